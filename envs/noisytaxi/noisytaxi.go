@@ -1,0 +1,380 @@
+package noisytaxi
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// GridSize is the number of rows and of columns of the grid.
+const GridSize = 5
+
+// NumCells is the number of taxi cells.
+const NumCells = GridSize * GridSize
+
+// Action is a primitive action.
+type Action int
+
+// The primitive actions, in index order.
+const (
+	South Action = iota // row + 1
+	North               // row - 1
+	East                // col + 1
+	West                // col - 1
+	Pickup
+	Dropoff
+)
+
+// NumActions is the number of primitive actions.
+const NumActions = 6
+
+func (a Action) String() string {
+	switch a {
+	case South:
+		return "S"
+	case North:
+		return "N"
+	case East:
+		return "E"
+	case West:
+		return "W"
+	case Pickup:
+		return "Pickup"
+	case Dropoff:
+		return "Dropoff"
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// The four special locations, and the passenger's "location" once carried.
+const (
+	LocR = iota
+	LocG
+	LocY
+	LocB
+	InTaxi
+)
+
+// NumLocs is the number of special locations (R, G, Y, B).
+const NumLocs = 4
+
+// NumPassObs is the number of values of State.Pass and Obs.Pass:
+// LocR..LocB and InTaxi.
+const NumPassObs = NumLocs + 1
+
+var locCells = [NumLocs][2]int{
+	LocR: {0, 0},
+	LocG: {0, 4},
+	LocY: {4, 0},
+	LocB: {4, 3},
+}
+
+// Location returns the cell of special location loc (LocR..LocB).
+func Location(loc int) (row, col int) {
+	c := locCells[loc]
+	return c[0], c[1]
+}
+
+// wallEast[r][c] says there is a wall between cells (r, c) and (r, c+1).
+var wallEast = [GridSize][GridSize - 1]bool{
+	0: {1: true},
+	1: {1: true},
+	3: {0: true, 2: true},
+	4: {0: true, 2: true},
+}
+
+// Move returns the cell reached from (row, col) by move action a (South,
+// North, East or West): the same cell if a wall or the edge is in the way.
+// Other actions leave the cell unchanged.
+func Move(row, col int, a Action) (int, int) {
+	switch a {
+	case South:
+		if row < GridSize-1 {
+			row++
+		}
+	case North:
+		if row > 0 {
+			row--
+		}
+	case East:
+		if col < GridSize-1 && !wallEast[row][col] {
+			col++
+		}
+	case West:
+		if col > 0 && !wallEast[row][col-1] {
+			col--
+		}
+	}
+	return row, col
+}
+
+// Params are the domain's parameters. DefaultParams gives SPEC's values.
+type Params struct {
+	// Cap is the episode cap in primitive steps (interp.; SPEC: 200).
+	Cap int
+	// PositionNoise is the probability of seeing the taxi's row (column)
+	// one lower, and likewise one higher, before clamping (paper: 0.075).
+	PositionNoise float64
+	// SwitchProb is the probability that the passenger's location, before
+	// pickup, is seen as a uniform draw from R, G, Y, B (paper: 0.15).
+	SwitchProb float64
+	// DestMayEqualPassenger says whether the destination is drawn from all
+	// four locations independently of the passenger (interp.; SPEC: true)
+	// or from the three locations other than the passenger's.
+	DestMayEqualPassenger bool
+}
+
+// DefaultParams returns the parameters of SPEC section 2.3.
+func DefaultParams() Params {
+	return Params{Cap: 200, PositionNoise: 0.075, SwitchProb: 0.15, DestMayEqualPassenger: true}
+}
+
+// Validate reports the first parameter out of its range.
+func (p Params) Validate() error {
+	if p.Cap < 1 {
+		return fmt.Errorf("noisytaxi: Cap is %d, want at least 1", p.Cap)
+	}
+	if !(p.PositionNoise >= 0 && p.PositionNoise <= 0.5) {
+		return fmt.Errorf("noisytaxi: PositionNoise is %v, want a number in [0, 0.5]", p.PositionNoise)
+	}
+	if !(p.SwitchProb >= 0 && p.SwitchProb <= 1) {
+		return fmt.Errorf("noisytaxi: SwitchProb is %v, want a number in [0, 1]", p.SwitchProb)
+	}
+	return nil
+}
+
+// CoordObsProbs returns the distribution of the seen row (or column) when
+// the true one is c: c with 1 - 2q, c-1 and c+1 with q each, clamped into
+// 0..GridSize-1.
+func (p Params) CoordObsProbs(c int) [GridSize]float64 {
+	var d [GridSize]float64
+	q := p.PositionNoise
+	d[c] += 1 - 2*q
+	d[max(c-1, 0)] += q
+	d[min(c+1, GridSize-1)] += q
+	return d
+}
+
+// PassObsProbs returns the distribution of the seen passenger location
+// (indexed LocR..LocB, InTaxi) when the true one is pass.
+func (p Params) PassObsProbs(pass int) [NumPassObs]float64 {
+	var d [NumPassObs]float64
+	if pass == InTaxi {
+		d[InTaxi] = 1
+		return d
+	}
+	s := p.SwitchProb
+	for l := range NumLocs {
+		d[l] = s / NumLocs
+	}
+	d[pass] += 1 - s
+	return d
+}
+
+// ObsProb returns the probability of observing o in hidden state s.
+func (p Params) ObsProb(s State, o Obs) float64 {
+	if o.Dest != s.Dest || o.Row < 0 || o.Row >= GridSize || o.Col < 0 || o.Col >= GridSize ||
+		o.Pass < 0 || o.Pass >= NumPassObs {
+		return 0
+	}
+	return p.CoordObsProbs(s.Row)[o.Row] * p.CoordObsProbs(s.Col)[o.Col] * p.PassObsProbs(s.Pass)[o.Pass]
+}
+
+// StartProb returns the probability that Reset starts in s.
+func (p Params) StartProb(s State) float64 {
+	if !s.Valid() || s.Pass == InTaxi {
+		return 0
+	}
+	if p.DestMayEqualPassenger {
+		return 1.0 / (NumCells * NumLocs * NumLocs)
+	}
+	if s.Dest == s.Pass {
+		return 0
+	}
+	return 1.0 / (NumCells * NumLocs * (NumLocs - 1))
+}
+
+// State is the hidden state.
+type State struct {
+	Row, Col int // taxi cell
+	Pass     int // passenger: LocR..LocB, or InTaxi once picked up
+	Dest     int // destination: LocR..LocB
+}
+
+// NumStates is the number of hidden states, the range of State.Index.
+const NumStates = NumCells * NumPassObs * NumLocs
+
+// Valid says whether every field of s is in range.
+func (s State) Valid() bool {
+	return s.Row >= 0 && s.Row < GridSize && s.Col >= 0 && s.Col < GridSize &&
+		s.Pass >= 0 && s.Pass < NumPassObs && s.Dest >= 0 && s.Dest < NumLocs
+}
+
+// Index numbers the valid states 0..NumStates-1.
+func (s State) Index() int {
+	return ((s.Row*GridSize+s.Col)*NumPassObs+s.Pass)*NumLocs + s.Dest
+}
+
+// StateAt is the inverse of State.Index.
+func StateAt(i int) State {
+	var s State
+	s.Dest = i % NumLocs
+	i /= NumLocs
+	s.Pass = i % NumPassObs
+	i /= NumPassObs
+	s.Col = i % GridSize
+	s.Row = i / GridSize
+	return s
+}
+
+// Obs is an observation: the taxi's cell as seen, the passenger's location
+// as seen (LocR..LocB, or InTaxi, exact once carried), and the destination
+// (exact).
+type Obs struct {
+	Row, Col int
+	Pass     int
+	Dest     int
+}
+
+// Rewards.
+const (
+	RewardStep    = -1.0
+	RewardIllegal = -10.0
+	RewardDeliver = 20.0
+)
+
+// Transition returns the state after action a in s, its reward, and whether
+// the episode ends (a successful dropoff). It ignores the cap.
+func Transition(s State, a Action) (next State, reward float64, done bool) {
+	switch a {
+	case Pickup:
+		if s.Pass != InTaxi {
+			if r, c := Location(s.Pass); r == s.Row && c == s.Col {
+				s.Pass = InTaxi
+				return s, RewardStep, false
+			}
+		}
+		return s, RewardIllegal, false
+	case Dropoff:
+		if s.Pass == InTaxi {
+			if r, c := Location(s.Dest); r == s.Row && c == s.Col {
+				return s, RewardDeliver, true
+			}
+		}
+		return s, RewardIllegal, false
+	}
+	s.Row, s.Col = Move(s.Row, s.Col, a)
+	return s, RewardStep, false
+}
+
+// Env is one NoisyTaxi episode in progress. Use New, then Reset.
+type Env struct {
+	p         Params
+	s         State
+	steps     int
+	done      bool
+	delivered bool
+	picked    bool // the last step was the successful pickup
+	// observation thresholds
+	q1, q2 float64
+}
+
+// New returns an environment with parameters p, in a finished state: call
+// Reset (or ResetTo) before Step.
+func New(p Params) (*Env, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Env{p: p, done: true, q1: p.PositionNoise, q2: 2 * p.PositionNoise}, nil
+}
+
+// Params returns the environment's parameters.
+func (e *Env) Params() Params { return e.p }
+
+// Reset starts a new episode from a state drawn from the start distribution.
+func (e *Env) Reset(rng *rand.Rand) {
+	cell := rng.IntN(NumCells)
+	pass := rng.IntN(NumLocs)
+	var dest int
+	if e.p.DestMayEqualPassenger {
+		dest = rng.IntN(NumLocs)
+	} else {
+		dest = (pass + 1 + rng.IntN(NumLocs-1)) % NumLocs
+	}
+	e.ResetTo(State{Row: cell / GridSize, Col: cell % GridSize, Pass: pass, Dest: dest})
+}
+
+// ResetTo starts a new episode from state s (for tests and scripted runs).
+// It panics if s is not Valid.
+func (e *Env) ResetTo(s State) {
+	if !s.Valid() {
+		panic("noisytaxi: ResetTo an invalid state")
+	}
+	e.s = s
+	e.steps = 0
+	e.done = false
+	e.delivered = false
+	e.picked = false
+}
+
+func (e *Env) noisyCoord(c int, u float64) int {
+	switch {
+	case u < e.q1:
+		return max(c-1, 0)
+	case u < e.q2:
+		return min(c+1, GridSize-1)
+	}
+	return c
+}
+
+// Observe draws an observation of the current hidden state.
+func (e *Env) Observe(rng *rand.Rand) Obs {
+	o := Obs{
+		Row:  e.noisyCoord(e.s.Row, rng.Float64()),
+		Col:  e.noisyCoord(e.s.Col, rng.Float64()),
+		Pass: e.s.Pass,
+		Dest: e.s.Dest,
+	}
+	if o.Pass != InTaxi && rng.Float64() < e.p.SwitchProb {
+		o.Pass = rng.IntN(NumLocs)
+	}
+	return o
+}
+
+// Step takes action a and returns its reward and whether the episode has
+// ended (a successful dropoff, or the cap reached). Stepping a finished
+// episode panics.
+func (e *Env) Step(a Action) (reward float64, done bool) {
+	if e.done {
+		panic("noisytaxi: Step after the episode ended")
+	}
+	if a < 0 || a >= NumActions {
+		panic("noisytaxi: Step with an invalid action")
+	}
+	prev := e.s.Pass
+	e.s, reward, e.delivered = Transition(e.s, a)
+	e.picked = prev != InTaxi && e.s.Pass == InTaxi
+	e.steps++
+	e.done = e.delivered || e.steps >= e.p.Cap
+	return reward, e.done
+}
+
+// State returns the hidden state.
+func (e *Env) State() State { return e.s }
+
+// Steps returns the number of steps taken in this episode.
+func (e *Env) Steps() int { return e.steps }
+
+// Done says whether the episode has ended.
+func (e *Env) Done() bool { return e.done }
+
+// Delivered says whether the episode ended with a successful dropoff (as
+// opposed to reaching the cap, or not having ended).
+func (e *Env) Delivered() bool { return e.delivered }
+
+// Carrying says whether the passenger is in the taxi.
+func (e *Env) Carrying() bool { return e.s.Pass == InTaxi }
+
+// PickedUp says whether the last step was the successful pickup: the split
+// point of partitioned PDIS (SPEC section 1; tau_1 includes that step).
+// There is at most one per episode.
+func (e *Env) PickedUp() bool { return e.picked }

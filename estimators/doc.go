@@ -1,0 +1,24 @@
+// Package estimators computes off-policy estimates of V(pi_e) from a
+// trajectory.Batch drawn under a behavior policy: ordinary and per-decision
+// importance sampling (IS, PDIS), their weighted forms (WIS, CWPDIS), the
+// paper's options-based PDIS (Theorem 3), partitioned PDIS (Theorem 4) and
+// Incremental Importance Sampling (INCRIS, Algorithm 1), exactly as
+// SPEC section 1 defines them.
+//
+// Contract:
+//   - Undiscounted returns; a trajectory shorter than the batch's horizon is
+//     padded with steps of reward 0 and ratio 1, literally: per-step
+//     normalisers (CWPDIS) and covariances (INCRIS) run over all n
+//     trajectories, those already ended included.
+//   - 0/0 is 0: a weighted estimator whose weights are all zero returns 0.
+//   - Importance weights never silently overflow or underflow. Products are
+//     computed in float64 while they stay normal; when one would not, the
+//     weighted and unweighted sums are recomputed with a per-column binary
+//     scale (mantissa and exponent), which leaves self-normalised estimates
+//     exact. An estimate that is itself not representable as a float64
+//     returns an error wrapping ErrNotRepresentable, never Inf or NaN.
+//   - An Estimator reuses its workspace between calls and is not safe for
+//     concurrent use: give each goroutine its own (New is cheap).
+//
+// The package knows nothing of environments, configs or plots.
+package estimators

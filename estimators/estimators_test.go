@@ -1,0 +1,293 @@
+package estimators
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+type step struct{ r, rho float64 }
+
+// batchOf builds a primitive batch from per-trajectory steps.
+func batchOf(trajs ...[]step) *trajectory.Batch {
+	var b trajectory.Batch
+	for _, tr := range trajs {
+		for _, s := range tr {
+			b.Add(s.r, s.rho)
+		}
+		b.End()
+	}
+	return &b
+}
+
+func estimate(t *testing.T, name string, b *trajectory.Batch) float64 {
+	t.Helper()
+	e, err := New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Estimate(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+func near(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
+}
+
+// handBatch: two trajectories of different lengths (H = 3).
+//
+//	traj 1: (r=1, rho=2), (r=0, rho=0.5), (r=3, rho=1): W = 2, 1, 1; G = 4
+//	traj 2: (r=2, rho=0.5):                              W = 0.5;   G = 2
+//
+// traj 2 is padded with (r=0, rho=1), so its weight stays 0.5 at t = 2, 3.
+func handBatch() *trajectory.Batch {
+	return batchOf(
+		[]step{{1, 2}, {0, 0.5}, {3, 1}},
+		[]step{{2, 0.5}},
+	)
+}
+
+func TestHandComputed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want float64
+		how  string
+	}{
+		{"is", 2.5, "(1*4 + 0.5*2)/2 = 5/2"},
+		{"pdis", 3, "((2*1 + 1*0 + 1*3) + 0.5*2)/2 = 6/2"},
+		{"wis", 5 / 1.5, "(1*4 + 0.5*2)/(1 + 0.5)"},
+		{"cwpdis", 3.2, "t=1: (2*1+0.5*2)/(2+0.5) = 1.2; t=2: 0/(1+0.5) = 0; t=3: (1*3)/(1+0.5) = 2 (padded weight 0.5 in the denominators)"},
+		{"options-pdis", 3, "primitive data: option ratio = action ratio, so = pdis"},
+		{"partitioned-pdis", 3, "no split points: = pdis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := estimate(t, tc.name, handBatch()); !near(got, tc.want, 1e-15) {
+				t.Errorf("%s = %v, want %v (%s)", tc.name, got, tc.want, tc.how)
+			}
+		})
+	}
+}
+
+func TestPartitionedHand(t *testing.T) {
+	b := handBatch()
+	// Split after traj 1's first step: its weights restart at 1 on step 2:
+	// W = 2, 0.5, 0.5. Sum = 2*1 + 0.5*0 + 0.5*3 = 3.5; traj 2: 0.5*2 = 1.
+	b.Split[0] = true
+	if got, want := estimate(t, "partitioned-pdis", b), (3.5+1)/2; !near(got, want, 1e-15) {
+		t.Errorf("partitioned-pdis = %v, want %v", got, want)
+	}
+	if got := estimate(t, "pdis", b); !near(got, 3, 1e-15) {
+		t.Errorf("pdis ignores splits: got %v, want 3", got)
+	}
+}
+
+func TestOptionsPDISHand(t *testing.T) {
+	var b trajectory.Batch
+	// traj 1: option o1 (ratio 3, unchanged) for 2 steps, then o2 (ratio
+	// 0.5, changed, action ratio 1): factors 3, 1, 0.5*1 -> W = 3, 3, 1.5.
+	b.AddOption(1, 7, 3, false) // unchanged option: its action ratio 7 is ignored
+	b.AddOption(0, 7, 1, false)
+	b.AddOption(3, 1, 0.5, true)
+	b.End()
+	// traj 2: one changed option, ratio 2, action ratio 0.5: factor 1.
+	b.AddOption(2, 0.5, 2, true)
+	b.End()
+	// (3*1 + 3*0 + 1.5*3 + 1*2) / 2 = 9.5 / 2
+	if got, want := estimate(t, "options-pdis", &b), 9.5/2; !near(got, want, 1e-15) {
+		t.Errorf("options-pdis = %v, want %v", got, want)
+	}
+}
+
+func TestOptionsPDISPerDecisionInsideChangedOption(t *testing.T) {
+	var b trajectory.Batch
+	// one changed option of 3 steps, option ratio 2, action ratios 0.5, 4, 1:
+	// per-decision (SPEC 1): w = 2 and rho_{t,b} = 0.5, 2, 2 at b = 1, 2, 3.
+	// rewards 1, 1, 1: 2*0.5 + 2*2 + 2*2 = 9.
+	b.AddOption(1, 0.5, 2, true)
+	b.AddOption(1, 4, 1, true)
+	b.AddOption(1, 1, 1, true)
+	b.End()
+	if got := estimate(t, "options-pdis", &b); !near(got, 9, 1e-15) {
+		t.Errorf("options-pdis = %v, want 9", got)
+	}
+}
+
+func TestZeroWeights(t *testing.T) {
+	// every weight zero: weighted estimators return 0 (0/0 := 0, SPEC 1).
+	b := batchOf([]step{{1, 0}, {1, 1}}, []step{{5, 0}})
+	for _, name := range []string{"wis", "cwpdis", "is", "pdis"} {
+		if got := estimate(t, name, b); got != 0 {
+			t.Errorf("%s = %v, want 0", name, got)
+		}
+	}
+}
+
+func TestINCRISHand(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		b       *trajectory.Batch
+		printed bool
+		want    float64
+		kstar   []int
+		how     string
+	}{
+		{
+			name: "every weight matters", want: 2, kstar: []int{1},
+			b: batchOf([]step{{1, 2}}, []step{{2, 1}}, []step{{4, 0.5}}),
+			how: "k=1: B r = (2,2,2) is constant, so C_1 = 0 and V_1 = 0: MSE_1 = 0 <= MSE_0; " +
+				"estimate = mean(B_1 r) = 2",
+		},
+		{
+			name: "variance of the mean", want: 2.0 / 3, kstar: []int{1},
+			b: batchOf([]step{{0, 0}}, []step{{0, 0}}, []step{{1, 2}}),
+			how: "k=0: A=(0,0,2), X=r=(0,0,1): C_0 = [(-2/3)(-1/3)*2 + (4/3)(2/3)]/2 = 2/3, s^2 = 1/3, " +
+				"MSE_0 = 4/9 + 1/9 = 5/9; k=1: X=(0,0,2), C_1 = 0, s^2 = 4/3, MSE_1 = 4/9 < 5/9; estimate = 2/3",
+		},
+		{
+			name: "as printed", printed: true, want: 1.0 / 3, kstar: []int{0},
+			b: batchOf([]step{{0, 0}}, []step{{0, 0}}, []step{{1, 2}}),
+			how: "same data, V_k = s^2 without 1/n: MSE_0 = 4/9 + 1/3 = 7/9 < MSE_1 = 4/3; estimate = mean r = 1/3",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewINCRIS(tc.printed)
+			got, err := e.Estimate(tc.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(got, tc.want, 1e-14) {
+				t.Errorf("estimate %v, want %v (%s)", got, tc.want, tc.how)
+			}
+			if ks := e.KStar(); len(ks) != len(tc.kstar) || ks[0] != tc.kstar[0] {
+				t.Errorf("k* = %v, want %v (%s)", ks, tc.kstar, tc.how)
+			}
+		})
+	}
+}
+
+func TestINCRISNeedsTwo(t *testing.T) {
+	_, err := NewINCRIS(false).Estimate(batchOf([]step{{1, 1}}))
+	if !errors.Is(err, ErrTooFew) {
+		t.Fatalf("n = 1: err = %v, want ErrTooFew", err)
+	}
+}
+
+// referenceINCRIS is Algorithm 1 written directly from SPEC 1 on dense,
+// padded matrices, with gonum's two-pass covariance and variance.
+func referenceINCRIS(b *trajectory.Batch, printed bool) (float64, []int) {
+	n, h := b.N(), b.Horizon()
+	rho := make([][]float64, n)
+	rew := make([][]float64, n)
+	for i := range n {
+		rho[i] = make([]float64, h)
+		rew[i] = make([]float64, h)
+		for t := range h {
+			rho[i][t] = 1
+			if t < b.Len(i) {
+				rho[i][t] = b.Ratio[b.Offsets[i]+t]
+				rew[i][t] = b.Reward[b.Offsets[i]+t]
+			}
+		}
+	}
+	prod := func(i, from, to int) float64 { // prod of rho_j for 1-based j in [from, to]
+		p := 1.0
+		for j := from; j <= to; j++ {
+			p *= rho[i][j-1]
+		}
+		return p
+	}
+	total := 0.0
+	kstar := make([]int, h)
+	A := make([]float64, n)
+	X := make([]float64, n)
+	for t := 1; t <= h; t++ {
+		best, bestK, bestMean := math.Inf(1), 0, 0.0
+		for k := 0; k <= t; k++ {
+			for i := range n {
+				A[i] = prod(i, 1, t-k)
+				X[i] = prod(i, t-k+1, t) * rew[i][t-1]
+			}
+			c := stat.Covariance(A, X, nil)
+			v := stat.Variance(X, nil)
+			if !printed {
+				v /= float64(n)
+			}
+			if mse := c*c + v; mse <= best {
+				best, bestK, bestMean = mse, k, stat.Mean(X, nil)
+			}
+		}
+		kstar[t-1] = bestK
+		total += bestMean
+	}
+	return total, kstar
+}
+
+// randomBatch draws n trajectories of random length in [1, h] with ratios
+// in {0, 0.5, 1.5, 2} and rewards that depend on the ratios (so that
+// covariances are not zero).
+func randomBatch(rng *rand.Rand, n, h int) *trajectory.Batch {
+	var b trajectory.Batch
+	ratios := []float64{0, 0.5, 1.5, 2}
+	for range n {
+		l := 1 + rng.IntN(h)
+		for range l {
+			rho := ratios[rng.IntN(len(ratios))]
+			r := 0.0
+			if rng.Float64() < 0.7 {
+				r = rho + rng.NormFloat64()
+			}
+			b.Add(r, rho)
+		}
+		b.End()
+	}
+	return &b
+}
+
+func TestINCRISMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 20 {
+		b := randomBatch(rng, 5+rng.IntN(40), 1+rng.IntN(8))
+		for _, printed := range []bool{false, true} {
+			e := NewINCRIS(printed)
+			got, err := e.Estimate(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantK := referenceINCRIS(b, printed)
+			if !near(got, want, 1e-9) {
+				t.Errorf("trial %d printed=%v: %v, reference %v", trial, printed, got, want)
+			}
+			for s, k := range e.KStar() {
+				if k != wantK[s] {
+					t.Errorf("trial %d printed=%v: k*[t=%d] = %d, reference %d", trial, printed, s+1, k, wantK[s])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkINCRIS(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1000, 10000} {
+		batch := randomBatch(rng, n, 100)
+		e := NewINCRIS(false)
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Estimate(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+

@@ -1,0 +1,108 @@
+package estimators
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// chainAllA1 is the chain MDP of SPEC 2.1 with H = 1100 and p_e = 1: the
+// all-a1 trajectory has weight 2^1100, which overflows a float64 (max about
+// 2^1024), and reward 1 at step H; the other trajectory takes a2 at step 1
+// (ratio 0) and earns nothing.
+func chainAllA1(h int) *trajectory.Batch {
+	var b trajectory.Batch
+	for t := 1; t <= h; t++ {
+		r := 0.0
+		if t == h {
+			r = 1
+		}
+		b.Add(r, 2)
+	}
+	b.End()
+	for range h {
+		b.Add(0, 0)
+	}
+	b.End()
+	return &b
+}
+
+func TestOverflowSelfNormalisedExact(t *testing.T) {
+	b := chainAllA1(1100)
+	// WIS = 2^1100 * 1 / (2^1100 + 0) = 1; CWPDIS: only t = H has a reward,
+	// (2^1100 * 1)/(2^1100 + 0) = 1. Naive float64 products give Inf/Inf.
+	for _, name := range []string{"wis", "cwpdis"} {
+		if got := estimate(t, name, b); got != 1 {
+			t.Errorf("%s = %v, want exactly 1", name, got)
+		}
+	}
+}
+
+func TestOverflowUnnormalisedIsAnError(t *testing.T) {
+	b := chainAllA1(1100)
+	// IS = PDIS = 2^1100 / 2 = 2^1099: not representable.
+	for _, name := range []string{"is", "pdis", "options-pdis", "partitioned-pdis", "incris", "incris-printed"} {
+		e, _ := New(name)
+		v, err := e.Estimate(b)
+		if !errors.Is(err, ErrNotRepresentable) {
+			t.Errorf("%s = %v, %v; want ErrNotRepresentable", name, v, err)
+		}
+	}
+}
+
+func TestOverflowRepresentableResult(t *testing.T) {
+	// A weight of 2^1030 overflows float64 products (max about 2^1024), but
+	// times its reward 2^-100 and over n = 2 the estimate is 2^929, which is
+	// representable: the scaled path must return it exactly.
+	var b trajectory.Batch
+	for t := 1; t <= 1030; t++ {
+		r := 0.0
+		if t == 1030 {
+			r = math.Ldexp(1, -100)
+		}
+		b.Add(r, 2)
+	}
+	b.End()
+	b.Add(0, 1)
+	b.End()
+	want := math.Ldexp(1, 929) // (2^1030 * 2^-100) / 2
+	for _, name := range []string{"pdis", "is"} {
+		if got := estimate(t, name, &b); got != want {
+			t.Errorf("%s = %v, want 2^929 = %v", name, got, want)
+		}
+	}
+}
+
+func TestUnderflowSelfNormalised(t *testing.T) {
+	// H = 1100, p_e = 0.9 style ratios: trajectory A has all ratios 0.2
+	// (W_A = 0.2^1100, about 1e-769, below the smallest float64), trajectory
+	// B the same but one ratio 0.6 (W_B = 3 W_A). Rewards at the last step:
+	// 1 and 5. WIS = CWPDIS = (W_A*1 + 3 W_A*5)/(W_A + 3 W_A) = 16/4 = 4.
+	// Naive products underflow to 0 and give 0/0 := 0.
+	var b trajectory.Batch
+	for _, tr := range []struct{ g, odd float64 }{{1, 0.2}, {5, 0.6}} {
+		for t := 1; t <= 1100; t++ {
+			rho, r := 0.2, 0.0
+			if t == 1 {
+				rho = tr.odd
+			}
+			if t == 1100 {
+				r = tr.g
+			}
+			b.Add(r, rho)
+		}
+		b.End()
+	}
+	for _, name := range []string{"wis", "cwpdis"} {
+		if got := estimate(t, name, &b); !near(got, 4, 1e-12) {
+			t.Errorf("%s = %v, want 4", name, got)
+		}
+	}
+	// PDIS = (W_A + 15 W_A)/2 = 8 * 0.2^1100 (about 1e-768): rounds to 0,
+	// the nearest float64; no error, no NaN.
+	if got := estimate(t, "pdis", &b); got != 0 {
+		t.Errorf("pdis = %v, want 0 (underflow to the nearest float64)", got)
+	}
+}

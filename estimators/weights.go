@@ -1,0 +1,236 @@
+package estimators
+
+import (
+	"math"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// factorKind selects which per-step factor the cumulative weight multiplies.
+type factorKind int
+
+const (
+	// primitiveFactors: rho_t = pi_e/pi_b of the logged action.
+	primitiveFactors factorKind = iota
+	// optionFactors: mu_e/mu_b on an option's first step (1 on later steps),
+	// times rho_t inside options whose underlying policy changed (Theorem 3,
+	// with SPEC's per-decision reading of its rho_{t,b}). For primitive data
+	// the option ratio is the action ratio, so this equals primitiveFactors.
+	optionFactors
+)
+
+func stepFactor(b *trajectory.Batch, s int, kind factorKind) float64 {
+	if kind == primitiveFactors {
+		return b.Ratio[s]
+	}
+	f := b.OptionRatio[s]
+	if b.Changed[s] {
+		f *= b.Ratio[s]
+	}
+	return f
+}
+
+// sums are the per-step and final weighted sums that IS, PDIS, WIS and
+// CWPDIS are built from, over all n trajectories with SPEC's padding.
+//
+// num[t] = sum_i W^i_t r^i_t and den[t] = sum_i W^i_t (weights frozen after
+// a trajectory ends), each scaled by 2^-exp[t]; finWG = sum_i W^i_H G^i and
+// finW = sum_i W^i_H, scaled by 2^-finExp. On the fast path every exponent
+// is 0 and exp is all zeros.
+type sums struct {
+	n, h         int
+	num, den     []float64
+	exp          []int
+	finWG, finW  float64
+	finExp       int
+	tail         []float64 // scratch: final weights of trajectories ending before t
+	tailExp      []int
+	scaled       bool
+}
+
+// minExp marks "no nonzero weight seen" in exponent maxima.
+const minExp = math.MinInt32
+
+func (s *sums) reset(n, h int) {
+	s.n, s.h = n, h
+	s.num = zeroFloats(s.num, h)
+	s.den = zeroFloats(s.den, h)
+	s.tail = zeroFloats(s.tail, h+1)
+	if cap(s.exp) < h {
+		s.exp = make([]int, h)
+	}
+	s.exp = s.exp[:h]
+	for t := range s.exp {
+		s.exp[t] = 0
+	}
+	s.finWG, s.finW, s.finExp = 0, 0, 0
+	s.scaled = false
+}
+
+// accumulate fills s from b. restart makes weights start again at 1 after
+// each split point (partitioned PDIS). When a product leaves the normal
+// float64 range it switches to the scaled computation.
+func (s *sums) accumulate(b *trajectory.Batch, kind factorKind, restart bool) {
+	n, h := b.N(), b.Horizon()
+	s.reset(n, h)
+	if !s.accumulateFast(b, kind, restart) {
+		s.accumulateScaled(b, kind, restart)
+	}
+}
+
+// accumulateFast computes the sums with plain products. It reports false as
+// soon as a weight overflows, underflows or turns subnormal: a product of
+// nonzero factors below the smallest normal float64.
+func (s *sums) accumulateFast(b *trajectory.Batch, kind factorKind, restart bool) bool {
+	for i := 0; i < b.N(); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w, g := 1.0, 0.0
+		for st := lo; st < hi; st++ {
+			f := stepFactor(b, st, kind)
+			prev := w
+			w *= f
+			if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+				return false
+			}
+			r := b.Reward[st]
+			t := st - lo
+			s.num[t] += w * r
+			s.den[t] += w
+			g += r
+			if restart && b.Split[st] {
+				w = 1
+			}
+		}
+		s.finWG += w * g
+		s.finW += w
+		s.tail[hi-lo] += w
+	}
+	s.addTails()
+	return true
+}
+
+// addTails adds each ended trajectory's frozen weight to the denominators of
+// the steps after its end (SPEC: padding is literal).
+func (s *sums) addTails() {
+	run := 0.0
+	for t := 0; t < s.h; t++ {
+		run += s.tail[t]
+		s.den[t] += run
+	}
+}
+
+// scaledWeight walks a cumulative product as mantissa * 2^exp.
+type scaledWeight struct {
+	m float64
+	e int
+}
+
+func (w *scaledWeight) mul(f float64) {
+	w.m *= f
+	if w.m != 0 {
+		var de int
+		w.m, de = math.Frexp(w.m)
+		w.e += de
+	} else {
+		w.e = 0
+	}
+}
+
+func (w scaledWeight) at(exp int) float64 { return math.Ldexp(w.m, w.e-exp) }
+
+// accumulateScaled computes the sums in two passes: the first finds, per
+// step and for the final weights, the largest binary exponent over the
+// trajectories; the second adds every weight scaled by it. Self-normalised
+// ratios are then exact; unnormalised sums are scaled back by Ldexp, which
+// yields Inf (reported by the estimators) only if the estimate itself does
+// not fit.
+func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bool) {
+	n, h := s.n, s.h
+	s.reset(n, h)
+	s.scaled = true
+	for t := range s.exp {
+		s.exp[t] = minExp
+	}
+	if cap(s.tailExp) < h+1 {
+		s.tailExp = make([]int, h+1)
+	}
+	s.tailExp = s.tailExp[:h+1]
+	for t := range s.tailExp {
+		s.tailExp[t] = minExp
+	}
+	s.finExp = minExp
+	// Pass 1: exponent maxima.
+	for i := 0; i < n; i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w := scaledWeight{m: 1}
+		for st := lo; st < hi; st++ {
+			w.mul(stepFactor(b, st, kind))
+			if w.m != 0 && w.e > s.exp[st-lo] {
+				s.exp[st-lo] = w.e
+			}
+			if restart && b.Split[st] {
+				w = scaledWeight{m: 1}
+			}
+		}
+		if w.m != 0 {
+			s.finExp = max(s.finExp, w.e)
+			s.tailExp[hi-lo] = max(s.tailExp[hi-lo], w.e)
+		}
+	}
+	run := minExp
+	for t := 0; t < h; t++ {
+		run = max(run, s.tailExp[t])
+		s.exp[t] = max(s.exp[t], run)
+		if s.exp[t] == minExp {
+			s.exp[t] = 0 // every weight at t is zero
+		}
+	}
+	if s.finExp == minExp {
+		s.finExp = 0
+	}
+	// Pass 2: scaled sums.
+	for i := 0; i < n; i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w := scaledWeight{m: 1}
+		g := 0.0
+		for st := lo; st < hi; st++ {
+			w.mul(stepFactor(b, st, kind))
+			t := st - lo
+			v := w.at(s.exp[t])
+			s.num[t] += v * b.Reward[st]
+			s.den[t] += v
+			g += b.Reward[st]
+			if restart && b.Split[st] {
+				w = scaledWeight{m: 1}
+			}
+		}
+		for t := hi - lo; t < h; t++ {
+			s.den[t] += w.at(s.exp[t])
+		}
+		v := w.at(s.finExp)
+		s.finWG += v * g
+		s.finW += v
+	}
+}
+
+// pdis returns (1/n) sum_t 2^exp[t] num[t].
+func (s *sums) pdis() float64 {
+	if s.n == 0 {
+		return 0
+	}
+	n := float64(s.n)
+	total := 0.0
+	for t, v := range s.num {
+		total += math.Ldexp(v/n, s.exp[t])
+	}
+	return total
+}
+
+func zeroFloats(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}

@@ -1,0 +1,431 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ope-lab/longhorizon/estimators"
+)
+
+// Config is an experiment configuration as written in YAML. Every key is
+// documented in the README; unknown keys are errors.
+type Config struct {
+	// Name names the run and its default output directory results/<name>;
+	// default: the config file's base name.
+	Name string `yaml:"name"`
+	// Experiment labels the experiment column of curve.csv (e.g. "3").
+	Experiment string `yaml:"experiment"`
+	// Title is the figure title.
+	Title string `yaml:"title"`
+	// Seed roots every random stream (SPEC 3). Default 1.
+	Seed *uint64 `yaml:"seed"`
+	// Trials per (series, n). Default 128.
+	Trials *int `yaml:"trials"`
+	// Data is "nested" (default: a trial draws max(n) trajectories once and
+	// estimates at n from the first n) or "independent" (fresh data per n).
+	Data string `yaml:"data"`
+	// N is the grid of data-set sizes, strictly increasing.
+	N []int `yaml:"n"`
+	// Series are the curves' data sources.
+	Series []SeriesConfig `yaml:"series"`
+	// Claims are the paper's claims to check (SPEC 4).
+	Claims []ClaimConfig `yaml:"claims"`
+	// Plot holds figure options.
+	Plot PlotConfig `yaml:"plot"`
+}
+
+// SeriesConfig is one domain with its policies and estimators.
+type SeriesConfig struct {
+	Name       string    `yaml:"name"`
+	Domain     string    `yaml:"domain"`
+	Params     yaml.Node `yaml:"params"`
+	Estimators []string  `yaml:"estimators"`
+}
+
+// ClaimConfig states a claim of the form "subject has at most max_ratio
+// times the MSE of each of versus, at all (or some) n in [n_min, n_max]".
+// Subject and versus name curves as "series/estimator".
+type ClaimConfig struct {
+	Name     string   `yaml:"name" json:"name"`
+	Text     string   `yaml:"text" json:"text,omitempty"`
+	Subject  string   `yaml:"subject" json:"subject"`
+	Versus   []string `yaml:"versus" json:"versus"`
+	MaxRatio float64  `yaml:"max_ratio" json:"max_ratio"`
+	At       string   `yaml:"at" json:"at"`
+	NMin     int      `yaml:"n_min" json:"n_min"`
+	NMax     int      `yaml:"n_max" json:"n_max"`
+}
+
+// PlotConfig holds figure options.
+type PlotConfig struct {
+	// Labels maps "series/estimator" to a legend label.
+	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
+	// Dashed lists curves ("series/estimator" or an estimator key) drawn
+	// dashed, as references.
+	Dashed []string `yaml:"dashed" json:"dashed,omitempty"`
+	// KStarN lists the n whose mean INCRIS k* per step the second panel
+	// shows (default: none, no panel).
+	KStarN []int `yaml:"kstar_n" json:"kstar_n,omitempty"`
+}
+
+// Resolved is a validated configuration with every default filled in: what
+// runs, and what meta.json records.
+type Resolved struct {
+	File       string           `json:"config_file"`
+	Name       string           `json:"name"`
+	Experiment string           `json:"experiment"`
+	Title      string           `json:"title"`
+	Seed       uint64           `json:"seed"`
+	Trials     int              `json:"trials"`
+	Data       string           `json:"data"`
+	N          []int            `json:"n"`
+	Series     []ResolvedSeries `json:"series"`
+	Claims     []ClaimConfig    `json:"claims,omitempty"`
+	Plot       PlotConfig       `json:"plot"`
+}
+
+// ResolvedSeries is one series with all its domain parameters.
+type ResolvedSeries struct {
+	Name       string   `json:"name"`
+	Domain     string   `json:"domain"`
+	Params     Params   `json:"params"`
+	Estimators []string `json:"estimators"`
+	spec       *DomainSpec
+}
+
+// Spec returns the series' domain kind.
+func (s *ResolvedSeries) Spec() *DomainSpec { return s.spec }
+
+// NMax returns the largest n of the grid.
+func (r *Resolved) NMax() int { return r.N[len(r.N)-1] }
+
+// LoadConfig reads, strictly decodes and validates the YAML config at path.
+// Errors name the file, the line and the field.
+func LoadConfig(path string) (*Resolved, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	r, err := ParseConfig(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ParseConfig decodes and validates config bytes; path labels errors and
+// gives the default name.
+func ParseConfig(data []byte, path string) (*Resolved, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("config %s: empty file", path)
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+	}
+	v := validator{path: path, root: root.Content[0]}
+	r := v.resolve(&c)
+	if v.err != nil {
+		return nil, v.err
+	}
+	return r, nil
+}
+
+// cleanYAMLError turns yaml.v3's "yaml: unmarshal errors:\n  line 3: ..."
+// into one line per problem.
+func cleanYAMLError(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return errors.New(strings.Join(te.Errors, "; "))
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// validator checks a decoded Config, recording the first error with the
+// line of the offending node.
+type validator struct {
+	path string
+	root *yaml.Node
+	err  error
+}
+
+// fail records an error at the node found by path (keys and indices),
+// falling back to the nearest existing ancestor for the line number.
+func (v *validator) fail(field string, path []any, format string, args ...any) {
+	if v.err != nil {
+		return
+	}
+	line := lineOf(v.root, path)
+	v.err = fmt.Errorf("config %s:%d: %s: %s", v.path, line, field, fmt.Sprintf(format, args...))
+}
+
+func lineOf(n *yaml.Node, path []any) int {
+	line := n.Line
+	for _, p := range path {
+		var next *yaml.Node
+		switch key := p.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == key {
+						next = n.Content[i+1]
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && key < len(n.Content) {
+				next = n.Content[key]
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+		line = n.Line
+	}
+	return line
+}
+
+func (v *validator) resolve(c *Config) *Resolved {
+	r := &Resolved{File: v.path, Name: c.Name, Experiment: c.Experiment, Title: c.Title, Data: c.Data, Plot: c.Plot}
+	if r.Name == "" {
+		r.Name = strings.TrimSuffix(filepath.Base(v.path), filepath.Ext(v.path))
+	}
+	if strings.ContainsAny(r.Name, `/\`) || r.Name == "." || r.Name == ".." {
+		v.fail("name", []any{"name"}, "%q is not a plain file name", r.Name)
+	}
+	if r.Title == "" {
+		r.Title = r.Name
+	}
+	r.Seed = 1
+	if c.Seed != nil {
+		r.Seed = *c.Seed
+	}
+	r.Trials = 128
+	if c.Trials != nil {
+		r.Trials = *c.Trials
+		if r.Trials < 1 {
+			v.fail("trials", []any{"trials"}, "%d, want an integer >= 1", r.Trials)
+		}
+	}
+	switch r.Data {
+	case "":
+		r.Data = "nested"
+	case "nested", "independent":
+	default:
+		v.fail("data", []any{"data"}, "%q, want nested or independent", r.Data)
+	}
+	v.grid(c, r)
+	v.series(c, r)
+	v.claims(c, r)
+	v.plot(c, r)
+	return r
+}
+
+func (v *validator) grid(c *Config, r *Resolved) {
+	if len(c.N) == 0 {
+		v.fail("n", []any{"n"}, "the n grid is empty or missing; want a list of increasing integers >= 1")
+		return
+	}
+	for i, n := range c.N {
+		if n < 1 {
+			v.fail(fmt.Sprintf("n[%d]", i), []any{"n", i}, "%d, want an integer >= 1", n)
+		}
+		if i > 0 && n <= c.N[i-1] {
+			v.fail(fmt.Sprintf("n[%d]", i), []any{"n", i}, "%d after %d: the n grid must be strictly increasing", n, c.N[i-1])
+		}
+	}
+	r.N = slices.Clone(c.N)
+}
+
+func (v *validator) series(c *Config, r *Resolved) {
+	if len(c.Series) == 0 {
+		v.fail("series", []any{"series"}, "no series; want at least one")
+		return
+	}
+	seen := map[string]bool{}
+	for i, sc := range c.Series {
+		at := func(keys ...any) []any { return append([]any{"series", i}, keys...) }
+		field := fmt.Sprintf("series[%d]", i)
+		if sc.Name == "" || strings.ContainsAny(sc.Name, "/,\"\n") {
+			v.fail(field+".name", at("name"), "%q, want a non-empty name without / , or quotes", sc.Name)
+		}
+		if seen[sc.Name] {
+			v.fail(field+".name", at("name"), "%q is used by an earlier series", sc.Name)
+		}
+		seen[sc.Name] = true
+		spec, ok := LookupDomain(sc.Domain)
+		if !ok {
+			v.fail(field+".domain", at("domain"), "unknown domain %q (known: %s)", sc.Domain, strings.Join(DomainNames(), ", "))
+			continue
+		}
+		params := v.params(spec, &sc.Params, field+".params", at("params"))
+		if len(sc.Estimators) == 0 {
+			v.fail(field+".estimators", at("estimators"), "no estimators; want a list of %s", strings.Join(estimators.Names(), ", "))
+		}
+		for j, name := range sc.Estimators {
+			info, ok := estimators.Lookup(name)
+			if !ok {
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (known: %s)", name, strings.Join(estimators.Names(), ", "))
+				continue
+			}
+			if slices.Index(sc.Estimators, name) < j {
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "%q is listed twice", name)
+			}
+			if len(r.N) > 0 && r.N[0] < info.MinN {
+				v.fail("n[0]", []any{"n", 0}, "%d, but estimator %s (series %s) needs n >= %d", r.N[0], name, sc.Name, info.MinN)
+			}
+		}
+		r.Series = append(r.Series, ResolvedSeries{Name: sc.Name, Domain: sc.Domain, Params: params, Estimators: slices.Clone(sc.Estimators), spec: spec})
+	}
+}
+
+// params resolves a series' params mapping against the domain's declared
+// parameters: unknown keys, wrong types and out-of-range values are errors.
+func (v *validator) params(spec *DomainSpec, node *yaml.Node, field string, at []any) Params {
+	p := spec.Defaults()
+	if node.Kind == 0 {
+		return p // no params: all defaults
+	}
+	if node.Kind != yaml.MappingNode {
+		v.fail(field, at, "want a mapping of parameter names to values")
+		return p
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key, val := node.Content[i].Value, node.Content[i+1]
+		kat := append(slices.Clone(at), key)
+		ps, ok := spec.param(key)
+		if !ok {
+			names := make([]string, len(spec.Params))
+			for j, s := range spec.Params {
+				names[j] = s.Name
+			}
+			v.fail(field+"."+key, kat, "unknown parameter of domain %s (known: %s)", spec.Name, strings.Join(names, ", "))
+			continue
+		}
+		x, err := scalarParam(ps, val)
+		if err != nil {
+			v.fail(field+"."+key, kat, "%v", err)
+			continue
+		}
+		p[key] = x
+	}
+	return p
+}
+
+// scalarParam decodes one parameter value and checks its type and range.
+func scalarParam(ps ParamSpec, val *yaml.Node) (float64, error) {
+	if val.Kind != yaml.ScalarNode {
+		return 0, fmt.Errorf("want a single %s", ps.Kind)
+	}
+	var x float64
+	switch ps.Kind {
+	case Bool:
+		b, err := strconv.ParseBool(val.Value)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a boolean (true or false)", val.Value)
+		}
+		if b {
+			x = 1
+		}
+		return x, nil
+	case Int:
+		i, err := strconv.Atoi(val.Value)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not an integer", val.Value)
+		}
+		x = float64(i)
+	default:
+		f, err := strconv.ParseFloat(val.Value, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("%q is not a finite number", val.Value)
+		}
+		x = f
+	}
+	if x < ps.Min || x > ps.Max {
+		return 0, fmt.Errorf("%v is outside [%v, %v]", val.Value, ps.Min, ps.Max)
+	}
+	return x, nil
+}
+
+func (v *validator) claims(c *Config, r *Resolved) {
+	for i, cl := range c.Claims {
+		at := func(keys ...any) []any { return append([]any{"claims", i}, keys...) }
+		field := fmt.Sprintf("claims[%d]", i)
+		if cl.Name == "" {
+			v.fail(field+".name", at("name"), "missing; want a short claim name")
+		}
+		v.curveRef(r, field+".subject", at("subject"), cl.Subject)
+		if len(cl.Versus) == 0 {
+			v.fail(field+".versus", at("versus"), "empty; want a list of series/estimator curves")
+		}
+		for j, ref := range cl.Versus {
+			v.curveRef(r, fmt.Sprintf("%s.versus[%d]", field, j), at("versus", j), ref)
+		}
+		if !(cl.MaxRatio > 0) {
+			v.fail(field+".max_ratio", at("max_ratio"), "%v, want a number > 0", cl.MaxRatio)
+		}
+		switch cl.At {
+		case "":
+			cl.At = "all"
+		case "all", "some":
+		default:
+			v.fail(field+".at", at("at"), "%q, want all or some", cl.At)
+		}
+		if cl.NMin == 0 && len(r.N) > 0 {
+			cl.NMin = r.N[0]
+		}
+		if cl.NMax == 0 && len(r.N) > 0 {
+			cl.NMax = r.NMax()
+		}
+		if cl.NMin > cl.NMax {
+			v.fail(field+".n_min", at("n_min"), "%d is above n_max %d", cl.NMin, cl.NMax)
+		}
+		r.Claims = append(r.Claims, cl)
+	}
+}
+
+// curveRef checks a "series/estimator" reference.
+func (v *validator) curveRef(r *Resolved, field string, at []any, ref string) {
+	series, est, ok := strings.Cut(ref, "/")
+	if !ok {
+		v.fail(field, at, "%q, want series/estimator", ref)
+		return
+	}
+	for _, s := range r.Series {
+		if s.Name == series {
+			if !slices.Contains(s.Estimators, est) {
+				v.fail(field, at, "series %s has no estimator %q (it has %s)", series, est, strings.Join(s.Estimators, ", "))
+			}
+			return
+		}
+	}
+	v.fail(field, at, "no series %q", series)
+}
+
+func (v *validator) plot(c *Config, r *Resolved) {
+	for i, n := range c.Plot.KStarN {
+		if !slices.Contains(r.N, n) {
+			v.fail(fmt.Sprintf("plot.kstar_n[%d]", i), []any{"plot", "kstar_n", i}, "%d is not in the n grid", n)
+		}
+	}
+	for key := range c.Plot.Labels {
+		v.curveRef(r, "plot.labels", []any{"plot", "labels"}, key)
+	}
+}

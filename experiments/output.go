@@ -1,0 +1,238 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ope-lab/longhorizon/experiments/curve"
+	"github.com/ope-lab/longhorizon/experiments/plot"
+)
+
+// Meta is the content of meta.json: everything needed to know what a run
+// computed and how.
+type Meta struct {
+	Config      *Resolved    `json:"config"`
+	Truths      []SeriesMeta `json:"truths"`
+	GoVersion   string       `json:"go_version"`
+	Revision    string       `json:"git_revision"`
+	StartedUTC  string       `json:"started_utc"`
+	WallSeconds float64      `json:"wall_seconds"`
+	Workers     int          `json:"workers"`
+}
+
+// SeriesMeta records one series' true value and how it was obtained.
+type SeriesMeta struct {
+	Series string `json:"series"`
+	Truth
+}
+
+// Report is a finished run.
+type Report struct {
+	Config *Resolved
+	Truths []Truth
+	Rows   []curve.Row
+	KStar  []curve.KStarRow
+	Claims []ClaimSummary
+	Wall   time.Duration
+}
+
+// Run computes a whole config: true values, every unit, aggregation and
+// claims. It writes nothing.
+func Run(ctx context.Context, r *Resolved, opt Options) (*Report, error) {
+	start := time.Now()
+	truths, err := Truths(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	results, err := RunUnits(ctx, r, r.Units(), opt)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := Aggregate(r, results, truths)
+	if err != nil {
+		return nil, err
+	}
+	kstar, err := AggregateKStar(r, results)
+	if err != nil {
+		return nil, err
+	}
+	return &Report{Config: r, Truths: truths, Rows: rows, KStar: kstar, Claims: CheckClaims(r, rows), Wall: time.Since(start)}, nil
+}
+
+// Write stores a report in dir: curve.csv, kstar.csv (when an estimator
+// reports k*), claims.csv and claims.md (when the config states claims),
+// meta.json, and the figure as <name>.png and <name>.svg. Every file is
+// written to a temporary name and renamed.
+func (rep *Report) Write(dir string, workers int, revision string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "curve.csv"), func(w io.Writer) error { return curve.WriteCSV(w, rep.Rows) }); err != nil {
+		return err
+	}
+	if len(rep.KStar) > 0 {
+		if err := WriteFileAtomic(filepath.Join(dir, "kstar.csv"), func(w io.Writer) error { return curve.WriteKStarCSV(w, rep.KStar) }); err != nil {
+			return err
+		}
+	}
+	if len(rep.Claims) > 0 {
+		if err := WriteFileAtomic(filepath.Join(dir, "claims.csv"), func(w io.Writer) error { return writeClaimsCSV(w, rep.Claims) }); err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, "claims.md"), func(w io.Writer) error { return writeClaimsMD(w, rep.Config, rep.Claims) }); err != nil {
+			return err
+		}
+	}
+	meta := Meta{Config: rep.Config, GoVersion: runtime.Version(), Revision: revision,
+		StartedUTC: time.Now().Add(-rep.Wall).UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(), Workers: workers}
+	for s, t := range rep.Truths {
+		meta.Truths = append(meta.Truths, SeriesMeta{Series: rep.Config.Series[s].Name, Truth: t})
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "meta.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(meta)
+	}); err != nil {
+		return err
+	}
+	return plot.Draw(FigureOf(rep.Config, rep.Rows, rep.KStar), filepath.Join(dir, rep.Config.Name))
+}
+
+// FigureOf describes the figure of a run from its config and rows.
+func FigureOf(r *Resolved, rows []curve.Row, kstar []curve.KStarRow) plot.Figure {
+	f := plot.Figure{
+		Title:  fmt.Sprintf("%s (%d trials)", r.Title, r.Trials),
+		Rows:   rows,
+		Labels: r.Plot.Labels,
+		Dashed: r.Plot.Dashed,
+	}
+	if len(r.Plot.KStarN) > 0 {
+		for _, k := range kstar {
+			if k.Estimator == "incris" {
+				f.KStar = append(f.KStar, k)
+			}
+		}
+		f.KStarN = r.Plot.KStarN
+	}
+	return f
+}
+
+// Redraw draws the figure of the run stored in dir again from its
+// curve.csv, kstar.csv and meta.json.
+func Redraw(dir string) error {
+	var meta Meta
+	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, "meta.json"), err)
+	}
+	if meta.Config == nil || meta.Config.Name == "" {
+		return fmt.Errorf("%s: no config recorded", filepath.Join(dir, "meta.json"))
+	}
+	rows, err := readRows(filepath.Join(dir, "curve.csv"), curve.ReadCSV)
+	if err != nil {
+		return err
+	}
+	var kstar []curve.KStarRow
+	if _, err := os.Stat(filepath.Join(dir, "kstar.csv")); err == nil {
+		if kstar, err = readRows(filepath.Join(dir, "kstar.csv"), curve.ReadKStarCSV); err != nil {
+			return err
+		}
+	}
+	return plot.Draw(FigureOf(meta.Config, rows, kstar), filepath.Join(dir, meta.Config.Name))
+}
+
+func readRows[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+// WriteFileAtomic writes a file through a temporary file in the same
+// directory, renamed into place only after fill succeeded and the data was
+// synced: an interrupted run never leaves a half-written file.
+func WriteFileAtomic(path string, fill func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	var buf bytes.Buffer
+	if err = fill(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err = tmp.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func writeClaimsCSV(w io.Writer, claims []ClaimSummary) error {
+	var rows []string
+	rows = append(rows, "claim,n,ratio,holds")
+	for _, c := range claims {
+		for _, p := range c.Points {
+			rows = append(rows, fmt.Sprintf("%s,%d,%s,%t", csvQuote(p.Claim), p.N, curve.FormatFloat(p.Ratio), p.Holds))
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(rows, "\n")+"\n")
+	return err
+}
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+func writeClaimsMD(w io.Writer, r *Resolved, claims []ClaimSummary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Claims of %s (%d trials, seed %d)\n\n", r.Name, r.Trials, r.Seed)
+	for _, c := range claims {
+		status := "does NOT hold"
+		if c.Holds {
+			status = "holds"
+		}
+		fmt.Fprintf(&b, "## %s: %s\n\n", c.Claim.Name, status)
+		if c.Claim.Text != "" {
+			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
+		}
+		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d].\n\n",
+			c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
+		b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
+		for _, p := range c.Points {
+			fmt.Fprintf(&b, "| %d | %.4g | %s |\n", p.N, p.Ratio, map[bool]string{true: "yes", false: "no"}[p.Holds])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

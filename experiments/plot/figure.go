@@ -1,0 +1,513 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/ope-lab/longhorizon/experiments/curve"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure describes one figure of a run.
+type Figure struct {
+	Title string      // figure title, e.g. "Figure 4: sub-episode MDP (128 trials)"
+	Rows  []curve.Row // MSE points; one line per (Series, Estimator) pair, in order of first appearance
+	// Labels maps "series/estimator" to a legend label; missing keys fall back to
+	// the estimator name when the figure has one series, else "series: estimator".
+	Labels map[string]string
+	// Dashed lists "series/estimator" keys (or bare estimator names, matching any series) drawn dashed: reference lines.
+	Dashed []string
+	// KStar, when non-empty, adds a second panel to the right: mean k* against t, one line per n in KStarN (all n present if KStarN is empty), for the estimator/series in the rows.
+	KStar      []curve.KStarRow
+	KStarN     []int
+	KStarTitle string // panel title, default "INCRIS: mean k* (weights kept) per step"
+}
+
+// DefaultKStarTitle is the k* panel title used when Figure.KStarTitle is empty.
+const DefaultKStarTitle = "INCRIS: mean k* (weights kept) per step"
+
+// Figure geometry.
+const (
+	dpi        = 150
+	heightOne  = 5 * vg.Inch  // figure height
+	widthOne   = 7 * vg.Inch  // width of a figure with the MSE panel only
+	widthTwo   = 12 * vg.Inch // width of a figure with the k* panel
+	margin     = 8            // points around the whole figure
+	legendGap  = 10           // points between a panel and its legend
+	panelGap   = 18           // points between the MSE legend and the k* panel
+	bandAlpha  = 0x33         // ≈ 0.2 opacity of the standard error bands
+	lowerClamp = 100          // band lower edge is at least MSE/lowerClamp
+	rangeFloor = 5            // y axis extends at most this factor below the smallest MSE
+	rangeCeil  = 5            // and above the largest MSE
+	logPadFrac = 0.04         // padding of log axes, as a fraction of the log range
+)
+
+// palette holds the line colours (matplotlib's tab10): distinct, print well.
+var palette = []color.NRGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, // blue
+	{0xff, 0x7f, 0x0e, 0xff}, // orange
+	{0x2c, 0xa0, 0x2c, 0xff}, // green
+	{0xd6, 0x27, 0x28, 0xff}, // red
+	{0x94, 0x67, 0xbd, 0xff}, // purple
+	{0x8c, 0x56, 0x4b, 0xff}, // brown
+	{0xe3, 0x77, 0xc2, 0xff}, // pink
+	{0x7f, 0x7f, 0x7f, 0xff}, // grey
+	{0xbc, 0xbd, 0x22, 0xff}, // olive
+	{0x17, 0xbe, 0xcf, 0xff}, // cyan
+}
+
+// kstarPalette colours the k* lines, one per n, dark to light as n grows.
+var kstarPalette = []color.NRGBA{
+	{0x44, 0x01, 0x54, 0xff},
+	{0x31, 0x68, 0x8e, 0xff},
+	{0x35, 0xb7, 0x79, 0xff},
+	{0xe6, 0x9f, 0x00, 0xff},
+	{0xd5, 0x5e, 0x00, 0xff},
+	{0xcc, 0x79, 0xa7, 0xff},
+	{0x00, 0x00, 0x00, 0xff},
+}
+
+// glyphs are the marker shapes, cycled independently of the colours.
+var glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{},
+	draw.BoxGlyph{},
+	draw.PyramidGlyph{},
+	draw.CrossGlyph{},
+	draw.RingGlyph{},
+	draw.SquareGlyph{},
+	draw.TriangleGlyph{},
+	draw.PlusGlyph{},
+}
+
+// Draw writes the figure to base+".png" and base+".svg" (e.g. base = "results/fig4/fig4").
+// Each file is written to a temporary file in the same directory and renamed, so an
+// interrupted run never leaves a half-written figure.
+//
+// Draw creates the directory of base if it is missing. Points that a log
+// axis cannot show are skipped; Draw returns an error if no point of the
+// MSE panel is left, and never panics.
+func Draw(f Figure, base string) error {
+	if base == "" {
+		return errors.New("plot: empty output base name")
+	}
+	png, svg, err := render(f)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(base+".png", png); err != nil {
+		return err
+	}
+	return writeAtomic(base+".svg", svg)
+}
+
+// render draws f into PNG and SVG bytes.
+func render(f Figure) (png, svg []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			png, svg = nil, nil
+			err = fmt.Errorf("plot: drawing %q: %v", f.Title, r)
+		}
+	}()
+	lay, err := build(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, h := lay.size()
+
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	lay.draw(draw.New(img))
+	var pb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
+		return nil, nil, fmt.Errorf("plot: encoding PNG: %w", err)
+	}
+
+	sc := vgsvg.New(w, h)
+	lay.draw(draw.New(sc))
+	var sb bytes.Buffer
+	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, fmt.Errorf("plot: encoding SVG: %w", err)
+	}
+	return pb.Bytes(), sb.Bytes(), nil
+}
+
+// panel is a plot with its legend drawn outside, to the right of the data.
+type panel struct {
+	p      *plot.Plot
+	legend plot.Legend
+}
+
+// legendWidth is the width the panel's legend needs.
+func (pn *panel) legendWidth() vg.Length {
+	r := pn.legend.Rectangle(draw.Canvas{})
+	return r.Max.X - r.Min.X
+}
+
+// draw draws the plot into c, leaving room for the legend on the right, and
+// the legend top-aligned with the data area.
+func (pn *panel) draw(c draw.Canvas) {
+	lw := pn.legendWidth()
+	pc := c
+	pc.Max.X -= lw + vg.Points(legendGap)
+	pn.p.Draw(pc)
+	data := pn.p.DataCanvas(pc)
+	lc := c
+	lc.Min.X = c.Max.X - lw
+	lc.Max.Y = data.Max.Y
+	lc.Min.Y = data.Min.Y
+	pn.legend.Draw(lc)
+}
+
+// layout is the whole figure: the MSE panel and, optionally, the k* panel.
+type layout struct {
+	mse   *panel
+	kstar *panel // nil without a k* panel
+}
+
+func (l *layout) size() (w, h vg.Length) {
+	if l.kstar != nil {
+		return widthTwo, heightOne
+	}
+	return widthOne, heightOne
+}
+
+func (l *layout) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -vg.Points(margin))
+	if l.kstar == nil {
+		l.mse.draw(c)
+		return
+	}
+	// Share the width left after the legends: 58% MSE panel, 42% k* panel.
+	lw1 := l.mse.legendWidth() + vg.Points(legendGap)
+	lw2 := l.kstar.legendWidth() + vg.Points(legendGap)
+	free := c.Max.X - c.Min.X - lw1 - lw2 - vg.Points(panelGap)
+	left := c
+	left.Max.X = c.Min.X + 0.58*free + lw1
+	right := c
+	right.Min.X = left.Max.X + vg.Points(panelGap)
+	l.mse.draw(left)
+	l.kstar.draw(right)
+}
+
+// lineKey identifies one line of the MSE panel.
+type lineKey struct{ series, estimator string }
+
+func (k lineKey) String() string { return k.series + "/" + k.estimator }
+
+// build turns the figure description into panels, validating the data.
+func build(f Figure) (*layout, error) {
+	mse, err := buildMSE(f)
+	if err != nil {
+		return nil, err
+	}
+	lay := &layout{mse: mse}
+	if len(f.KStar) > 0 {
+		lay.kstar, err = buildKStar(f)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return lay, nil
+}
+
+// label returns the legend label of line k: f.Labels[k] if set, else the
+// estimator name, prefixed by the series when the figure has several.
+func (f *Figure) label(k lineKey, multiSeries bool) string {
+	if l, ok := f.Labels[k.String()]; ok {
+		return l
+	}
+	if multiSeries {
+		return k.series + ": " + k.estimator
+	}
+	return k.estimator
+}
+
+// dashed reports whether line k is a reference line: its key or its bare
+// estimator name is listed in f.Dashed.
+func (f *Figure) dashed(k lineKey) bool {
+	return slices.Contains(f.Dashed, k.String()) || slices.Contains(f.Dashed, k.estimator)
+}
+
+// sans is the typeface of all text (bundled with gonum/plot).
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot returns a plot with the figure's fonts, linear axes with linTicks
+// and a light grid.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sans, vg.Points(14))
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, vg.Points(13))
+		a.Tick.Label.Font = font.From(sans, vg.Points(11))
+		a.Tick.Marker = linTicks{}
+		a.Padding = vg.Points(4)
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 0xe0}
+	grid.Horizontal.Color = color.Gray{Y: 0xe0}
+	grid.Vertical.Width = vg.Points(0.5)
+	grid.Horizontal.Width = vg.Points(0.5)
+	p.Add(grid)
+	return p
+}
+
+func newLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.Top = true
+	l.Left = true
+	l.TextStyle.Font = font.From(sans, vg.Points(11))
+	l.ThumbnailWidth = vg.Points(26)
+	l.Padding = vg.Points(3)
+	return l
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// msePoint is one plottable point of the MSE panel.
+type msePoint struct {
+	n, mse float64
+	lo, hi float64 // standard error band
+}
+
+// mseLine is one line of the MSE panel.
+type mseLine struct {
+	key lineKey
+	pts []msePoint // sorted by n
+}
+
+func buildMSE(f Figure) (*panel, error) {
+	var order []lineKey
+	lines := map[lineKey]*mseLine{}
+	series := map[string]bool{}
+	for _, r := range f.Rows {
+		k := lineKey{r.Series, r.Estimator}
+		ln := lines[k]
+		if ln == nil {
+			ln = &mseLine{key: k}
+			lines[k] = ln
+			order = append(order, k)
+			series[r.Series] = true
+		}
+		if r.N <= 0 || !(r.MSE > 0) || !finite(r.MSE) {
+			continue // a log axis cannot show it
+		}
+		s := r.MSESE
+		if !(s > 0) || !finite(s) {
+			s = 0 // no usable standard error: the band collapses to the point
+		}
+		ln.pts = append(ln.pts, msePoint{
+			n:   float64(r.N),
+			mse: r.MSE,
+			lo:  max(r.MSE-s, r.MSE/lowerClamp, math.SmallestNonzeroFloat64),
+			hi:  math.Min(r.MSE+s, math.MaxFloat64),
+		})
+	}
+
+	var (
+		minMSE, maxMSE = math.Inf(1), math.Inf(-1)
+		minN, maxN     = math.Inf(1), math.Inf(-1)
+	)
+	for _, k := range order {
+		ln := lines[k]
+		slices.SortStableFunc(ln.pts, func(a, b msePoint) int { return cmpFloat(a.n, b.n) })
+		for _, pt := range ln.pts {
+			minMSE, maxMSE = math.Min(minMSE, pt.mse), math.Max(maxMSE, pt.mse)
+			minN, maxN = math.Min(minN, pt.n), math.Max(maxN, pt.n)
+		}
+	}
+	if math.IsInf(minMSE, 1) {
+		return nil, fmt.Errorf("plot: figure %q: no point with a positive finite MSE and n > 0 among %d rows", f.Title, len(f.Rows))
+	}
+
+	p := newPlot(f.Title, "n (trajectories)", "MSE")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	// logTicks writes large or small powers of ten as "10^k".
+	p.X.Tick.Label.Handler = powerText{text.Plain{Fonts: font.DefaultCache}}
+	p.Y.Tick.Label.Handler = powerText{text.Plain{Fonts: font.DefaultCache}}
+	leg := newLegend()
+
+	yLo, yHi := minMSE, maxMSE
+	var bands, curves []plot.Plotter
+	for i, k := range order {
+		ln := lines[k]
+		if len(ln.pts) == 0 {
+			continue
+		}
+		col := palette[i%len(palette)]
+		xy := make(plotter.XYs, len(ln.pts))
+		for j, pt := range ln.pts {
+			xy[j] = plotter.XY{X: pt.n, Y: pt.mse}
+			yLo = math.Min(yLo, pt.lo)
+			yHi = math.Max(yHi, pt.hi)
+		}
+		if len(ln.pts) >= 2 {
+			ring := make(plotter.XYs, 0, 2*len(ln.pts))
+			for _, pt := range ln.pts {
+				ring = append(ring, plotter.XY{X: pt.n, Y: pt.hi})
+			}
+			for j := len(ln.pts) - 1; j >= 0; j-- {
+				ring = append(ring, plotter.XY{X: ln.pts[j].n, Y: ln.pts[j].lo})
+			}
+			band, err := plotter.NewPolygon(ring)
+			if err != nil {
+				return nil, fmt.Errorf("plot: band of %s: %w", k, err)
+			}
+			band.Color = color.NRGBA{col.R, col.G, col.B, bandAlpha}
+			band.LineStyle.Width = 0
+			bands = append(bands, band)
+		}
+		line, points, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plot: line of %s: %w", k, err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.6)
+		if f.dashed(k) {
+			line.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
+		}
+		points.Color = col
+		points.Shape = glyphs[i%len(glyphs)]
+		points.Radius = vg.Points(3.2)
+		curves = append(curves, line, points)
+
+		leg.Add(f.label(k, len(series) > 1), line, points)
+	}
+	p.Add(bands...)
+	p.Add(curves...)
+
+	// Axis ranges: the data, the bands within a factor of the data, and a
+	// little padding in log space so that nothing sits on the frame.
+	yLo = max(yLo, minMSE/rangeFloor, math.SmallestNonzeroFloat64)
+	yHi = math.Min(yHi, maxMSE*rangeCeil)
+	p.X.Min, p.X.Max = logPad(minN, maxN)
+	p.Y.Min, p.Y.Max = logPad(yLo, yHi)
+	return &panel{p: p, legend: leg}, nil
+}
+
+// logPad widens the positive range [lo, hi] by logPadFrac of its log width
+// on each side (by a factor 2 if lo == hi).
+func logPad(lo, hi float64) (float64, float64) {
+	if !(hi > lo) {
+		return math.Max(lo/2, math.SmallestNonzeroFloat64), math.Min(hi*2, math.MaxFloat64)
+	}
+	f := math.Pow(hi/lo, logPadFrac)
+	if !finite(f) {
+		return lo, hi
+	}
+	return math.Max(lo/f, math.SmallestNonzeroFloat64), math.Min(hi*f, math.MaxFloat64)
+}
+
+// kKey identifies one line of the k* panel.
+type kKey struct {
+	series, estimator string
+	n                 int
+}
+
+func buildKStar(f Figure) (*panel, error) {
+	wantN := map[int]bool{}
+	for _, n := range f.KStarN {
+		wantN[n] = true
+	}
+	var order []kKey
+	pts := map[kKey]plotter.XYs{}
+	pairs := map[lineKey]int{} // (series, estimator) -> order of first appearance
+	for _, r := range f.KStar {
+		if len(wantN) > 0 && !wantN[r.N] {
+			continue
+		}
+		if !finite(r.MeanKStar) {
+			continue
+		}
+		k := kKey{r.Series, r.Estimator, r.N}
+		if _, ok := pts[k]; !ok {
+			order = append(order, k)
+			if _, ok := pairs[lineKey{r.Series, r.Estimator}]; !ok {
+				pairs[lineKey{r.Series, r.Estimator}] = len(pairs)
+			}
+		}
+		pts[k] = append(pts[k], plotter.XY{X: float64(r.T), Y: r.MeanKStar})
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("plot: figure %q: no finite k* point for n in %v among %d k* rows", f.Title, f.KStarN, len(f.KStar))
+	}
+	// Lines grouped by (series, estimator) in order of first appearance,
+	// then in KStarN order if given, else in increasing n.
+	rank := func(n int) int {
+		if i := slices.Index(f.KStarN, n); i >= 0 {
+			return i
+		}
+		return n
+	}
+	slices.SortStableFunc(order, func(a, b kKey) int {
+		pa, pb := pairs[lineKey{a.series, a.estimator}], pairs[lineKey{b.series, b.estimator}]
+		if pa != pb {
+			return pa - pb
+		}
+		return rank(a.n) - rank(b.n)
+	})
+
+	title := f.KStarTitle
+	if title == "" {
+		title = DefaultKStarTitle
+	}
+	p := newPlot(title, "step t", "mean k*")
+	leg := newLegend()
+	yMax := 0.0
+	yMin := 0.0
+	for i, k := range order {
+		xy := pts[k]
+		slices.SortStableFunc(xy, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		for _, pt := range xy {
+			yMax = math.Max(yMax, pt.Y)
+			yMin = math.Min(yMin, pt.Y)
+		}
+		line, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plot: k* line n=%d: %w", k.n, err)
+		}
+		line.Color = kstarPalette[i%len(kstarPalette)]
+		line.Width = vg.Points(1.8)
+		p.Add(line)
+		label := "n = " + strconv.Itoa(k.n)
+		if len(pairs) > 1 {
+			label = f.label(lineKey{k.series, k.estimator}, true) + ", " + label
+		}
+		leg.Add(label, line)
+	}
+	// k* counts weights, so the axis starts at 0 and leaves headroom.
+	p.Y.Min = yMin
+	if yMax > yMin {
+		p.Y.Max = yMax + 0.05*(yMax-yMin)
+	} else {
+		p.Y.Max = yMin + 1
+	}
+	return &panel{p: p, legend: leg}, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

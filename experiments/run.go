@@ -1,0 +1,256 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Unit is the unit of work: one trial of one series (DESIGN: work units).
+type Unit struct {
+	Series, Trial int
+}
+
+// UnitResult is what one unit produces: every estimator's estimate at every
+// n of the grid, and the k* choices of estimators that report them.
+type UnitResult struct {
+	Series, Trial int
+	// Estimates[e][j] is estimator e (series order) at n = N[j].
+	Estimates [][]float64
+	// KStar[e][j][t-1] is the k* of estimator e at n = N[j] and step t;
+	// nil for estimators that do not report k*.
+	KStar [][][]int
+}
+
+// Options control a run's execution, not its results: any Options give the
+// same numbers.
+type Options struct {
+	// Workers is the number of goroutines running units; <= 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Progress, when not nil, receives a progress line every few seconds.
+	Progress io.Writer
+	// ProgressEvery is the interval between progress lines (default 2s).
+	ProgressEvery time.Duration
+}
+
+// Units lists every (series, trial) unit of r in canonical order.
+func (r *Resolved) Units() []Unit {
+	units := make([]Unit, 0, len(r.Series)*r.Trials)
+	for s := range r.Series {
+		for t := 0; t < r.Trials; t++ {
+			units = append(units, Unit{Series: s, Trial: t})
+		}
+	}
+	return units
+}
+
+// Stream returns the random stream of one unit. It depends only on the
+// config's seed, the series' name and the trial index (SPEC 3), so results
+// do not depend on workers, shards or the order of series in the file.
+func (r *Resolved) Stream(u Unit) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(r.Series[u.Series].Name))
+	return rand.New(rand.NewPCG(splitmix(r.Seed^splitmix(h.Sum64())), splitmix(uint64(u.Trial)+0x9e3779b97f4a7c15)))
+}
+
+// splitmix is the SplitMix64 finaliser: it spreads nearby integers (seeds,
+// trial indices) over unrelated 64-bit states.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// RunUnits runs the given units on a pool of goroutines and returns their
+// results in the order of units. The first error cancels the run.
+func RunUnits(ctx context.Context, r *Resolved, units []Unit, opt Options) ([]UnitResult, error) {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = min(workers, len(units))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	results := make([]UnitResult, len(units))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	prog := newProgress(opt, r.Name, len(units))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := newWorker(r)
+			for i := range next {
+				res, err := wk.run(units[i])
+				if err != nil {
+					cancel(err)
+					continue
+				}
+				results[i] = res
+				prog.done()
+			}
+		}()
+	}
+feed:
+	for i := range units {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	prog.finish()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// worker holds one goroutine's reusable state: domains, estimators and a
+// batch per series, built on first use.
+type worker struct {
+	r      *Resolved
+	series []*seriesState
+}
+
+type seriesState struct {
+	domain Domain
+	ests   []estimators.Estimator
+	batch  trajectory.Batch
+}
+
+func newWorker(r *Resolved) *worker {
+	return &worker{r: r, series: make([]*seriesState, len(r.Series))}
+}
+
+func (w *worker) state(s int) (*seriesState, error) {
+	if st := w.series[s]; st != nil {
+		return st, nil
+	}
+	rs := &w.r.Series[s]
+	d, err := rs.spec.New(rs.Params)
+	if err != nil {
+		return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+	}
+	st := &seriesState{domain: d}
+	for _, name := range rs.Estimators {
+		e, err := estimators.New(name)
+		if err != nil {
+			return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+		}
+		st.ests = append(st.ests, e)
+	}
+	w.series[s] = st
+	return st, nil
+}
+
+// run computes one unit: nested data draws max(n) trajectories once and
+// estimates at each n from the first n; independent data draws afresh per n.
+func (w *worker) run(u Unit) (UnitResult, error) {
+	st, err := w.state(u.Series)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	r := w.r
+	rng := r.Stream(u)
+	res := UnitResult{Series: u.Series, Trial: u.Trial, Estimates: make([][]float64, len(st.ests)), KStar: make([][][]int, len(st.ests))}
+	for e := range st.ests {
+		res.Estimates[e] = make([]float64, len(r.N))
+	}
+	nested := r.Data == "nested"
+	if nested {
+		st.batch.Reset()
+		st.domain.Collect(&st.batch, r.NMax(), rng)
+	}
+	for j, n := range r.N {
+		var b trajectory.Batch
+		if nested {
+			b = st.batch.Prefix(n)
+		} else {
+			st.batch.Reset()
+			st.domain.Collect(&st.batch, n, rng)
+			b = st.batch
+		}
+		for e, est := range st.ests {
+			v, err := est.Estimate(&b)
+			if err != nil {
+				return UnitResult{}, fmt.Errorf("series %s, trial %d, n = %d: %w", r.Series[u.Series].Name, u.Trial, n, err)
+			}
+			res.Estimates[e][j] = v
+			if kr, ok := est.(estimators.KStarReporter); ok {
+				if res.KStar[e] == nil {
+					res.KStar[e] = make([][]int, len(r.N))
+				}
+				res.KStar[e][j] = append([]int(nil), kr.KStar()...)
+			}
+		}
+	}
+	return res, nil
+}
+
+// progress prints "name: done/total units (pct), rate, ETA" lines.
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	name   string
+	total  int
+	n      int
+	start  time.Time
+	last   time.Time
+	every  time.Duration
+	active bool
+}
+
+func newProgress(opt Options, name string, total int) *progress {
+	every := opt.ProgressEvery
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	now := time.Now()
+	return &progress{w: opt.Progress, name: name, total: total, start: now, last: now, every: every, active: opt.Progress != nil}
+}
+
+func (p *progress) done() {
+	if !p.active {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if now := time.Now(); now.Sub(p.last) >= p.every {
+		p.last = now
+		p.print(now)
+	}
+}
+
+func (p *progress) print(now time.Time) {
+	el := now.Sub(p.start).Seconds()
+	rate := float64(p.n) / el
+	eta := "?"
+	if rate > 0 {
+		eta = time.Duration(float64(p.total-p.n) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "%s: %d/%d units (%.0f%%), %.1f units/s, ETA %s\n", p.name, p.n, p.total, 100*float64(p.n)/float64(p.total), rate, eta)
+}
+
+func (p *progress) finish() {
+	if !p.active {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "%s: %d/%d units in %s\n", p.name, p.n, p.total, time.Since(p.start).Round(time.Millisecond))
+}

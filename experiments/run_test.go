@@ -1,0 +1,122 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/curve"
+)
+
+func runCSV(t *testing.T, r *Resolved, workers int) []byte {
+	t.Helper()
+	rep, err := Run(context.Background(), r, Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := curve.WriteCSV(&buf, rep.Rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := curve.WriteKStarCSV(&buf, rep.KStar); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestWorkersDoNotChangeResults: the same config and seed give
+// byte-identical curve.csv and kstar.csv with 1 and 4 workers (SPEC 3), for
+// nested and independent data.
+func TestWorkersDoNotChangeResults(t *testing.T) {
+	for _, data := range []string{"nested", "independent"} {
+		r, err := LoadConfig("testdata/small.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Data = data
+		one := runCSV(t, r, 1)
+		four := runCSV(t, r, 4)
+		if !bytes.Equal(one, four) {
+			t.Errorf("%s: -workers 1 and -workers 4 differ", data)
+		}
+		if again := runCSV(t, r, 3); !bytes.Equal(one, again) {
+			t.Errorf("%s: rerun differs", data)
+		}
+	}
+}
+
+func TestSeedChangesResults(t *testing.T) {
+	r, _ := LoadConfig("testdata/small.yaml")
+	a := runCSV(t, r, 2)
+	r.Seed++
+	if bytes.Equal(a, runCSV(t, r, 2)) {
+		t.Error("different seeds gave identical results")
+	}
+}
+
+// TestAggregateIdentities checks each row's identities: bias = mean - V and
+// MSE = bias^2 + variance (variance with denominator T), to rounding.
+func TestAggregateIdentities(t *testing.T) {
+	r, _ := LoadConfig("testdata/small.yaml")
+	rep, err := Run(context.Background(), r, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, s := range r.Series {
+		want += len(s.Estimators) * len(r.N)
+	}
+	if len(rep.Rows) != want {
+		t.Fatalf("%d rows, want series x estimators x n = %d", len(rep.Rows), want)
+	}
+	for _, row := range rep.Rows {
+		if d := row.MeanEstimate - row.TrueValue - row.Bias; d*d > 1e-20 {
+			t.Errorf("%+v: bias != mean - truth", row)
+		}
+		if d := row.Bias*row.Bias + row.Variance - row.MSE; d > 1e-9*row.MSE+1e-12 || -d > 1e-9*row.MSE+1e-12 {
+			t.Errorf("%+v: mse != bias^2 + variance", row)
+		}
+		if row.Trials != r.Trials {
+			t.Errorf("%+v: trials", row)
+		}
+	}
+}
+
+// TestWriteAndRedraw writes a run and redraws its figure from the files.
+func TestWriteAndRedraw(t *testing.T) {
+	r, _ := LoadConfig("testdata/small.yaml")
+	rep, err := Run(context.Background(), r, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := rep.Write(dir, 2, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"curve.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	f, _ := os.Open(filepath.Join(dir, "curve.csv"))
+	rows, err := curve.ReadCSV(f, "curve.csv")
+	f.Close()
+	if err != nil || len(rows) != len(rep.Rows) || rows[3] != rep.Rows[3] {
+		t.Errorf("curve.csv does not read back: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "small.png"))
+	if err := Redraw(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "small.png")); err != nil {
+		t.Error("redraw did not write the PNG")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name()[0] == '.' {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package policies
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ope-lab/longhorizon/envs/noisytaxi"
+)
+
+// NoisyTaxi policies (SPEC section 2.3, Experiments 1 and 2).
+//
+// a*(o) is the optimal primitive action read off an observation o alone:
+// Pickup when not carrying and seen on the seen passenger location's cell,
+// Dropoff when carrying and seen on the destination's cell, otherwise the
+// first move of a shortest path (breadth-first, walls respected) from the
+// seen cell to that target, ties broken in the order S, N, E, W.
+//
+// The primitive epsilon-greedy policy is pi(a|o) = (1-eps)[a = a*(o)] + eps/6.
+//
+// The options policy with option length m picks, whenever no option runs,
+// the optimal option with probability 1-eps and the random option with
+// probability eps. The optimal option takes m steps of a*(o), re-reading the
+// observation each step; the random option takes m uniformly random
+// primitive actions. An option ends after m steps or with the episode. With
+// m = 1 the options policy is the primitive policy (same action
+// distribution), and it is importance-weighted at the primitive level.
+
+const (
+	numMoves = 4 // S, N, E, W: the move actions, numbered 0..3
+	unreach  = 1 << 30
+)
+
+// taxiDist[from][to] is the number of moves of a shortest path between two
+// cells (cell = row*GridSize + col); taxiStar[cell][pass][dest] is a*(o) for
+// an observation seen at cell with passenger pass and destination dest.
+var taxiDist, taxiStar = buildTaxiTables()
+
+func buildTaxiTables() (dist [noisytaxi.NumCells][noisytaxi.NumCells]int,
+	star [noisytaxi.NumCells][noisytaxi.NumPassObs][noisytaxi.NumLocs]noisytaxi.Action) {
+	const n = noisytaxi.GridSize
+	for from := range noisytaxi.NumCells {
+		d := &dist[from]
+		for i := range d {
+			d[i] = unreach
+		}
+		d[from] = 0
+		queue := [noisytaxi.NumCells]int{from}
+		head, tail := 0, 1
+		for head < tail {
+			c := queue[head]
+			head++
+			for a := range noisytaxi.Action(numMoves) {
+				r, cc := noisytaxi.Move(c/n, c%n, a)
+				if nb := r*n + cc; d[nb] == unreach {
+					d[nb] = d[c] + 1
+					queue[tail] = nb
+					tail++
+				}
+			}
+		}
+	}
+	// next[cell][target]: first move of a shortest path, ties S, N, E, W.
+	var next [noisytaxi.NumCells][noisytaxi.NumLocs]noisytaxi.Action
+	var locCell [noisytaxi.NumLocs]int
+	for l := range noisytaxi.NumLocs {
+		r, c := noisytaxi.Location(l)
+		locCell[l] = r*n + c
+	}
+	for cell := range noisytaxi.NumCells {
+		for l, target := range locCell {
+			next[cell][l] = -1
+			if cell == target {
+				continue
+			}
+			for a := range noisytaxi.Action(numMoves) {
+				r, c := noisytaxi.Move(cell/n, cell%n, a)
+				if dist[r*n+c][target] == dist[cell][target]-1 {
+					next[cell][l] = a
+					break
+				}
+			}
+			if next[cell][l] < 0 {
+				panic("policies: taxi grid is not connected")
+			}
+		}
+	}
+	for cell := range noisytaxi.NumCells {
+		for dest := range noisytaxi.NumLocs {
+			for pass := range noisytaxi.NumPassObs {
+				a := &star[cell][pass][dest]
+				switch {
+				case pass == noisytaxi.InTaxi && cell == locCell[dest]:
+					*a = noisytaxi.Dropoff
+				case pass == noisytaxi.InTaxi:
+					*a = next[cell][dest]
+				case cell == locCell[pass]:
+					*a = noisytaxi.Pickup
+				default:
+					*a = next[cell][pass]
+				}
+			}
+		}
+	}
+	return dist, star
+}
+
+// TaxiOptimalAction returns a*(o). o must be a valid observation (fields in
+// range).
+func TaxiOptimalAction(o noisytaxi.Obs) noisytaxi.Action {
+	return taxiStar[o.Row*noisytaxi.GridSize+o.Col][o.Pass][o.Dest]
+}
+
+// TaxiPrimitiveProb returns pi(a|o) = (1-eps)[a = a*(o)] + eps/6 of the
+// primitive epsilon-greedy taxi policy.
+func TaxiPrimitiveProb(eps float64, a noisytaxi.Action, o noisytaxi.Obs) float64 {
+	if a == TaxiOptimalAction(o) {
+		return 1 - eps + eps/noisytaxi.NumActions
+	}
+	return eps / noisytaxi.NumActions
+}
+
+// TaxiOptionProb returns mu(option) of the options policy with this eps:
+// 1-eps for the optimal option, eps for the random one. It does not depend
+// on the observation.
+func TaxiOptionProb(eps float64, random bool) float64 {
+	if random {
+		return eps
+	}
+	return 1 - eps
+}
+
+// StepRecorder receives the steps of a rolled-out episode; a
+// *trajectory.Batch satisfies it.
+type StepRecorder interface {
+	// AddOption appends a step with reward r, action ratio rho given the
+	// option, option-level ratio optionRatio (mu_e/mu_b on an option's first
+	// step, 1 on its later steps) and whether the option's underlying
+	// policy changed between behavior and evaluation.
+	AddOption(r, rho, optionRatio float64, changed bool)
+	// MarkSplit marks the last added step as a split point.
+	MarkSplit()
+	// End closes the episode.
+	End()
+}
+
+// TaxiRollout draws NoisyTaxi episodes under a behavior policy and records
+// importance ratios against an evaluation policy, both with option length
+// M (M = 1: primitive epsilon-greedy policies).
+type TaxiRollout struct {
+	m          int
+	epsB, epsE float64
+	// m == 1: pi_e/pi_b of a*(o) and of any other action
+	rhoStar, rhoOther float64
+	// m >= 2: mu_e/mu_b of the optimal and of the random option
+	ratioOpt, ratioRand float64
+}
+
+// NewTaxiRollout returns the rollout of behavior eps epsB against
+// evaluation eps epsE with option length m. The behavior policy must give
+// positive probability to everything the evaluation policy can do.
+func NewTaxiRollout(m int, epsB, epsE float64) (*TaxiRollout, error) {
+	if m < 1 {
+		return nil, fmt.Errorf("policies: taxi option length m is %d, want at least 1", m)
+	}
+	if !(epsB >= 0 && epsB <= 1) {
+		return nil, fmt.Errorf("policies: taxi behavior eps is %v, want a number in [0, 1]", epsB)
+	}
+	if !(epsE >= 0 && epsE <= 1) {
+		return nil, fmt.Errorf("policies: taxi evaluation eps is %v, want a number in [0, 1]", epsE)
+	}
+	if epsE > 0 && epsB == 0 {
+		return nil, fmt.Errorf("policies: taxi behavior eps is 0 but evaluation eps %v: random actions are not covered", epsE)
+	}
+	if m > 1 && epsE < 1 && epsB == 1 {
+		return nil, fmt.Errorf("policies: taxi behavior eps is 1 but evaluation eps %v: the optimal option is not covered", epsE)
+	}
+	t := &TaxiRollout{m: m, epsB: epsB, epsE: epsE}
+	const k = noisytaxi.NumActions
+	t.rhoStar = (1 - epsE + epsE/k) / (1 - epsB + epsB/k)
+	if epsB > 0 {
+		t.rhoOther = (epsE / k) / (epsB / k)
+		t.ratioRand = epsE / epsB
+	}
+	if epsB < 1 {
+		t.ratioOpt = (1 - epsE) / (1 - epsB)
+	}
+	return t, nil
+}
+
+// M returns the option length.
+func (t *TaxiRollout) M() int { return t.m }
+
+// Eps returns the behavior and evaluation eps.
+func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
+
+// Episode resets env with rng and runs one episode under the behavior
+// policy, drawing everything from rng. Per step it calls
+// rec.AddOption(reward, rho, optionRatio, false): for M = 1, rho =
+// optionRatio = pi_e(a|o)/pi_b(a|o); for M >= 2, rho = 1 and optionRatio is
+// mu_e/mu_b of the logged option on its first step, 1 on its later steps.
+// Right after the step of the successful pickup it calls rec.MarkSplit(),
+// and at the episode's end (dropoff or cap) rec.End(); for M >= 2 that
+// split can fall inside an option. rec may be nil. It returns the episode's
+// return and length. It does not allocate.
+//
+// Draw order (fixed, so a stream replays an episode): env.Reset; then per
+// step, for M = 1: env.Observe, one Float64 (explore if < epsB) and, when
+// exploring, one IntN(6); for M >= 2: at an option start one Float64
+// (random option if < epsB), then either IntN(6) (random option) or
+// env.Observe (optimal option).
+func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec StepRecorder) (ret float64, steps int) {
+	env.Reset(rng)
+	if t.m == 1 {
+		for {
+			o := env.Observe(rng)
+			star := TaxiOptimalAction(o)
+			a, rho := star, t.rhoStar
+			if rng.Float64() < t.epsB {
+				if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
+					rho = t.rhoOther
+				}
+			}
+			r, done := env.Step(a)
+			ret += r
+			if rec != nil {
+				rec.AddOption(r, rho, rho, false)
+				if env.PickedUp() {
+					rec.MarkSplit()
+				}
+			}
+			if done {
+				break
+			}
+		}
+	} else {
+		left, random := 0, false
+		for {
+			optionRatio := 1.0
+			if left == 0 {
+				left, random = t.m, rng.Float64() < t.epsB
+				optionRatio = t.ratioOpt
+				if random {
+					optionRatio = t.ratioRand
+				}
+			}
+			var a noisytaxi.Action
+			if random {
+				a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
+			} else {
+				a = TaxiOptimalAction(env.Observe(rng))
+			}
+			left--
+			r, done := env.Step(a)
+			ret += r
+			if rec != nil {
+				rec.AddOption(r, 1, optionRatio, false)
+				if env.PickedUp() {
+					rec.MarkSplit()
+				}
+			}
+			if done {
+				break
+			}
+		}
+	}
+	if rec != nil {
+		rec.End()
+	}
+	return ret, env.Steps()
+}

@@ -1,0 +1,164 @@
+package trajectory
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Batch is a set of trajectories stored flat. Trajectory i occupies steps
+// Offsets[i] to Offsets[i+1]-1 of every per-step slice. The zero value is an
+// empty batch ready for Add and End.
+type Batch struct {
+	// Offsets has N()+1 entries; Offsets[0] is 0.
+	Offsets []int
+
+	Reward      []float64
+	Ratio       []float64
+	OptionRatio []float64
+	Changed     []bool
+	Split       []bool
+
+	horizon int
+}
+
+// Reset empties b, keeping its memory for reuse.
+func (b *Batch) Reset() {
+	b.Offsets = append(b.Offsets[:0], 0)
+	b.Reward = b.Reward[:0]
+	b.Ratio = b.Ratio[:0]
+	b.OptionRatio = b.OptionRatio[:0]
+	b.Changed = b.Changed[:0]
+	b.Split = b.Split[:0]
+	b.horizon = 0
+}
+
+// Grow makes room for n more trajectories of about steps steps in total,
+// so that a producer that knows its sizes appends without reallocating.
+func (b *Batch) Grow(n, steps int) {
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, 0)
+	}
+	b.Offsets = slices.Grow(b.Offsets, n)
+	b.Reward = slices.Grow(b.Reward, steps)
+	b.Ratio = slices.Grow(b.Ratio, steps)
+	b.OptionRatio = slices.Grow(b.OptionRatio, steps)
+	b.Changed = slices.Grow(b.Changed, steps)
+	b.Split = slices.Grow(b.Split, steps)
+}
+
+// Add appends a primitive step: reward r and action ratio rho = pi_e/pi_b.
+// Its option ratio is rho, as for a one-step option.
+func (b *Batch) Add(r, rho float64) {
+	b.AddOption(r, rho, rho, false)
+}
+
+// AddOption appends a step taken inside an option. rho is the ratio of the
+// action given the option, optionRatio is mu_e/mu_b on the option's first
+// step and 1 on its later steps, and changed says whether the option's
+// underlying policy differs between behavior and evaluation.
+func (b *Batch) AddOption(r, rho, optionRatio float64, changed bool) {
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, 0)
+	}
+	b.Reward = append(b.Reward, r)
+	b.Ratio = append(b.Ratio, rho)
+	b.OptionRatio = append(b.OptionRatio, optionRatio)
+	b.Changed = append(b.Changed, changed)
+	b.Split = append(b.Split, false)
+}
+
+// MarkSplit marks the last added step as the end of a part (a split point
+// for partitioned PDIS).
+func (b *Batch) MarkSplit() {
+	if len(b.Split) > b.Offsets[len(b.Offsets)-1] {
+		b.Split[len(b.Split)-1] = true
+	}
+}
+
+// End closes the trajectory built by the steps added since the last End.
+// An empty trajectory (no steps) is allowed: it contributes reward 0.
+func (b *Batch) End() {
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, 0)
+	}
+	start := b.Offsets[len(b.Offsets)-1]
+	if l := len(b.Reward) - start; l > b.horizon {
+		b.horizon = l
+	}
+	b.Offsets = append(b.Offsets, len(b.Reward))
+}
+
+// N returns the number of trajectories.
+func (b *Batch) N() int {
+	if len(b.Offsets) == 0 {
+		return 0
+	}
+	return len(b.Offsets) - 1
+}
+
+// Steps returns the number of recorded (unpadded) steps.
+func (b *Batch) Steps() int { return len(b.Reward) }
+
+// Horizon returns the length of the longest trajectory: the H to which
+// shorter ones are padded.
+func (b *Batch) Horizon() int { return b.horizon }
+
+// Len returns the length of trajectory i.
+func (b *Batch) Len(i int) int { return b.Offsets[i+1] - b.Offsets[i] }
+
+// Prefix returns a view of the first n trajectories, sharing b's memory.
+// The nested MSE protocol (SPEC section 3) estimates at n from the first n
+// trajectories of one trial's data.
+func (b *Batch) Prefix(n int) Batch {
+	if n > b.N() {
+		panic(fmt.Sprintf("trajectory: Prefix(%d) of a batch of %d", n, b.N()))
+	}
+	end := b.Offsets[n]
+	p := Batch{
+		Offsets:     b.Offsets[:n+1],
+		Reward:      b.Reward[:end],
+		Ratio:       b.Ratio[:end],
+		OptionRatio: b.OptionRatio[:end],
+		Changed:     b.Changed[:end],
+		Split:       b.Split[:end],
+	}
+	for i := 0; i < n; i++ {
+		if l := p.Len(i); l > p.horizon {
+			p.horizon = l
+		}
+	}
+	return p
+}
+
+// Validate checks the batch's invariants: consistent slice lengths,
+// increasing offsets, and finite, non-negative ratios. Producers that read
+// user data call it; simulators need not.
+func (b *Batch) Validate() error {
+	if len(b.Offsets) == 0 || b.Offsets[0] != 0 {
+		return fmt.Errorf("trajectory: offsets must start at 0")
+	}
+	m := len(b.Reward)
+	if len(b.Ratio) != m || len(b.OptionRatio) != m || len(b.Changed) != m || len(b.Split) != m {
+		return fmt.Errorf("trajectory: per-step slices have different lengths")
+	}
+	for i := 1; i < len(b.Offsets); i++ {
+		if b.Offsets[i] < b.Offsets[i-1] || b.Offsets[i] > m {
+			return fmt.Errorf("trajectory: offset %d (%d) out of order", i, b.Offsets[i])
+		}
+	}
+	if b.Offsets[len(b.Offsets)-1] != m {
+		return fmt.Errorf("trajectory: %d steps after the last End", m-b.Offsets[len(b.Offsets)-1])
+	}
+	for s := 0; s < m; s++ {
+		if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("trajectory: step %d: reward %v is not finite", s, r)
+		}
+		for _, v := range [...]float64{b.Ratio[s], b.OptionRatio[s]} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("trajectory: step %d: ratio %v is not a finite non-negative number", s, v)
+			}
+		}
+	}
+	return nil
+}
