@@ -154,7 +154,7 @@ func TestINCRISHand(t *testing.T) {
 		},
 		{
 			name: "as printed", printed: true, want: 1.0 / 3, kstar: []int{0},
-			b: batchOf([]step{{0, 0}}, []step{{0, 0}}, []step{{1, 2}}),
+			b:   batchOf([]step{{0, 0}}, []step{{0, 0}}, []step{{1, 2}}),
 			how: "same data, V_k = s^2 without 1/n: MSE_0 = 4/9 + 1/3 = 7/9 < MSE_1 = 4/3; estimate = mean r = 1/3",
 		},
 	} {
@@ -290,4 +290,3 @@ func BenchmarkINCRIS(b *testing.B) {
 		})
 	}
 }
-

@@ -38,14 +38,14 @@ func stepFactor(b *trajectory.Batch, s int, kind factorKind) float64 {
 // finW = sum_i W^i_H, scaled by 2^-finExp. On the fast path every exponent
 // is 0 and exp is all zeros.
 type sums struct {
-	n, h         int
-	num, den     []float64
-	exp          []int
-	finWG, finW  float64
-	finExp       int
-	tail         []float64 // scratch: final weights of trajectories ending before t
-	tailExp      []int
-	scaled       bool
+	n, h        int
+	num, den    []float64
+	exp         []int
+	finWG, finW float64
+	finExp      int
+	tail        []float64 // scratch: final weights of trajectories ending before t
+	tailExp     []int
+	scaled      bool
 }
 
 // minExp marks "no nonzero weight seen" in exponent maxima.
