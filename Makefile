@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig4 figs test bench clean
+.PHONY: all build fig2 fig3 fig4 figs test bench clean
 
 all: build
 
@@ -15,8 +15,16 @@ build:
 fig4: build
 	$(BIN) run -workers $(WORKERS) configs/fig4.yaml
 
+## fig2: Figure 2 (Experiment 1, PDIS with m-step options on NoisyTaxi) -> results/fig2/
+fig2: build
+	$(BIN) run -workers $(WORKERS) configs/fig2.yaml
+
+## fig3: Figure 3 (Experiment 2, PDIS vs partitioned PDIS on NoisyTaxi) -> results/fig3/
+fig3: build
+	$(BIN) run -workers $(WORKERS) configs/fig3.yaml
+
 ## figs: every figure that exists
-figs: fig4
+figs: fig2 fig3 fig4
 
 ## test: the whole test suite (what .ci/run runs)
 test:

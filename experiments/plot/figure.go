@@ -156,7 +156,19 @@ func (pn *panel) legendWidth() vg.Length {
 
 // draw draws the plot into c, leaving room for the legend on the right, and
 // the legend top-aligned with the data area.
+//
+// The title is drawn left-aligned over the whole panel, legend included,
+// rather than centred over the data: a long title then never runs off the
+// left edge of the image.
 func (pn *panel) draw(c draw.Canvas) {
+	if title := pn.p.Title.Text; title != "" {
+		sty := pn.p.Title.TextStyle
+		sty.XAlign = draw.XLeft
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: c.Max.Y + sty.FontExtents().Descent}, title)
+		c.Max.Y -= sty.Rectangle(title).Size().Y + pn.p.Title.Padding
+		pn.p.Title.Text = ""
+		defer func() { pn.p.Title.Text = title }()
+	}
 	lw := pn.legendWidth()
 	pc := c
 	pc.Max.X -= lw + vg.Points(legendGap)
