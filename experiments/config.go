@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -95,9 +96,16 @@ type Resolved struct {
 
 // ResolvedSeries is one series with all its domain parameters.
 type ResolvedSeries struct {
-	Name       string   `json:"name"`
-	Domain     string   `json:"domain"`
-	Params     Params   `json:"params"`
+	// Name is the series name; a sweep appends the swept values, e.g.
+	// "taxi[eps_b=0.3,option_length=2]".
+	Name string `json:"name"`
+	// Base is the name as written in the config.
+	Base   string `json:"base"`
+	Domain string `json:"domain"`
+	Params Params `json:"params"`
+	// Sweep holds the values of the parameters swept to make this series
+	// (nil when the series was not swept).
+	Sweep      Params   `json:"sweep,omitempty"`
 	Estimators []string `json:"estimators"`
 	spec       *DomainSpec
 }
@@ -275,7 +283,7 @@ func (v *validator) series(c *Config, r *Resolved) {
 			v.fail(field+".domain", at("domain"), "unknown domain %q (known: %s)", sc.Domain, strings.Join(DomainNames(), ", "))
 			continue
 		}
-		params := v.params(spec, &sc.Params, field+".params", at("params"))
+		grid := v.params(spec, &sc.Params, field+".params", at("params"))
 		if len(sc.Estimators) == 0 {
 			v.fail(field+".estimators", at("estimators"), "no estimators; want a list of %s", strings.Join(estimators.Names(), ", "))
 		}
@@ -292,21 +300,89 @@ func (v *validator) series(c *Config, r *Resolved) {
 				v.fail("n[0]", []any{"n", 0}, "%d, but estimator %s (series %s) needs n >= %d", r.N[0], name, sc.Name, info.MinN)
 			}
 		}
-		r.Series = append(r.Series, ResolvedSeries{Name: sc.Name, Domain: sc.Domain, Params: params, Estimators: slices.Clone(sc.Estimators), spec: spec})
+		for _, pt := range grid.expand(spec) {
+			name := sc.Name
+			if len(pt.swept) > 0 {
+				name += "[" + strings.Join(pt.swept, ",") + "]"
+			}
+			if seen[name] && name != sc.Name {
+				v.fail(field+".name", at("name"), "expanded series %q is used by an earlier series", name)
+			}
+			seen[name] = true
+			r.Series = append(r.Series, ResolvedSeries{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
+				Sweep: pt.sweep, Estimators: slices.Clone(sc.Estimators), spec: spec})
+		}
 	}
 }
 
+// paramGrid is a series' parameters as written: each declared parameter
+// has one value, or a list of values to sweep.
+type paramGrid struct {
+	values map[string][]float64
+}
+
+// gridPoint is one combination of a grid: all parameters resolved, and
+// the swept ones named for the series name ("p_e=0.5") and recorded.
+type gridPoint struct {
+	params Params
+	sweep  Params
+	swept  []string
+}
+
+// expand returns the cartesian product of the grid's lists, in the order
+// of the domain's declared parameters, the last varying fastest.
+func (g paramGrid) expand(spec *DomainSpec) []gridPoint {
+	pts := []gridPoint{{params: Params{}}}
+	for _, ps := range spec.Params {
+		vals := g.values[ps.Name]
+		var next []gridPoint
+		for _, pt := range pts {
+			for _, x := range vals {
+				q := gridPoint{params: maps.Clone(pt.params), sweep: maps.Clone(pt.sweep), swept: slices.Clone(pt.swept)}
+				q.params[ps.Name] = x
+				if len(vals) > 1 {
+					if q.sweep == nil {
+						q.sweep = Params{}
+					}
+					q.sweep[ps.Name] = x
+					q.swept = append(q.swept, ps.Name+"="+formatParam(ps, x))
+				}
+				next = append(next, q)
+			}
+		}
+		pts = next
+	}
+	return pts
+}
+
+func formatParam(ps ParamSpec, x float64) string {
+	if ps.Kind == Bool {
+		return strconv.FormatBool(x != 0)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// maxSeriesPerGrid bounds one series' sweep, so that a typo cannot plan
+// millions of series.
+const maxSeriesPerGrid = 10000
+
 // params resolves a series' params mapping against the domain's declared
 // parameters: unknown keys, wrong types and out-of-range values are errors.
-func (v *validator) params(spec *DomainSpec, node *yaml.Node, field string, at []any) Params {
-	p := spec.Defaults()
+// A value may be a list (a sweep): the series expands into the cartesian
+// product of its lists.
+func (v *validator) params(spec *DomainSpec, node *yaml.Node, field string, at []any) paramGrid {
+	g := paramGrid{values: map[string][]float64{}}
+	for name, x := range spec.Defaults() {
+		g.values[name] = []float64{x}
+	}
 	if node.Kind == 0 {
-		return p // no params: all defaults
+		return g // no params: all defaults
 	}
 	if node.Kind != yaml.MappingNode {
 		v.fail(field, at, "want a mapping of parameter names to values")
-		return p
+		return g
 	}
+	combos := 1
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		key, val := node.Content[i].Value, node.Content[i+1]
 		kat := append(slices.Clone(at), key)
@@ -319,20 +395,44 @@ func (v *validator) params(spec *DomainSpec, node *yaml.Node, field string, at [
 			v.fail(field+"."+key, kat, "unknown parameter of domain %s (known: %s)", spec.Name, strings.Join(names, ", "))
 			continue
 		}
-		x, err := scalarParam(ps, val)
-		if err != nil {
-			v.fail(field+"."+key, kat, "%v", err)
-			continue
+		items := []*yaml.Node{val}
+		if val.Kind == yaml.SequenceNode {
+			items = val.Content
+			if len(items) == 0 {
+				v.fail(field+"."+key, kat, "empty list; a sweep needs at least one value")
+				continue
+			}
 		}
-		p[key] = x
+		var xs []float64
+		for j, item := range items {
+			x, err := scalarParam(ps, item)
+			if err != nil {
+				f := field + "." + key
+				if val.Kind == yaml.SequenceNode {
+					f = fmt.Sprintf("%s[%d]", f, j)
+				}
+				v.fail(f, append(slices.Clone(kat), j), "%v", err)
+				continue
+			}
+			if slices.Contains(xs, x) {
+				v.fail(fmt.Sprintf("%s.%s[%d]", field, key, j), append(slices.Clone(kat), j), "%v is listed twice", item.Value)
+			}
+			xs = append(xs, x)
+		}
+		g.values[key] = xs
+		combos *= max(len(xs), 1)
+		if combos > maxSeriesPerGrid {
+			v.fail(field, at, "the sweep expands into more than %d series", maxSeriesPerGrid)
+			return g
+		}
 	}
-	return p
+	return g
 }
 
 // scalarParam decodes one parameter value and checks its type and range.
 func scalarParam(ps ParamSpec, val *yaml.Node) (float64, error) {
 	if val.Kind != yaml.ScalarNode {
-		return 0, fmt.Errorf("want a single %s", ps.Kind)
+		return 0, fmt.Errorf("want a single %s value or a list of them", ps.Kind)
 	}
 	var x float64
 	switch ps.Kind {

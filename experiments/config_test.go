@@ -90,3 +90,59 @@ func TestShippedConfigsParse(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestGridExpansion(t *testing.T) {
+	cfg := `n: [10]
+series:
+  - name: taxi
+    domain: noisytaxi
+    params: {eps_b: [0.3, 0.5], option_length: [1, 2, 3], eps_e: 0.05, mc_episodes: 0}
+    estimators: [pdis]
+  - name: plain
+    domain: subepisode
+    estimators: [pdis]
+`
+	r, err := ParseConfig([]byte(cfg), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 x 3 = 6 taxi series, in declared parameter order (eps_b before
+	// option_length), the last varying fastest; then the unswept series.
+	want := []string{
+		"taxi[eps_b=0.3,option_length=1]", "taxi[eps_b=0.3,option_length=2]", "taxi[eps_b=0.3,option_length=3]",
+		"taxi[eps_b=0.5,option_length=1]", "taxi[eps_b=0.5,option_length=2]", "taxi[eps_b=0.5,option_length=3]",
+		"plain",
+	}
+	if len(r.Series) != len(want) {
+		t.Fatalf("%d series, want %d", len(r.Series), len(want))
+	}
+	for i, s := range r.Series {
+		if s.Name != want[i] {
+			t.Errorf("series %d: %q, want %q", i, s.Name, want[i])
+		}
+	}
+	s := r.Series[4]
+	if s.Base != "taxi" || s.Params["eps_b"] != 0.5 || s.Params["option_length"] != 2 || s.Params["eps_e"] != 0.05 ||
+		s.Sweep["eps_b"] != 0.5 || s.Sweep["option_length"] != 2 || len(s.Sweep) != 2 {
+		t.Errorf("series 4: %+v", s)
+	}
+	if r.Series[6].Sweep != nil {
+		t.Errorf("unswept series has a sweep: %v", r.Series[6].Sweep)
+	}
+}
+
+func TestGridErrors(t *testing.T) {
+	for _, tc := range []struct{ params, want string }{
+		{"{p_e: []}", "t.yaml:6: series[0].params.p_e: empty list"},
+		{"{p_q: [0.1, 0.2]}", "t.yaml:6: series[0].params.p_q: unknown parameter of domain subepisode"},
+		{"{p_e: [0.5, 1.5]}", "t.yaml:6: series[0].params.p_e[1]: 1.5 is outside [0, 1]"},
+		{"{p_e: [0.5, 0.5]}", "series[0].params.p_e[1]: 0.5 is listed twice"},
+		{"{subepisodes: [[1]]}", "series[0].params.subepisodes[0]: want a single integer value or a list of them"},
+	} {
+		cfg := "n: [10]\nseries:\n  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    params: " + tc.params + "\n"
+		_, err := ParseConfig([]byte(cfg), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
+		}
+	}
+}
