@@ -44,15 +44,28 @@ type Report struct {
 	Wall   time.Duration
 }
 
-// Run computes a whole config: true values, every unit, aggregation and
-// claims. It writes nothing.
+// Run computes a whole config: every unit, then Finish. It writes nothing.
 func Run(ctx context.Context, r *Resolved, opt Options) (*Report, error) {
 	start := time.Now()
-	truths, err := Truths(r, nil)
+	results, err := RunUnits(ctx, r, r.Units(), opt)
 	if err != nil {
 		return nil, err
 	}
-	results, err := RunUnits(ctx, r, r.Units(), opt)
+	rep, err := Finish(r, results, nil)
+	if err != nil {
+		return nil, err
+	}
+	rep.Wall = time.Since(start)
+	return rep, nil
+}
+
+// Finish turns the results of every unit of r (in any order: a run's, a
+// resumed run's, or merged shards') into a report: true values, curve
+// rows, k* rows and claims. truthProgress, when not nil, hears about long
+// truth computations.
+func Finish(r *Resolved, results []UnitResult, truthProgress func(series string, frac float64)) (*Report, error) {
+	start := time.Now()
+	truths, err := Truths(r, truthProgress)
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/rand/v2"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -36,10 +34,21 @@ type Options struct {
 	// Workers is the number of goroutines running units; <= 0 means
 	// runtime.NumCPU().
 	Workers int
-	// Progress, when not nil, receives a progress line every few seconds.
-	Progress io.Writer
-	// ProgressEvery is the interval between progress lines (default 2s).
-	ProgressEvery time.Duration
+	// Progress, when not nil, is told how many units there are and when
+	// each finishes.
+	Progress Progress
+	// OnResult, when not nil, is called with each finished unit, one call
+	// at a time, before the unit counts as done (e.g. to checkpoint it).
+	// An error stops the run.
+	OnResult func(UnitResult) error
+}
+
+// Progress receives a run's progress. Implementations decide how to show
+// it (a bar on a terminal, plain lines in a log).
+type Progress interface {
+	Start(total int)
+	Add(done int)
+	Finish()
 }
 
 // Units lists every (series, trial) unit of r in canonical order.
@@ -72,20 +81,26 @@ func splitmix(x uint64) uint64 {
 }
 
 // RunUnits runs the given units on a pool of goroutines and returns their
-// results in the order of units. The first error cancels the run.
+// results in the order of units. The first error cancels the run; so does
+// ctx, after the units in flight finish (each is passed to OnResult), which
+// makes an interrupted run resumable from its checkpoint.
 func RunUnits(ctx context.Context, r *Resolved, units []Unit, opt Options) ([]UnitResult, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	workers = min(workers, len(units))
+	workers = max(1, min(workers, len(units)))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
+	if opt.Progress != nil {
+		opt.Progress.Start(len(units))
+		defer opt.Progress.Finish()
+	}
 	results := make([]UnitResult, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	prog := newProgress(opt, r.Name, len(units))
+	var mu sync.Mutex // serialises OnResult and Progress
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -93,12 +108,21 @@ func RunUnits(ctx context.Context, r *Resolved, units []Unit, opt Options) ([]Un
 			wk := newWorker(r)
 			for i := range next {
 				res, err := wk.run(units[i])
+				if err == nil {
+					mu.Lock()
+					if opt.OnResult != nil {
+						err = opt.OnResult(res)
+					}
+					if err == nil && opt.Progress != nil {
+						opt.Progress.Add(1)
+					}
+					mu.Unlock()
+				}
 				if err != nil {
 					cancel(err)
 					continue
 				}
 				results[i] = res
-				prog.done()
 			}
 		}()
 	}
@@ -112,7 +136,6 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	prog.finish()
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
@@ -199,58 +222,4 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 		}
 	}
 	return res, nil
-}
-
-// progress prints "name: done/total units (pct), rate, ETA" lines.
-type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	name   string
-	total  int
-	n      int
-	start  time.Time
-	last   time.Time
-	every  time.Duration
-	active bool
-}
-
-func newProgress(opt Options, name string, total int) *progress {
-	every := opt.ProgressEvery
-	if every <= 0 {
-		every = 2 * time.Second
-	}
-	now := time.Now()
-	return &progress{w: opt.Progress, name: name, total: total, start: now, last: now, every: every, active: opt.Progress != nil}
-}
-
-func (p *progress) done() {
-	if !p.active {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	if now := time.Now(); now.Sub(p.last) >= p.every {
-		p.last = now
-		p.print(now)
-	}
-}
-
-func (p *progress) print(now time.Time) {
-	el := now.Sub(p.start).Seconds()
-	rate := float64(p.n) / el
-	eta := "?"
-	if rate > 0 {
-		eta = time.Duration(float64(p.total-p.n) / rate * float64(time.Second)).Round(time.Second).String()
-	}
-	fmt.Fprintf(p.w, "%s: %d/%d units (%.0f%%), %.1f units/s, ETA %s\n", p.name, p.n, p.total, 100*float64(p.n)/float64(p.total), rate, eta)
-}
-
-func (p *progress) finish() {
-	if !p.active {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "%s: %d/%d units in %s\n", p.name, p.n, p.total, time.Since(p.start).Round(time.Millisecond))
 }
