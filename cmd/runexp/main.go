@@ -184,6 +184,10 @@ func runUnits(cfg *experiments.Resolved, dir string, shard experiments.Shard, re
 	if shard.Count > 1 {
 		ckptPath = filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.jsonl", shard.Index, shard.Count))
 	}
+	if _, err := os.Stat(ckptPath); resume && os.IsNotExist(err) {
+		fmt.Fprintf(stderr, "no checkpoint at %s: starting from the first unit\n", ckptPath)
+		resume = false
+	}
 	ckpt, done, err := experiments.OpenCheckpoint(ckptPath, cfg, shard, resume)
 	if err != nil {
 		return err
