@@ -35,6 +35,7 @@ Usage:
   runexp run [flags] CONFIG.yaml   run a config, write curve.csv, meta.json and the figure
   runexp merge DIR...              combine the shards of a run (run -shard i/N) into its outputs
   runexp plot DIR                  redraw the figure of a finished run from its curve.csv
+  runexp claims DIR...             summarise the claims of finished runs as a markdown table
   runexp estimate [flags] DATA     off-policy estimates with bootstrap intervals from logged episodes (CSV/JSONL)
   runexp help [COMMAND]            show help
 
@@ -64,6 +65,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdEstimate(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
+	case "claims":
+		err = cmdClaims(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
@@ -334,4 +337,32 @@ curve.csv, kstar.csv and meta.json in DIR, without rerunning anything.
 	}
 	fmt.Fprintf(stdout, "redrew %s\n", fs.Arg(0))
 	return nil
+}
+
+func cmdClaims(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: runexp claims DIR...
+
+Prints one markdown table of the claims checked by finished runs (from
+their claims.csv and meta.json): the README's claims section.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	md, err := experiments.ClaimsMarkdown(fs.Args())
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, md)
+	return err
 }
