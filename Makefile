@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 figs test bench clean
+.PHONY: all build fig2 fig3 fig4 theory figs test bench clean readme
 
 all: build
 
@@ -23,8 +23,13 @@ fig2: build
 fig3: build
 	$(BIN) run -workers $(WORKERS) configs/fig3.yaml
 
+## theory: Theorems 1, 2 and Corollaries 1, 2 on the chain MDP, simulated
+## against their closed forms (four panels) -> results/theory/
+theory: build
+	$(BIN) run -workers $(WORKERS) configs/theory.yaml
+
 ## figs: every figure that exists
-figs: fig2 fig3 fig4
+figs: fig2 fig3 fig4 theory
 
 ## test: the whole test suite (what .ci/run runs)
 test:
@@ -37,3 +42,9 @@ bench:
 
 clean:
 	rm -rf bin
+
+## readme: refresh the README's claims table from the committed results
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4
+readme: build
+	$(BIN) claims $(CLAIM_RUNS) > .claims.md
+	awk 'BEGIN{while((getline l < ".claims.md")>0) t=t l "\n"} /<!-- claims:begin -->/{print; printf "%s", t; skip=1; next} /<!-- claims:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .claims.md

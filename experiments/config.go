@@ -76,6 +76,12 @@ type PlotConfig struct {
 	// KStarN lists the n whose mean INCRIS k* per step the second panel
 	// shows (default: none, no panel).
 	KStarN []int `yaml:"kstar_n" json:"kstar_n,omitempty"`
+	// Panels, when set, replace the MSE (and k*) panels by a grid of
+	// panels, each a small view of the run's rows (see PanelConfig), and
+	// make the run write stats.csv and panels.csv. Labels keys may then
+	// also name a series by its base name; a label may hold {param}
+	// placeholders, replaced by the line's parameter values.
+	Panels []PanelConfig `yaml:"panels" json:"panels,omitempty"`
 }
 
 // Resolved is a validated configuration with every default filled in: what
@@ -526,6 +532,11 @@ func (v *validator) plot(c *Config, r *Resolved) {
 		}
 	}
 	for key := range c.Plot.Labels {
-		v.curveRef(r, "plot.labels", []any{"plot", "labels"}, key)
+		if len(c.Plot.Panels) > 0 {
+			v.labelRef(r, "plot.labels", []any{"plot", "labels"}, key)
+		} else {
+			v.curveRef(r, "plot.labels", []any{"plot", "labels"}, key)
+		}
 	}
+	r.Plot.Panels = v.panels(c.Plot.Panels, r)
 }

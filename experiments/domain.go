@@ -83,6 +83,13 @@ type DomainSpec struct {
 	// Splits says whether the domain marks split points (for
 	// partitioned-pdis), and what they are.
 	Splits string
+	// ClosedForm, when not nil, returns known exact values of an
+	// estimator's statistics over data sets of n trajectories, keyed by
+	// curve quantity: "mean_estimate", "bias", "variance" (over data sets,
+	// so that n*variance is the per-trajectory variance). ok is false when
+	// nothing is known for these parameters and estimator. Theory panels
+	// draw these beside the simulated points.
+	ClosedForm func(p Params, estimator string, n int) (values map[string]float64, ok bool)
 }
 
 var domains = map[string]*DomainSpec{}

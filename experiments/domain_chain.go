@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
@@ -23,8 +24,48 @@ func init() {
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
 			return Truth{Value: chainmdp.Value(p.Int("horizon"), p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}, nil
 		},
-		Splits: "none",
+		Splits:     "none",
+		ClosedForm: chainClosedForm,
 	})
+}
+
+// chainClosedForm returns the chain's exact estimator statistics (SPEC 2.1;
+// the appendix's proofs of Theorems 1 and 2, for any p_b):
+//
+//   - is, pdis, options-pdis, partitioned-pdis: the only reward is 1 for a1
+//     in x_H, reached only by H a1 actions, so every one of them reduces to
+//     (1/n) sum_i X_i with X = (p_e/p_b)^H with probability p_b^H, else 0
+//     (IS = PDIS here; no options, no split points). Unbiased:
+//     E = p_e^H; n Var = (p_e^2/p_b)^H - p_e^{2H}, which for p_b = 1/2 is
+//     Theorem 1's p_e^{2H} (2^H - 1).
+//   - wis, cwpdis with p_e = 1: a trajectory with an a2 has weight 0, so the
+//     estimate is 1 if an all-a1 trajectory is in the data, else 0 (0/0 :=
+//     0; CWPDIS's only rewarded step is H, so it equals WIS). With
+//     q = 1 - (1 - p_b^H)^n: E = q, bias = -(1 - p_b^H)^n (Theorem 2),
+//     Var = q (1 - q).
+func chainClosedForm(p Params, estimator string, n int) (map[string]float64, bool) {
+	h, pe, pb := float64(p.Int("horizon")), p["p_e"], p["p_b"]
+	if n < 1 || (pe > 0 && pb == 0) {
+		return nil, false
+	}
+	v := math.Pow(pe, h)
+	switch estimator {
+	case "is", "pdis", "options-pdis", "partitioned-pdis":
+		second := 0.0
+		if pe > 0 {
+			second = math.Pow(pe*pe/pb, h)
+		}
+		return map[string]float64{"mean_estimate": v, "bias": 0, "variance": (second - v*v) / float64(n)}, true
+	case "wis", "cwpdis":
+		if pe != 1 {
+			return nil, false
+		}
+		miss := math.Exp(float64(n) * math.Log1p(-math.Pow(pb, h))) // (1 - p_b^H)^n
+		q := 1 - miss
+		// 0 - miss, not -miss: a bias of 0 is written "0", never "-0".
+		return map[string]float64{"mean_estimate": q, "bias": 0 - miss, "variance": q * miss}, true
+	}
+	return nil, false
 }
 
 type chainDomain struct {

@@ -40,6 +40,9 @@ type Report struct {
 	Truths []Truth
 	Rows   []curve.Row
 	KStar  []curve.KStarRow
+	// Stats holds the standard errors panels need (stats.csv); only
+	// computed when the config has panels.
+	Stats  []StatsRow
 	Claims []ClaimSummary
 	Wall   time.Duration
 }
@@ -77,13 +80,21 @@ func Finish(r *Resolved, results []UnitResult, truthProgress func(series string,
 	if err != nil {
 		return nil, err
 	}
-	return &Report{Config: r, Truths: truths, Rows: rows, KStar: kstar, Claims: CheckClaims(r, rows), Wall: time.Since(start)}, nil
+	var stats []StatsRow
+	if len(r.Plot.Panels) > 0 {
+		if stats, err = AggregateStats(r, results); err != nil {
+			return nil, err
+		}
+	}
+	return &Report{Config: r, Truths: truths, Rows: rows, KStar: kstar, Stats: stats, Claims: CheckClaims(r, rows), Wall: time.Since(start)}, nil
 }
 
 // Write stores a report in dir: curve.csv, kstar.csv (when an estimator
 // reports k*), claims.csv and claims.md (when the config states claims),
-// meta.json, and the figure as <name>.png and <name>.svg. Every file is
-// written to a temporary name and renamed.
+// meta.json, and the figure as <name>.png and <name>.svg; with panels also
+// stats.csv (standard errors of bias and variance) and panels.csv (every
+// plotted point with its closed form and deviation in standard errors).
+// Every file is written to a temporary name and renamed.
 func (rep *Report) Write(dir string, workers int, revision string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -93,6 +104,11 @@ func (rep *Report) Write(dir string, workers int, revision string) error {
 	}
 	if len(rep.KStar) > 0 {
 		if err := WriteFileAtomic(filepath.Join(dir, "kstar.csv"), func(w io.Writer) error { return curve.WriteKStarCSV(w, rep.KStar) }); err != nil {
+			return err
+		}
+	}
+	if len(rep.Config.Plot.Panels) > 0 {
+		if err := WriteFileAtomic(filepath.Join(dir, "stats.csv"), func(w io.Writer) error { return WriteStatsCSV(w, rep.Stats) }); err != nil {
 			return err
 		}
 	}
@@ -116,7 +132,27 @@ func (rep *Report) Write(dir string, workers int, revision string) error {
 	}); err != nil {
 		return err
 	}
-	return plot.Draw(FigureOf(rep.Config, rep.Rows, rep.KStar), filepath.Join(dir, rep.Config.Name))
+	return drawRun(dir, rep.Config, rep.Rows, rep.KStar, rep.Stats)
+}
+
+// PanelsNote is the note under the title of a figure with panels.
+const PanelsNote = "Points: simulated, with error bars of ±1 standard error over the trials; lines: closed forms."
+
+// drawRun draws the figure of a run into dir; with panels it also writes
+// panels.csv.
+func drawRun(dir string, r *Resolved, rows []curve.Row, kstar []curve.KStarRow, stats []StatsRow) error {
+	f := FigureOf(r, rows, kstar)
+	if len(r.Plot.Panels) > 0 {
+		panels, pts, err := BuildPanels(r, rows, stats)
+		if err != nil {
+			return err
+		}
+		f.Panels, f.Note = panels, PanelsNote
+		if err := WriteFileAtomic(filepath.Join(dir, "panels.csv"), func(w io.Writer) error { return WritePanelsCSV(w, r, pts) }); err != nil {
+			return err
+		}
+	}
+	return plot.Draw(f, filepath.Join(dir, r.Name))
 }
 
 // FigureOf describes the figure of a run from its config and rows.
@@ -139,7 +175,8 @@ func FigureOf(r *Resolved, rows []curve.Row, kstar []curve.KStarRow) plot.Figure
 }
 
 // Redraw draws the figure of the run stored in dir again from its
-// curve.csv, kstar.csv and meta.json.
+// curve.csv, kstar.csv, meta.json and, with panels, stats.csv (rewriting
+// panels.csv).
 func Redraw(dir string) error {
 	var meta Meta
 	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
@@ -162,7 +199,13 @@ func Redraw(dir string) error {
 			return err
 		}
 	}
-	return plot.Draw(FigureOf(meta.Config, rows, kstar), filepath.Join(dir, meta.Config.Name))
+	var stats []StatsRow
+	if len(meta.Config.Plot.Panels) > 0 {
+		if stats, err = readRows(filepath.Join(dir, "stats.csv"), ReadStatsCSV); err != nil {
+			return err
+		}
+	}
+	return drawRun(dir, meta.Config, rows, kstar, stats)
 }
 
 func readRows[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {

@@ -3,8 +3,9 @@
 // Contract:
 //
 //   - Input is only data from package curve: MSE points ([curve.Row]) and,
-//     optionally, INCRIS k* points ([curve.KStarRow]). The package imports no
-//     other package of the repository and never reads result files itself.
+//     optionally, INCRIS k* points ([curve.KStarRow]); or panels of plain
+//     points ([Panel]). The package imports no other package of the
+//     repository and never reads result files itself.
 //   - [Draw] renders one [Figure] to base+".png" (150 dpi) and base+".svg".
 //     The main panel shows MSE against n on log-log axes, one line with
 //     markers per (series, estimator) pair, each with a light ±1 standard
@@ -21,5 +22,15 @@
 //     the destination directory (created if missing) and renamed into place,
 //     so an interrupted run never leaves a half-written figure and no
 //     temporary file survives Draw.
+//   - A Figure with Panels is instead a grid of panels (columns =
+//     ceil(sqrt(k)), 2 x 2 for four) under its title and note. Each [Panel]
+//     is a view its caller computed (experiments builds them from curve
+//     rows, stats and closed forms): per [PanelLine] one colour and marker,
+//     simulated points with +/- SE error bars, and the closed form as a
+//     solid line (a thin line joins the points when there is none), on log
+//     or linear axes, the legend to the right. Points a log axis cannot show
+//     are skipped; error bars are cut at the axis range, without a cap where
+//     cut; a closed form shows at most two decades beyond the points. Draw
+//     returns an error naming the panel if a panel has no drawable point.
 //   - Output depends only on the Figure: the same rows give the same images.
 package plot

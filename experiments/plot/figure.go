@@ -33,6 +33,13 @@ type Figure struct {
 	KStar      []curve.KStarRow
 	KStarN     []int
 	KStarTitle string // panel title, default "INCRIS: mean k* (weights kept) per step"
+	// Panels, when non-empty, replace the MSE and k* panels: the figure is
+	// a grid of these panels (2 x 2 for four) under Title and Note, and
+	// Rows, Labels, Dashed and KStar are not drawn.
+	Panels []Panel
+	// Note is a line of smaller text under the title of a figure with
+	// panels (e.g. what points and lines mean).
+	Note string
 }
 
 // DefaultKStarTitle is the k* panel title used when Figure.KStarTitle is empty.
@@ -120,7 +127,12 @@ func render(f Figure) (png, svg []byte, err error) {
 			err = fmt.Errorf("plot: drawing %q: %v", f.Title, r)
 		}
 	}()
-	lay, err := build(f)
+	var lay figureLayout
+	if len(f.Panels) > 0 {
+		lay, err = buildGrid(f)
+	} else {
+		lay, err = build(f)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,6 +158,11 @@ func render(f Figure) (png, svg []byte, err error) {
 type panel struct {
 	p      *plot.Plot
 	legend plot.Legend
+	// yLabel, when set, is drawn by panel.draw itself, centred on the data
+	// area, instead of by gonum/plot (whose label box sits near the top of
+	// a log axis and pushes the data area down when the label is long).
+	yLabel text.Style
+	yText  string
 }
 
 // legendWidth is the width the panel's legend needs.
@@ -172,13 +189,30 @@ func (pn *panel) draw(c draw.Canvas) {
 	lw := pn.legendWidth()
 	pc := c
 	pc.Max.X -= lw + vg.Points(legendGap)
+	var labelX vg.Length // baseline of the own y label, placed as gonum/plot places it
+	if pn.yText != "" {
+		descent := pn.yLabel.FontExtents().Descent
+		labelX = pc.Min.X + pn.yLabel.Height(pn.yText) - descent
+		pc.Min.X += pn.yLabel.Height(pn.yText) + descent + pn.p.Y.Label.Padding
+	}
 	pn.p.Draw(pc)
 	data := pn.p.DataCanvas(pc)
+	if pn.yText != "" {
+		sty := pn.yLabel
+		sty.Rotation += math.Pi / 2
+		c.FillText(sty, vg.Point{X: labelX, Y: (data.Min.Y + data.Max.Y) / 2}, pn.yText)
+	}
 	lc := c
 	lc.Min.X = c.Max.X - lw
 	lc.Max.Y = data.Max.Y
 	lc.Min.Y = data.Min.Y
 	pn.legend.Draw(lc)
+}
+
+// figureLayout is a whole figure, ready to draw at its size.
+type figureLayout interface {
+	size() (w, h vg.Length)
+	draw(c draw.Canvas)
 }
 
 // layout is the whole figure: the MSE panel and, optionally, the k* panel.

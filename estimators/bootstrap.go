@@ -1,0 +1,197 @@
+package estimators
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Interval is a percentile bootstrap confidence interval of one estimator.
+type Interval struct {
+	Name      string
+	Low, High float64
+	// Failed counts replicates whose estimate failed (for instance, not
+	// representable as a float64); they are left out of the percentiles.
+	// When every replicate failed, Low and High are NaN.
+	Failed int
+}
+
+// Bootstrap returns, for each estimator in names, the percentile bootstrap
+// interval at the given confidence level (e.g. 0.95) over reps resamples
+// of b's trajectories with replacement (n draws from n, uniformly).
+//
+// Percentiles: with alpha = 1 - confidence and m successful replicates
+// sorted, k = max(1, floor(m alpha/2)); Low is the k-th smallest replicate
+// and High the k-th largest, so at least a fraction confidence of the
+// replicates lie in [Low, High], symmetrically.
+//
+// Replicate r draws its resample from its own PCG stream, derived from
+// (seed, r) only, and every estimator sees the same resample, so the
+// result does not depend on workers (goroutines; <= 0 means 1). Each
+// worker owns one batch, reused for all its replicates, and its own
+// estimators: memory is about (workers + 1) copies of b.
+func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64, seed uint64, workers int) ([]Interval, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("bootstrap: %d replicates, want at least 1", reps)
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return nil, fmt.Errorf("bootstrap: confidence %v, want a number in (0, 1)", confidence)
+	}
+	n := b.N()
+	for _, name := range names {
+		info, ok := Lookup(name)
+		if !ok {
+			_, err := New(name)
+			return nil, err
+		}
+		if n < info.MinN {
+			return nil, fmt.Errorf("bootstrap: %s: %w: n = %d, needs n >= %d", name, ErrTooFew, n, info.MinN)
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("bootstrap: %w: an empty batch", ErrTooFew)
+	}
+	workers = max(1, min(workers, reps))
+
+	// est[j][r]: estimator j on replicate r; NaN marks a failure
+	est := make([][]float64, len(names))
+	for j := range est {
+		est[j] = make([]float64, reps)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			ests := make([]Estimator, len(names))
+			for j, name := range names {
+				e, err := New(name)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				ests[j] = e
+			}
+			var rb trajectory.Batch
+			idx := make([]int, n)
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= reps {
+					return
+				}
+				rng := ReplicateStream(seed, r)
+				for i := range idx {
+					idx[i] = rng.IntN(n)
+				}
+				rb.Resample(b, idx)
+				for j, e := range ests {
+					v, err := e.Estimate(&rb)
+					if err != nil {
+						if errors.Is(err, ErrTooFew) {
+							errs[w] = err
+							return
+						}
+						v = math.NaN()
+					}
+					est[j][r] = v
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Interval, len(names))
+	for j, name := range names {
+		out[j] = percentileInterval(name, est[j], confidence)
+	}
+	return out, nil
+}
+
+// ReplicateStream returns the random stream of bootstrap replicate r: a
+// PCG generator seeded from (seed, r) only, through SplitMix64 so that
+// neighbouring seeds and replicates get unrelated states.
+func ReplicateStream(seed uint64, r int) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix64(seed^0x6a09e667f3bcc909), splitmix64(uint64(r)+0x9e3779b97f4a7c15)))
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// percentileInterval sorts the replicates (NaN = failed) in place and
+// returns the interval of Bootstrap's percentile rule.
+func percentileInterval(name string, v []float64, confidence float64) Interval {
+	ok := v[:0]
+	failed := 0
+	for _, x := range v {
+		if math.IsNaN(x) {
+			failed++
+			continue
+		}
+		ok = append(ok, x)
+	}
+	iv := Interval{Name: name, Failed: failed, Low: math.NaN(), High: math.NaN()}
+	m := len(ok)
+	if m == 0 {
+		return iv
+	}
+	slices.Sort(ok)
+	// the small tolerance keeps 0.05/2 * 2000 = 50.000000000000004 at 50
+	k := max(1, int(math.Floor((1-confidence)/2*float64(m)+1e-9)))
+	iv.Low, iv.High = ok[k-1], ok[m-k]
+	return iv
+}
+
+// ESS returns the effective sample size of b's final importance weights,
+// (sum_i W^i)^2 / sum_i (W^i)^2, with W^i the product of the per-step
+// factors over all of trajectory i (padding multiplies by 1): the action
+// ratios rho, or with optionWeights the options-PDIS factors (option ratio,
+// times rho inside changed options). It is n when all weights are equal
+// and near 1 when one dominates; 0 when every weight is 0. Products are
+// kept as mantissa and exponent, so the result is exact even where the
+// weights themselves overflow a float64.
+func ESS(b *trajectory.Batch, optionWeights bool) float64 {
+	kind := primitiveFactors
+	if optionWeights {
+		kind = optionFactors
+	}
+	n := b.N()
+	if n == 0 {
+		return 0
+	}
+	ws := make([]scaledWeight, n)
+	top := minExp
+	for i := range n {
+		w := scaledWeight{m: 1}
+		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
+			w.mul(stepFactor(b, s, kind))
+		}
+		ws[i] = w
+		if w.m != 0 {
+			top = max(top, w.e)
+		}
+	}
+	if top == minExp {
+		return 0
+	}
+	var sum, sum2 float64
+	for _, w := range ws {
+		x := w.at(top)
+		sum += x
+		sum2 += x * x
+	}
+	return sum * sum / sum2
+}

@@ -1,0 +1,91 @@
+package logdata_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// checkRead reads data and checks what must hold whatever the input: no
+// panic; an error is an *logdata.Error (the input is in memory, so there
+// are no I/O errors); a success is a valid batch whose every step has a
+// finite reward and finite non-negative ratios, as Info says.
+func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
+	var b trajectory.Batch
+	info, err := logdata.Read(bytes.NewReader(data), f, &b, logdata.Options{AllowExtra: allowExtra, SizeHint: int64(len(data))})
+	if err != nil {
+		var le *logdata.Error
+		if !errors.As(err, &le) {
+			t.Fatalf("error %v (%T) is not a *logdata.Error", err, err)
+		}
+		if err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+		return
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatalf("read succeeded but the batch is invalid: %v", err)
+	}
+	if info.Episodes != b.N() || info.Steps != b.Steps() || b.N() == 0 {
+		t.Fatalf("info %+v for a batch of %d episodes, %d steps", info, b.N(), b.Steps())
+	}
+	for i := range b.N() {
+		if b.Len(i) == 0 {
+			t.Fatalf("episode %d is empty", i)
+		}
+	}
+	for s := range b.Steps() {
+		if math.IsInf(b.Ratio[s], 0) || math.IsInf(b.OptionRatio[s], 0) {
+			t.Fatalf("step %d: infinite ratio", s)
+		}
+		if !info.Columns.Options && b.OptionRatio[s] != b.Ratio[s] {
+			t.Fatalf("step %d: option ratio %v differs from ratio %v without option columns", s, b.OptionRatio[s], b.Ratio[s])
+		}
+		if !info.Columns.Split && b.Split[s] {
+			t.Fatalf("step %d: split without a split column", s)
+		}
+	}
+}
+
+// FuzzParseCSV: the CSV reader never panics and accepts only data that
+// makes a valid batch. Seed corpus: testdata/fuzz/FuzzParseCSV and the
+// entries below.
+func FuzzParseCSV(f *testing.F) {
+	for _, s := range []string{
+		"episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.25\na,1,-2,0.5,0.75\nb,0,0,1,1\n",
+		"episode,step,reward,pi_b,pi_e,split\na,0,1,0.5,0.25,1\na,1,2,0.5,0.75,0\n",
+		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,option_changed\nx,0,1,0.5,0.25,1,0.8,0.4,1\nx,1,2,0.5,1,0,,,\ny,0,5,0.5,0.5,1,1,0,0\n",
+		"pi_e,reward,episode,step,pi_b,extra\n0.5,1,\"a,b\",0,1,\"x\ny\"\n",
+		"episode,step,reward,pi_b,pi_e\na,0,NaN,1,1\n",
+		"",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, allowExtra bool) {
+		checkRead(t, logdata.CSV, data, allowExtra)
+	})
+}
+
+// FuzzParseJSONL: the same for JSON Lines.
+func FuzzParseJSONL(f *testing.F) {
+	for _, s := range []string{
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","step":1,"reward":-2,"pi_b":0.5,"pi_e":0.75}` + "\n",
+		`{"episode":7,"step":0,"reward":1,"pi_b":0.5,"pi_e":0.5,"split":true,"note":{"a":[1,"}"]}}`,
+		`{"episode":"x","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"option_start":1,"mu_b":0.8,"mu_e":0.4,"option_changed":true}` + "\n" +
+			`{"episode":"x","step":1,"reward":2,"pi_b":0.5,"pi_e":1,"option_start":false}` + "\n",
+		`{"episode":"\u00e9\"","step":0,"reward":1e-400,"pi_b":1,"pi_e":0}`,
+		"[1]\n{}\n",
+		"",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, allowExtra bool) {
+		checkRead(t, logdata.JSONL, data, allowExtra)
+	})
+}

@@ -1,0 +1,630 @@
+package logdata
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Format is a file format.
+type Format int
+
+// The formats.
+const (
+	CSV Format = iota
+	JSONL
+)
+
+func (f Format) String() string {
+	if f == JSONL {
+		return "jsonl"
+	}
+	return "csv"
+}
+
+// ParseFormat returns the format called s ("csv" or "jsonl").
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "csv":
+		return CSV, nil
+	case "jsonl":
+		return JSONL, nil
+	}
+	return CSV, fmt.Errorf("unknown format %q (known: csv, jsonl)", s)
+}
+
+// FormatOf guesses the format from a file name: JSONL for names ending in
+// .jsonl or .ndjson, CSV otherwise.
+func FormatOf(path string) Format {
+	p := strings.ToLower(path)
+	if strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson") {
+		return JSONL
+	}
+	return CSV
+}
+
+// Column names.
+const (
+	ColEpisode       = "episode"
+	ColStep          = "step"
+	ColReward        = "reward"
+	ColPiB           = "pi_b"
+	ColPiE           = "pi_e"
+	ColSplit         = "split"
+	ColOptionStart   = "option_start"
+	ColMuB           = "mu_b"
+	ColMuE           = "mu_e"
+	ColOptionChanged = "option_changed"
+)
+
+// column indices into a record's cells
+const (
+	cEpisode = iota
+	cStep
+	cReward
+	cPiB
+	cPiE
+	cSplit
+	cOptionStart
+	cMuB
+	cMuE
+	cOptionChanged
+	numCols
+)
+
+var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged}
+
+func colIndex(name string) int {
+	for i, n := range colNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Columns says which optional columns a file has.
+type Columns struct {
+	// Split: the file has a split column.
+	Split bool
+	// Options: the file has the option columns option_start, mu_b, mu_e.
+	Options bool
+	// Changed: the file has option_changed (only with Options).
+	Changed bool
+}
+
+// Options control reading.
+type Options struct {
+	// AllowExtra ignores unknown columns instead of rejecting them.
+	AllowExtra bool
+	// SizeHint is the input's size in bytes when known (0: unknown). The
+	// reader uses it to size the batch once from the first records.
+	SizeHint int64
+}
+
+// Info describes what was read.
+type Info struct {
+	Episodes int
+	Steps    int
+	Columns  Columns
+	// Extra lists the unknown columns that AllowExtra ignored (CSV: from
+	// the header; JSONL: from the first record).
+	Extra []string
+}
+
+// Error is a bad record or header.
+type Error struct {
+	// Line is the 1-based line of the input (CSV: the line where the field
+	// starts); 0 when the error is not about one line (an empty input).
+	Line int
+	// Record is the 1-based number of the data record (CSV: the header is
+	// not counted); 0 for a header error.
+	Record int
+	// Column names the column (CSV) or field (JSONL) at fault, "" when the
+	// error is about the whole record.
+	Column string
+	// Format is the input's format; it decides the wording.
+	Format Format
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var s strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&s, "line %d", e.Line)
+		if e.Format == JSONL && e.Record > 0 && e.Record != e.Line {
+			fmt.Fprintf(&s, " (record %d)", e.Record)
+		}
+		s.WriteString(": ")
+	}
+	if e.Column != "" {
+		if e.Format == JSONL {
+			fmt.Fprintf(&s, "field %q: ", e.Column)
+		} else {
+			fmt.Fprintf(&s, "column %q: ", e.Column)
+		}
+	}
+	s.WriteString(e.Err.Error())
+	return s.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNoData reports an input without data records.
+var ErrNoData = errors.New("no data records")
+
+// Read reads the whole input in format f, appending its episodes to b.
+func Read(r io.Reader, f Format, b *trajectory.Batch, opt Options) (Info, error) {
+	if f == JSONL {
+		return ReadJSONL(r, b, opt)
+	}
+	return ReadCSV(r, b, opt)
+}
+
+// cellKind is how a value was written.
+type cellKind uint8
+
+const (
+	cellNone   cellKind = iota // absent, an empty CSV cell or JSON null
+	cellText                   // a CSV cell: untyped text
+	cellNumber                 // a JSON number (s is its literal)
+	cellString                 // a JSON string (s is its value)
+	cellBool                   // JSON true or false (s is "true" or "false")
+	cellOther                  // a JSON object or array
+)
+
+// cell is one value of a record before conversion.
+type cell struct {
+	kind cellKind
+	s    string
+}
+
+// fieldErr is a conversion error of one column, before the reader adds
+// the line.
+type fieldErr struct {
+	col int
+	err error
+}
+
+func ferr(col int, format string, args ...any) *fieldErr {
+	return &fieldErr{col: col, err: fmt.Errorf(format, args...)}
+}
+
+// bufSize is the read buffer for an input of hint bytes (0: unknown).
+func bufSize(hint int64) int {
+	const big = 1 << 20
+	if hint <= 0 || hint >= big {
+		return big
+	}
+	return max(int(hint)+16, 4096)
+}
+
+// builder turns converted records into batch steps and checks the
+// cross-record rules: contiguous episodes, steps 0, 1, 2, ..., option
+// structure.
+type builder struct {
+	b      *trajectory.Batch
+	format Format
+	cols   Columns
+
+	started  bool
+	cur      string // current episode id (owned copy)
+	curLine  int    // line of the current episode's first record
+	nextStep int
+	finished map[string]int // finished episode id -> its first line
+
+	// the running option
+	muB, muE float64
+	changed  bool
+
+	info Info
+}
+
+func newBuilder(b *trajectory.Batch, f Format, cols Columns) *builder {
+	return &builder{b: b, format: f, cols: cols, finished: make(map[string]int)}
+}
+
+// missing describes a cell with no value in the input's wording.
+func (bd *builder) missing() string {
+	if bd.format == JSONL {
+		return "missing or null"
+	}
+	return "empty"
+}
+
+func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
+	var s string
+	switch c.kind {
+	case cellNone:
+		return 0, ferr(col, "%s, want a number", bd.missing())
+	case cellText:
+		s = strings.TrimSpace(c.s)
+		if s == "" {
+			return 0, ferr(col, "%s, want a number", bd.missing())
+		}
+	case cellNumber:
+		s = c.s
+	default:
+		return 0, ferr(col, "%s, want a JSON number", describe(c))
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
+			// underflow: ParseFloat returns the nearest value (0 or a
+			// subnormal), which is what the text means
+			return v, nil
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, ferr(col, "%s is out of the float64 range", quoteCell(s))
+		}
+		return 0, ferr(col, "%s is not a number", quoteCell(s))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, ferr(col, "%s: NaN and infinities are not allowed", quoteCell(s))
+	}
+	return v, nil
+}
+
+// optNumber is number for a cell that may be empty.
+func (bd *builder) optNumber(c cell, col int) (float64, bool, *fieldErr) {
+	if c.kind == cellNone || (c.kind == cellText && strings.TrimSpace(c.s) == "") {
+		return 0, false, nil
+	}
+	v, err := bd.number(c, col)
+	return v, err == nil, err
+}
+
+func (bd *builder) prob(c cell, col int, zeroOK bool) (float64, *fieldErr) {
+	v, err := bd.number(c, col)
+	if err != nil {
+		return 0, err
+	}
+	return v, checkProb(v, col, zeroOK)
+}
+
+func checkProb(v float64, col int, zeroOK bool) *fieldErr {
+	if zeroOK && !(v >= 0 && v <= 1) {
+		return ferr(col, "%v is not a probability in [0, 1]", v)
+	}
+	if !zeroOK && !(v > 0 && v <= 1) {
+		why := "not a probability"
+		if v <= 0 {
+			why = "the behavior policy must give what it logged positive probability"
+		}
+		return ferr(col, "%v is not in (0, 1]: %s", v, why)
+	}
+	return nil
+}
+
+func (bd *builder) integer(c cell, col int) (int, *fieldErr) {
+	var s string
+	switch c.kind {
+	case cellNone:
+		return 0, ferr(col, "%s, want an integer", bd.missing())
+	case cellText:
+		s = strings.TrimSpace(c.s)
+		if s == "" {
+			return 0, ferr(col, "%s, want an integer", bd.missing())
+		}
+	case cellNumber:
+		s = c.s
+	default:
+		return 0, ferr(col, "%s, want an integer", describe(c))
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, ferr(col, "%s is not an integer", quoteCell(s))
+	}
+	return v, nil
+}
+
+// flag converts a 0/1 cell; ok is false for an empty cell.
+func (bd *builder) flag(c cell, col int) (v, ok bool, e *fieldErr) {
+	switch c.kind {
+	case cellNone:
+		return false, false, nil
+	case cellBool:
+		return c.s == "true", true, nil
+	case cellNumber, cellText:
+		s := strings.TrimSpace(c.s)
+		switch strings.ToLower(s) {
+		case "":
+			if c.kind == cellText {
+				return false, false, nil
+			}
+		case "0", "false":
+			if c.kind == cellText || s == "0" {
+				return false, true, nil
+			}
+		case "1", "true":
+			if c.kind == cellText || s == "1" {
+				return true, true, nil
+			}
+		}
+		return false, false, ferr(col, "%s is not 0 or 1", quoteCell(s))
+	}
+	return false, false, ferr(col, "%s, want 0 or 1", describe(c))
+}
+
+func (bd *builder) reqFlag(c cell, col int) (bool, *fieldErr) {
+	v, ok, err := bd.flag(c, col)
+	if err == nil && !ok {
+		err = ferr(col, "%s, want 0 or 1", bd.missing())
+	}
+	return v, err
+}
+
+func (bd *builder) id(c cell, col int) (string, *fieldErr) {
+	switch c.kind {
+	case cellText, cellString, cellNumber:
+		if c.s == "" {
+			return "", ferr(col, "empty episode id")
+		}
+		return c.s, nil
+	case cellNone:
+		return "", ferr(col, "%s, want an episode id", bd.missing())
+	}
+	return "", ferr(col, "%s, want a string or a number", describe(c))
+}
+
+func describe(c cell) string {
+	switch c.kind {
+	case cellString:
+		return fmt.Sprintf("the string %q", c.s)
+	case cellBool:
+		return c.s
+	case cellOther:
+		return "an object or array"
+	case cellNumber:
+		return "the number " + c.s
+	}
+	return fmt.Sprintf("%q", c.s)
+}
+
+func quoteCell(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// add converts one record (cells indexed by column) and appends its step.
+// line and record locate it for errors; lineOf returns the line of a column
+// (CSV fields can span lines).
+func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col int) int) error {
+	wrap := func(fe *fieldErr) error {
+		l := line
+		if lineOf != nil {
+			l = lineOf(fe.col)
+		}
+		return &Error{Line: l, Record: record, Column: colNames[fe.col], Format: bd.format, Err: fe.err}
+	}
+	id, fe := bd.id(cells[cEpisode], cEpisode)
+	if fe != nil {
+		return wrap(fe)
+	}
+	step, fe := bd.integer(cells[cStep], cStep)
+	if fe != nil {
+		return wrap(fe)
+	}
+	reward, fe := bd.number(cells[cReward], cReward)
+	if fe != nil {
+		return wrap(fe)
+	}
+	piB, fe := bd.prob(cells[cPiB], cPiB, false)
+	if fe != nil {
+		return wrap(fe)
+	}
+	piE, fe := bd.prob(cells[cPiE], cPiE, true)
+	if fe != nil {
+		return wrap(fe)
+	}
+	if math.IsInf(piE/piB, 0) {
+		return wrap(ferr(cPiB, "pi_e/pi_b = %v/%v overflows a float64", piE, piB))
+	}
+	split := false
+	if bd.cols.Split {
+		if split, fe = bd.reqFlag(cells[cSplit], cSplit); fe != nil {
+			return wrap(fe)
+		}
+	}
+
+	// episode and step order
+	newEpisode := !bd.started || id != bd.cur
+	if newEpisode {
+		if first, seen := bd.finished[id]; seen {
+			return wrap(ferr(cEpisode, "episode %q (first seen on line %d) appears again after episode %q: an episode's records must be contiguous", id, first, bd.cur))
+		}
+		if step != 0 {
+			return wrap(ferr(cStep, "episode %q starts at step %d, want 0 (steps are 0, 1, 2, ...)", id, step))
+		}
+	} else if step != bd.nextStep {
+		what := "is out of order"
+		switch {
+		case step == bd.nextStep-1:
+			what = "is repeated"
+		case step > bd.nextStep:
+			what = fmt.Sprintf("skips step %d", bd.nextStep)
+		}
+		return wrap(ferr(cStep, "step %d of episode %q %s: after step %d comes step %d", step, id, what, bd.nextStep-1, bd.nextStep))
+	}
+
+	// option structure
+	optionRatio := 1.0
+	changed := false
+	if bd.cols.Options {
+		start, fe := bd.reqFlag(cells[cOptionStart], cOptionStart)
+		if fe != nil {
+			return wrap(fe)
+		}
+		if newEpisode && !start {
+			return wrap(ferr(cOptionStart, "step 0 of episode %q does not start an option (want option_start = 1)", id))
+		}
+		muB, hasB, fe := bd.optNumber(cells[cMuB], cMuB)
+		if fe != nil {
+			return wrap(fe)
+		}
+		muE, hasE, fe := bd.optNumber(cells[cMuE], cMuE)
+		if fe != nil {
+			return wrap(fe)
+		}
+		ch, hasCh := false, false
+		if bd.cols.Changed {
+			if ch, hasCh, fe = bd.flag(cells[cOptionChanged], cOptionChanged); fe != nil {
+				return wrap(fe)
+			}
+		}
+		if start {
+			if !hasB {
+				return wrap(ferr(cMuB, "%s on an option's first step (option_start = 1), want the option's probability under behavior", bd.missing()))
+			}
+			if !hasE {
+				return wrap(ferr(cMuE, "%s on an option's first step (option_start = 1), want the option's probability under evaluation", bd.missing()))
+			}
+			if fe := checkProb(muB, cMuB, false); fe != nil {
+				return wrap(fe)
+			}
+			if fe := checkProb(muE, cMuE, true); fe != nil {
+				return wrap(fe)
+			}
+			if bd.cols.Changed && !hasCh {
+				return wrap(ferr(cOptionChanged, "%s on an option's first step (option_start = 1), want 0 or 1", bd.missing()))
+			}
+			if math.IsInf(muE/muB, 0) {
+				return wrap(ferr(cMuB, "mu_e/mu_b = %v/%v overflows a float64", muE, muB))
+			}
+			bd.muB, bd.muE, bd.changed = muB, muE, ch
+			optionRatio = muE / muB
+		} else {
+			if hasB && muB != bd.muB {
+				return wrap(ferr(cMuB, "%v inside an option that started with mu_b = %v: leave it empty or repeat the start row's value", muB, bd.muB))
+			}
+			if hasE && muE != bd.muE {
+				return wrap(ferr(cMuE, "%v inside an option that started with mu_e = %v: leave it empty or repeat the start row's value", muE, bd.muE))
+			}
+			if hasCh && ch != bd.changed {
+				return wrap(ferr(cOptionChanged, "%s inside an option that started with option_changed = %s: leave it empty or repeat the start row's value", bit(ch), bit(bd.changed)))
+			}
+		}
+		changed = bd.changed
+	}
+
+	if newEpisode {
+		if bd.started {
+			bd.b.End()
+			bd.finished[bd.cur] = bd.curLine
+		}
+		bd.started = true
+		bd.cur = strings.Clone(id)
+		bd.curLine = line
+		bd.info.Episodes++
+	}
+	bd.nextStep = step + 1
+	rho := piE / piB
+	if bd.cols.Options {
+		bd.b.AddOption(reward, rho, optionRatio, changed)
+	} else {
+		bd.b.Add(reward, rho)
+	}
+	if split {
+		bd.b.MarkSplit()
+	}
+	bd.info.Steps++
+	return nil
+}
+
+func bit(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
+}
+
+// finish closes the last episode.
+func (bd *builder) finish() (Info, error) {
+	if !bd.started {
+		return bd.info, &Error{Format: bd.format, Err: ErrNoData}
+	}
+	bd.b.End()
+	bd.info.Columns = bd.cols
+	return bd.info, nil
+}
+
+// sizeHint grows the batch once for the whole input, from the bytes per
+// record seen so far.
+func (bd *builder) sizeHint(total, consumed int64) {
+	if total <= 0 || consumed <= 0 || bd.info.Steps == 0 || total <= consumed {
+		return
+	}
+	perStep := float64(consumed) / float64(bd.info.Steps)
+	more := float64(total-consumed)/perStep*1.02 + 16
+	perEp := float64(bd.info.Steps) / float64(max(bd.info.Episodes, 1))
+	if more > 1<<40 {
+		return
+	}
+	bd.b.Grow(int(more/perEp)+1, int(more))
+}
+
+// setColumns checks a header (CSV) or the first record's field names
+// (JSONL): required columns present, no duplicates, option columns
+// complete, unknown ones allowed only with AllowExtra. index maps each
+// position to a column index, -1 for an ignored extra.
+func setColumns(names []string, f Format, allowExtra bool, line int) (cols Columns, index []int, extra []string, err error) {
+	index = make([]int, len(names))
+	var seen [numCols]bool
+	herr := func(col string, format string, args ...any) error {
+		return &Error{Line: line, Record: 0, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	}
+	if f == JSONL {
+		herr = func(col string, format string, args ...any) error {
+			return &Error{Line: line, Record: 1, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+		}
+	}
+	for i, n := range names {
+		c := colIndex(n)
+		index[i] = c
+		if c < 0 {
+			if !allowExtra {
+				return cols, nil, nil, herr(n, "unknown column (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			}
+			extra = append(extra, n)
+			continue
+		}
+		if seen[c] {
+			return cols, nil, nil, herr(n, "column appears twice")
+		}
+		seen[c] = true
+	}
+	for c := cEpisode; c <= cPiE; c++ {
+		if !seen[c] {
+			what := "header"
+			if f == JSONL {
+				what = "first record (it fixes the columns)"
+			}
+			return cols, nil, nil, herr(colNames[c], "required column missing from the %s (required: episode, step, reward, pi_b, pi_e)", what)
+		}
+	}
+	cols.Split = seen[cSplit]
+	nOpt := 0
+	for _, c := range []int{cOptionStart, cMuB, cMuE} {
+		if seen[c] {
+			nOpt++
+		}
+	}
+	if nOpt > 0 || seen[cOptionChanged] {
+		for _, c := range []int{cOptionStart, cMuB, cMuE} {
+			if !seen[c] {
+				return cols, nil, nil, herr(colNames[c], "missing: option columns come together (option_start, mu_b, mu_e; option_changed optional)")
+			}
+		}
+		cols.Options = true
+		cols.Changed = seen[cOptionChanged]
+	}
+	return cols, index, extra, nil
+}

@@ -1,0 +1,155 @@
+package logdata
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Record is one logged step, as a file holds it.
+type Record struct {
+	Episode  string
+	Step     int
+	Reward   float64
+	PiB, PiE float64
+	Split    bool
+	// Option columns, written when the Writer's Columns.Options is set.
+	// MuB and MuE are written on OptionStart records only (left empty on
+	// the others); OptionChanged on every record when Columns.Changed.
+	OptionStart   bool
+	MuB, MuE      float64
+	OptionChanged bool
+}
+
+// Writer writes records as CSV or JSON Lines in the layout the readers
+// accept. Numbers are written in the shortest form that reads back to the
+// same float64, so a file written and read again gives the same batch bit
+// for bit.
+type Writer struct {
+	f    Format
+	cols Columns
+	w    *bufio.Writer
+	cw   *csv.Writer
+	row  []string
+	buf  []byte
+	// wrote the header
+	started bool
+}
+
+// NewWriter returns a writer of format f with the optional columns cols.
+func NewWriter(w io.Writer, f Format, cols Columns) *Writer {
+	if !cols.Options {
+		cols.Changed = false
+	}
+	wr := &Writer{f: f, cols: cols, w: bufio.NewWriterSize(w, 1<<16)}
+	if f == CSV {
+		wr.cw = csv.NewWriter(wr.w)
+	}
+	return wr
+}
+
+// Header returns the CSV header of the writer's columns.
+func (w *Writer) Header() []string {
+	h := []string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE}
+	if w.cols.Split {
+		h = append(h, ColSplit)
+	}
+	if w.cols.Options {
+		h = append(h, ColOptionStart, ColMuB, ColMuE)
+		if w.cols.Changed {
+			h = append(h, ColOptionChanged)
+		}
+	}
+	return h
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// Write writes one record.
+func (w *Writer) Write(r *Record) error {
+	if w.f == CSV {
+		if !w.started {
+			w.started = true
+			if err := w.cw.Write(w.Header()); err != nil {
+				return err
+			}
+		}
+		w.row = append(w.row[:0], r.Episode, strconv.Itoa(r.Step), ftoa(r.Reward), ftoa(r.PiB), ftoa(r.PiE))
+		if w.cols.Split {
+			w.row = append(w.row, bit(r.Split))
+		}
+		if w.cols.Options {
+			mb, me := "", ""
+			if r.OptionStart {
+				mb, me = ftoa(r.MuB), ftoa(r.MuE)
+			}
+			w.row = append(w.row, bit(r.OptionStart), mb, me)
+			if w.cols.Changed {
+				w.row = append(w.row, bit(r.OptionChanged))
+			}
+		}
+		return w.cw.Write(w.row)
+	}
+	b := w.buf[:0]
+	b = append(b, `{"episode":`...)
+	if isDigits(r.Episode) {
+		b = append(b, r.Episode...)
+	} else {
+		q, err := json.Marshal(r.Episode)
+		if err != nil {
+			return err
+		}
+		b = append(b, q...)
+	}
+	b = fmt.Appendf(b, `,"step":%d,"reward":%s,"pi_b":%s,"pi_e":%s`, r.Step, ftoa(r.Reward), ftoa(r.PiB), ftoa(r.PiE))
+	if w.cols.Split {
+		b = fmt.Appendf(b, `,"split":%s`, bit(r.Split))
+	}
+	if w.cols.Options {
+		b = fmt.Appendf(b, `,"option_start":%t`, r.OptionStart)
+		if r.OptionStart {
+			b = fmt.Appendf(b, `,"mu_b":%s,"mu_e":%s`, ftoa(r.MuB), ftoa(r.MuE))
+		}
+		if w.cols.Changed {
+			b = fmt.Appendf(b, `,"option_changed":%t`, r.OptionChanged)
+		}
+	}
+	b = append(b, "}\n"...)
+	w.buf = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+// isDigits reports whether s is a JSON integer literal without sign or
+// leading zero, written as a number in JSON Lines.
+func isDigits(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Flush writes any buffered data.
+func (w *Writer) Flush() error {
+	if w.cw != nil {
+		if !w.started {
+			w.started = true
+			if err := w.cw.Write(w.Header()); err != nil {
+				return err
+			}
+		}
+		w.cw.Flush()
+		if err := w.cw.Error(); err != nil {
+			return err
+		}
+	}
+	return w.w.Flush()
+}
