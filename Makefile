@@ -28,8 +28,12 @@ fig3: build
 theory: build
 	$(BIN) run -workers $(WORKERS) configs/theory.yaml
 
+## sweep: Experiment 1 swept over eps_b x option length -> results/sweep_taxi/
+sweep: build
+	$(BIN) run -workers $(WORKERS) configs/sweep_taxi.yaml
+
 ## figs: every figure that exists
-figs: fig2 fig3 fig4 theory
+figs: fig2 fig3 fig4 theory sweep
 
 ## test: the whole test suite (what .ci/run runs)
 test:

@@ -135,8 +135,12 @@ func (rep *Report) Write(dir string, workers int, revision string) error {
 	return drawRun(dir, rep.Config, rep.Rows, rep.KStar, rep.Stats)
 }
 
-// PanelsNote is the note under the title of a figure with panels.
-const PanelsNote = "Points: simulated, with error bars of ±1 standard error over the trials; lines: closed forms."
+// PanelsNote is the note under the title of a figure with panels; when a
+// panel draws closed forms, PanelsClosedNote follows it.
+const (
+	PanelsNote       = "Points: simulated, with error bars of ±1 standard error over the trials"
+	PanelsClosedNote = "; lines: closed forms"
+)
 
 // drawRun draws the figure of a run into dir; with panels it also writes
 // panels.csv.
@@ -148,6 +152,13 @@ func drawRun(dir string, r *Resolved, rows []curve.Row, kstar []curve.KStarRow, 
 			return err
 		}
 		f.Panels, f.Note = panels, PanelsNote
+		for _, pc := range r.Plot.Panels {
+			if pc.ClosedForm {
+				f.Note += PanelsClosedNote
+				break
+			}
+		}
+		f.Note += "."
 		if err := WriteFileAtomic(filepath.Join(dir, "panels.csv"), func(w io.Writer) error { return WritePanelsCSV(w, r, pts) }); err != nil {
 			return err
 		}

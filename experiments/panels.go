@@ -529,7 +529,9 @@ func sweepName(rs *ResolvedSeries, x string) string {
 // (when the panel has several).
 func lineLabel(r *Resolved, pc *PanelConfig, ln *panelLine, rs *ResolvedSeries, multiBase, multiEst bool) string {
 	for _, key := range []string{ln.group, ln.base} {
-		if l, ok := r.Plot.Labels[key+"/"+ln.estimator]; ok {
+		// A label naming the panel's x parameter would show one point's
+		// value for a whole line: such a panel uses the default label.
+		if l, ok := r.Plot.Labels[key+"/"+ln.estimator]; ok && (pc.X == "n" || !strings.Contains(l, "{"+pc.X+"}")) {
 			return expandLabel(l, rs)
 		}
 	}
