@@ -18,7 +18,7 @@ func (e *isEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulate(b, primitiveFactors, false)
+	e.s.accumulateTotals(b)
 	return finite("is", math.Ldexp(e.s.finWG/float64(b.N()), e.s.finExp))
 }
 
@@ -34,7 +34,7 @@ func (e *wisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulate(b, primitiveFactors, false)
+	e.s.accumulateTotals(b)
 	return finite("wis", ratio(e.s.finWG, e.s.finW))
 }
 
@@ -83,4 +83,32 @@ func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 		total += ratio(e.s.num[t], e.s.den[t])
 	}
 	return finite("cwpdis", total)
+}
+
+// EstimateGrid implements GridEstimator in one pass.
+func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(n, _ int) (float64, error) {
+		return finite("is", math.Ldexp(e.s.finWG/float64(n), e.s.finExp))
+	})
+}
+
+// EstimateGrid implements GridEstimator in one pass.
+func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(_, _ int) (float64, error) {
+		return finite("wis", ratio(e.s.finWG, e.s.finW))
+	})
+}
+
+// EstimateGrid implements GridEstimator in one pass.
+func (e *pdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	return sumsGrid(e, &e.s, b, e.kind, e.restart, grid, out, func(n, h int) (float64, error) {
+		return finite(e.name, e.s.pdisAt(n, h))
+	})
+}
+
+// EstimateGrid implements GridEstimator in one pass.
+func (e *cwpdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	return sumsGrid(e, &e.s, b, primitiveFactors, false, grid, out, func(_, h int) (float64, error) {
+		return finite("cwpdis", e.s.cwpdisAt(h))
+	})
 }

@@ -50,6 +50,10 @@ var registry = map[string]Info{
 	"incris-printed":   {Name: "incris-printed", MinN: 2, Doc: "INCRIS as printed: V_k = s^2(B_k r_t) without the 1/n", new: func() Estimator { return NewINCRIS(true) }},
 	"options-pdis":     {Name: "options-pdis", MinN: 1, Doc: "options-based PDIS (Theorem 3): option-level weights, per-decision ratios inside changed options", new: func() Estimator { return newPDIS("options-pdis", optionFactors, false) }},
 	"partitioned-pdis": {Name: "partitioned-pdis", MinN: 1, Doc: "partitioned PDIS (Theorem 4): weights restart at 1 after each split point", new: func() Estimator { return newPDIS("partitioned-pdis", primitiveFactors, true) }},
+
+	// SPEC 1b, beyond the paper.
+	"incris-ld":         {Name: "incris-ld", MinN: 2, Doc: "INCRIS with one-ratio-at-a-time increment tests, a no-power guard and a Lepski check (SPEC 1b, experimental)", new: func() Estimator { return NewINCRISLD(true) }},
+	"incris-ld-noguard": {Name: "incris-ld-noguard", MinN: 2, Doc: "incris-ld without the no-power guard, rule 1(b) (SPEC 1b, for comparison)", new: func() Estimator { return NewINCRISLD(false) }},
 }
 
 // New returns a fresh estimator by key. Its error lists the known keys.

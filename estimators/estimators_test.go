@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -276,11 +277,16 @@ func TestINCRISMatchesReference(t *testing.T) {
 }
 
 func BenchmarkINCRIS(b *testing.B) {
+	// subepisode-like data (H = 100, every reward nonzero, ratios 1.5 and
+	// 0.5): every (t, k) cell of every trajectory is visited.
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1000, 10000} {
-		batch := randomBatch(rng, n, 100)
+		batch := subepisodeBatch(rng, n, 50)
 		e := NewINCRIS(false)
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			if _, err := e.Estimate(batch); err != nil { // the workspace
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := e.Estimate(batch); err != nil {
@@ -288,5 +294,153 @@ func BenchmarkINCRIS(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// nearlyEqualWeights draws n trajectories of length h whose first ratio is
+// scale*(1 + delta u) (u uniform in [-1, 1]), so that every A_k with k < t
+// is scale*(1 +- delta): huge (or tiny) and nearly equal across
+// trajectories. The later ratios are 1 + 1e-4 u and the rewards
+// reward(rng) (constant rewards make every X_k nearly constant too).
+//
+// With short set, trajectory 7 ends one step early: its padding (reward 0)
+// turns the last row from shifted to raw sums.
+func nearlyEqualWeights(rng *rand.Rand, n, h int, scale, delta float64, reward func(*rand.Rand) float64, short bool) *trajectory.Batch {
+	var b trajectory.Batch
+	for i := range n {
+		l := h
+		if short && i == 7 {
+			l = h - 1
+		}
+		for s := range l {
+			rho := 1 + 1e-4*(2*rng.Float64()-1)
+			if s == 0 {
+				rho = scale * (1 + delta*(2*rng.Float64()-1))
+			}
+			b.Add(reward(rng), rho)
+		}
+		b.End()
+	}
+	return &b
+}
+
+// TestINCRISMomentsStable compares INCRIS's running co-moments with gonum's
+// two-pass Covariance and Variance to 1e-9 relative on data where raw sums
+// (sum A X - n mean(A) mean(X), sum X^2 - n mean(X)^2) lose every digit:
+// weights near 1e+100 and 1e-100 that agree to 7 digits across
+// trajectories, and X_k nearly constant. It also checks that raw sums do
+// would fail this test (else the data would not test anything), and compares the
+// estimate and k* with referenceINCRIS.
+func TestINCRISMomentsStable(t *testing.T) {
+	const n, h = 50, 4
+	rng := rand.New(rand.NewPCG(21, 22))
+	constant := func(*rand.Rand) float64 { return 1 }
+	nearOne := func(r *rand.Rand) float64 { return 1 + 1e-5*(2*r.Float64()-1) }
+	normal := func(r *rand.Rand) float64 { return r.NormFloat64() }
+	for _, tc := range []struct {
+		name   string
+		scale  float64
+		reward func(*rand.Rand) float64
+		short  bool
+	}{
+		{"1e100 constant r", 1e100, constant, false},
+		{"1e100 r near 1", 1e100, nearOne, false},
+		{"1e100 normal r", 1e100, normal, false},
+		{"1e-100 r near 1", 1e-100, nearOne, false},
+		{"1 r near 1", 1, nearOne, false},
+		{"1e100 r near 1, padded", 1e100, nearOne, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := nearlyEqualWeights(rng, n, h, tc.scale, 1e-7, tc.reward, tc.short)
+			e := NewINCRIS(false)
+			got, err := e.Estimate(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nf := float64(n)
+			rawWorst := 0.0
+			A := make([]float64, n)
+			X := make([]float64, n)
+			for s := range h {
+				for j := 0; j <= s+1; j++ { // k = s+1-j
+					for i := range n {
+						lo, l := b.Offsets[i], b.Len(i)
+						A[i] = 1
+						for q := range min(j, l) {
+							A[i] *= b.Ratio[lo+q]
+						}
+						X[i] = 0
+						if s < l {
+							X[i] = 1
+							for q := j; q <= s; q++ {
+								X[i] *= b.Ratio[lo+q]
+							}
+							X[i] *= b.Reward[lo+s]
+						}
+					}
+					wantC, wantV, wantM := stat.Covariance(A, X, nil), stat.Variance(X, nil), stat.Mean(X, nil)
+					cl := e.cells[tri(s, j)]
+					gotM, gotC, gotV := cl.moments(e.da[j], nf)
+					if !near(gotM, wantM, 1e-12) || !relNear(gotC, wantC, 1e-9) || !relNear(gotV, wantV, 1e-9) {
+						t.Errorf("t=%d k=%d: mean %v C %v V %v; two-pass %v %v %v", s+1, s+1-j, gotM, gotC, gotV, wantM, wantC, wantV)
+					}
+					// raw sums, as INCRIS computed them before
+					var sx, sxx, sax, sa float64
+					for i := range n {
+						sx += X[i]
+						sxx += X[i] * X[i]
+						sax += (A[i] - 1) * X[i]
+						sa += A[i]
+					}
+					mx := sx / nf
+					rawC := (sax - (sa-nf)*mx) / (nf - 1)
+					rawV := max(0, (sxx-nf*mx*mx)/(nf-1))
+					rawWorst = max(rawWorst, relErr(rawC, wantC), relErr(rawV, wantV))
+				}
+			}
+			if rawWorst <= 1e-9 {
+				t.Errorf("raw sums are accurate to %.1e here: the data does not test stability", rawWorst)
+			}
+			t.Logf("worst relative error of raw sums: %.1e", rawWorst)
+			want, wantK := referenceINCRIS(b, false)
+			if !near(got, want, 1e-9) || !slices.Equal(e.KStar(), wantK) {
+				t.Errorf("estimate %v k* %v, reference %v %v", got, e.KStar(), want, wantK)
+			}
+		})
+	}
+}
+
+// relErr is |got - want| / |want| (0 when both are 0, +Inf when only want is).
+func relErr(got, want float64) float64 {
+	if got == want {
+		return 0
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}
+
+func relNear(got, want, tol float64) bool { return relErr(got, want) <= tol }
+
+// TestINCRISMatchesReferenceBlocks: batches large enough for the blocked
+// kernel, with padding (random lengths), zero rewards and zero ratios, and
+// sub-episode data (every reward nonzero: rows stay shifted).
+func TestINCRISMatchesReferenceBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial, b := range []*trajectory.Batch{
+		randomBatch(rng, 101, 12),
+		randomBatch(rng, 64, 3),
+		subepisodeBatch(rng, 203, 6),
+		optionBatch(rng, 150, 10),
+	} {
+		for _, printed := range []bool{false, true} {
+			e := NewINCRIS(printed)
+			got, err := e.Estimate(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantK := referenceINCRIS(b, printed)
+			if !near(got, want, 1e-9) || !slices.Equal(e.KStar(), wantK) {
+				t.Errorf("batch %d printed=%v: %v k* %v, reference %v %v", trial, printed, got, e.KStar(), want, wantK)
+			}
+		}
 	}
 }

@@ -17,6 +17,9 @@ const (
 	// with SPEC's per-decision reading of its rho_{t,b}). For primitive data
 	// the option ratio is the action ratio, so this equals primitiveFactors.
 	optionFactors
+	// totalsOnly: primitive factors, where only the final weighted sums
+	// (finWG, finW) are needed (IS, WIS); a sumsGrid kind only.
+	totalsOnly
 )
 
 func stepFactor(b *trajectory.Batch, s int, kind factorKind) float64 {
@@ -78,11 +81,99 @@ func (s *sums) accumulate(b *trajectory.Batch, kind factorKind, restart bool) {
 	}
 }
 
+// accumulateTotals fills finWG, finW and finExp only (IS and WIS need
+// nothing else): the fast path skips the per-step sums; the scaled path
+// computes everything.
+func (s *sums) accumulateTotals(b *trajectory.Batch) {
+	n, h := b.N(), b.Horizon()
+	s.reset(n, h)
+	if !s.addTotals(b, 0, n) {
+		s.accumulateScaled(b, primitiveFactors, false)
+	}
+}
+
+// addTotals adds trajectories from..to-1 of primitive factors to finWG
+// and finW on the fast path, with accumulateFast's arithmetic and checks,
+// two trajectories side by side (each adds in trajectory order). It
+// reports false as accumulateFast does; s is then partial.
+func (s *sums) addTotals(b *trajectory.Batch, from, to int) bool {
+	i := from
+	for ; i+1 < to; i += 2 {
+		lo, mid, hi := b.Offsets[i], b.Offsets[i+1], b.Offsets[i+2]
+		m := min(mid-lo, hi-mid)
+		rhoA, rewA := b.Ratio[lo:lo+m], b.Reward[lo:lo+m]
+		rhoB, rewB := b.Ratio[mid:mid+m], b.Reward[mid:mid+m]
+		rewA, rhoB, rewB = rewA[:len(rhoA)], rhoB[:len(rhoA)], rewB[:len(rhoA)]
+		wA, gA, wB, gB := 1.0, 0.0, 1.0, 0.0
+		for t, fA := range rhoA {
+			fB := rhoB[t]
+			prevA, prevB := wA, wB
+			wA *= fA
+			wB *= fB
+			if wA > math.MaxFloat64 || (wA < 0x1p-1022 && fA != 0 && prevA != 0) ||
+				wB > math.MaxFloat64 || (wB < 0x1p-1022 && fB != 0 && prevB != 0) {
+				return false
+			}
+			gA += rewA[t]
+			gB += rewB[t]
+		}
+		var okA, okB bool
+		wA, gA, okA = totalSteps(b.Ratio[lo+m:mid], b.Reward[lo+m:mid], wA, gA)
+		wB, gB, okB = totalSteps(b.Ratio[mid+m:hi], b.Reward[mid+m:hi], wB, gB)
+		if !okA || !okB {
+			return false
+		}
+		s.finWG += wA * gA
+		s.finW += wA
+		s.finWG += wB * gB
+		s.finW += wB
+	}
+	if i < to {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w, g, ok := totalSteps(b.Ratio[lo:hi], b.Reward[lo:hi], 1, 0)
+		if !ok {
+			return false
+		}
+		s.finWG += w * g
+		s.finW += w
+	}
+	return true
+}
+
+// totalSteps continues a trajectory's weight w and return g over the steps
+// with ratios rho and rewards rew.
+func totalSteps(rho, rew []float64, w, g float64) (float64, float64, bool) {
+	rew = rew[:len(rho)]
+	for t, f := range rho {
+		prev := w
+		w *= f
+		if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+			return w, g, false
+		}
+		g += rew[t]
+	}
+	return w, g, true
+}
+
 // accumulateFast computes the sums with plain products. It reports false as
 // soon as a weight overflows, underflows or turns subnormal: a product of
 // nonzero factors below the smallest normal float64.
 func (s *sums) accumulateFast(b *trajectory.Batch, kind factorKind, restart bool) bool {
-	for i := 0; i < b.N(); i++ {
+	if !s.addFast(b, 0, b.N(), kind, restart) {
+		return false
+	}
+	s.addTails()
+	return true
+}
+
+// addFast adds trajectories from..to-1 to the fast-path sums, leaving the
+// padding tails in s.tail (addTails or den folds them in). It reports false
+// as accumulateFast does; s is then partial.
+func (s *sums) addFast(b *trajectory.Batch, from, to int, kind factorKind, restart bool) bool {
+	if kind == primitiveFactors {
+		return s.addFastPrimitive(b, from, to, restart)
+	}
+	for i := from; i < to; i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		w, g := 1.0, 0.0
 		for st := lo; st < hi; st++ {
@@ -105,8 +196,105 @@ func (s *sums) accumulateFast(b *trajectory.Batch, kind factorKind, restart bool
 		s.finW += w
 		s.tail[hi-lo] += w
 	}
-	s.addTails()
 	return true
+}
+
+// addFastPrimitive is addFast for primitive factors, with the same
+// arithmetic on bounds-check-free slices. It walks two trajectories side by
+// side (each weight product is a latency-bound chain), adding to every sum
+// in trajectory order, so the sums are those of one-by-one addition.
+func (s *sums) addFastPrimitive(b *trajectory.Batch, from, to int, restart bool) bool {
+	i := from
+	for ; i+1 < to; i += 2 {
+		lo, mid, hi := b.Offsets[i], b.Offsets[i+1], b.Offsets[i+2]
+		la, lb := mid-lo, hi-mid
+		m := min(la, lb)
+		rhoA, rewA, splA := b.Ratio[lo:lo+m], b.Reward[lo:lo+m], b.Split[lo:lo+m]
+		rhoB, rewB, splB := b.Ratio[mid:mid+m], b.Reward[mid:mid+m], b.Split[mid:mid+m]
+		rewA, splA, rhoB, rewB, splB = rewA[:len(rhoA)], splA[:len(rhoA)], rhoB[:len(rhoA)], rewB[:len(rhoA)], splB[:len(rhoA)]
+		num, den := s.num[:len(rhoA)], s.den[:len(rhoA)]
+		wA, gA, wB, gB := 1.0, 0.0, 1.0, 0.0
+		for t, fA := range rhoA {
+			fB := rhoB[t]
+			prevA, prevB := wA, wB
+			wA *= fA
+			wB *= fB
+			if wA > math.MaxFloat64 || (wA < 0x1p-1022 && fA != 0 && prevA != 0) ||
+				wB > math.MaxFloat64 || (wB < 0x1p-1022 && fB != 0 && prevB != 0) {
+				return false
+			}
+			rA, rB := rewA[t], rewB[t]
+			num[t] += wA * rA
+			num[t] += wB * rB
+			den[t] += wA
+			den[t] += wB
+			gA += rA
+			gB += rB
+			if restart {
+				if splA[t] {
+					wA = 1
+				}
+				if splB[t] {
+					wB = 1
+				}
+			}
+		}
+		ok := true
+		if la > m {
+			wA, gA, ok = s.addSteps(b, lo, m, la, wA, gA, restart)
+		} else if lb > m {
+			wB, gB, ok = s.addSteps(b, mid, m, lb, wB, gB, restart)
+		}
+		if !ok {
+			return false
+		}
+		s.finWG += wA * gA
+		s.finW += wA
+		s.tail[la] += wA
+		s.finWG += wB * gB
+		s.finW += wB
+		s.tail[lb] += wB
+	}
+	if i < to {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w, g, ok := s.addSteps(b, lo, 0, hi-lo, 1, 0, restart)
+		if !ok {
+			return false
+		}
+		s.finWG += w * g
+		s.finW += w
+		s.tail[hi-lo] += w
+	}
+	return true
+}
+
+// addSteps adds steps from..to-1 of the trajectory starting at offset lo,
+// whose weight and return so far are w and g, to num and den.
+func (s *sums) addSteps(b *trajectory.Batch, lo, from, to int, w, g float64, restart bool) (float64, float64, bool) {
+	rho := b.Ratio[lo+from : lo+to]
+	rew := b.Reward[lo+from : lo+to]
+	rew = rew[:len(rho)]
+	split := b.Split[lo+from : lo+to]
+	split = split[:len(rho)]
+	num := s.num[from:to]
+	num = num[:len(rho)]
+	den := s.den[from:to]
+	den = den[:len(rho)]
+	for t, f := range rho {
+		prev := w
+		w *= f
+		if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+			return w, g, false
+		}
+		r := rew[t]
+		num[t] += w * r
+		den[t] += w
+		g += r
+		if restart && split[t] {
+			w = 1
+		}
+	}
+	return w, g, true
 }
 
 // addTails adds each ended trajectory's frozen weight to the denominators of
@@ -214,14 +402,30 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 }
 
 // pdis returns (1/n) sum_t 2^exp[t] num[t].
-func (s *sums) pdis() float64 {
-	if s.n == 0 {
+func (s *sums) pdis() float64 { return s.pdisAt(s.n, s.h) }
+
+// pdisAt returns (1/n) sum_{t<h} 2^exp[t] num[t]: PDIS from the first n
+// trajectories, of horizon h, while the fast path streams (exp is 0).
+func (s *sums) pdisAt(n, h int) float64 {
+	if n == 0 {
 		return 0
 	}
-	n := float64(s.n)
+	nf := float64(n)
 	total := 0.0
-	for t, v := range s.num {
-		total += math.Ldexp(v/n, s.exp[t])
+	for t, v := range s.num[:h] {
+		total += math.Ldexp(v/nf, s.exp[t])
+	}
+	return total
+}
+
+// cwpdisAt returns CWPDIS from the fast-path sums of the first n
+// trajectories, of horizon h, folding in the padding tails without
+// changing den: den[t] + run is the value addTails would store.
+func (s *sums) cwpdisAt(h int) float64 {
+	total, run := 0.0, 0.0
+	for t, v := range s.num[:h] {
+		run += s.tail[t]
+		total += ratio(v, s.den[t]+run)
 	}
 	return total
 }

@@ -181,7 +181,8 @@ func (w *worker) state(s int) (*seriesState, error) {
 }
 
 // run computes one unit: nested data draws max(n) trajectories once and
-// estimates at each n from the first n; independent data draws afresh per n.
+// estimates at each n from the first n, in one pass per estimator
+// (estimators.EstimateGrid); independent data draws afresh per n.
 func (w *worker) run(u Unit) (UnitResult, error) {
 	st, err := w.state(u.Series)
 	if err != nil {
@@ -189,26 +190,38 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 	}
 	r := w.r
 	rng := r.Stream(u)
-	res := UnitResult{Series: u.Series, Trial: u.Trial, Estimates: make([][]float64, len(st.ests)), KStar: make([][][]int, len(st.ests))}
+	ne, nn := len(st.ests), len(r.N)
+	res := UnitResult{Series: u.Series, Trial: u.Trial, Estimates: make([][]float64, ne), KStar: make([][][]int, ne)}
+	flat := make([]float64, ne*nn)
 	for e := range st.ests {
-		res.Estimates[e] = make([]float64, len(r.N))
+		res.Estimates[e] = flat[e*nn : (e+1)*nn : (e+1)*nn]
 	}
-	nested := r.Data == "nested"
-	if nested {
+	if r.Data == "nested" {
 		st.batch.Reset()
 		st.domain.Collect(&st.batch, r.NMax(), rng)
+		h := st.batch.Horizon()
+		for e, est := range st.ests {
+			var ks [][]int
+			if _, ok := est.(estimators.KStarReporter); ok {
+				// one backing array per unit; k* at n has length <= h
+				ks = make([][]int, nn)
+				buf := make([]int, nn*h)
+				for j := range ks {
+					ks[j] = buf[j*h : j*h : (j+1)*h]
+				}
+				res.KStar[e] = ks
+			}
+			if err := estimators.EstimateGrid(est, &st.batch, r.N, res.Estimates[e], ks); err != nil {
+				return UnitResult{}, fmt.Errorf("series %s, trial %d, %w", r.Series[u.Series].Name, u.Trial, err)
+			}
+		}
+		return res, nil
 	}
 	for j, n := range r.N {
-		var b trajectory.Batch
-		if nested {
-			b = st.batch.Prefix(n)
-		} else {
-			st.batch.Reset()
-			st.domain.Collect(&st.batch, n, rng)
-			b = st.batch
-		}
+		st.batch.Reset()
+		st.domain.Collect(&st.batch, n, rng)
 		for e, est := range st.ests {
-			v, err := est.Estimate(&b)
+			v, err := est.Estimate(&st.batch)
 			if err != nil {
 				return UnitResult{}, fmt.Errorf("series %s, trial %d, n = %d: %w", r.Series[u.Series].Name, u.Trial, n, err)
 			}

@@ -1,0 +1,140 @@
+package estimators
+
+import (
+	"fmt"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// GridEstimator computes estimates at several prefix sizes in one pass: the
+// nested-data protocol of SPEC 3 estimates at each n of a grid from the
+// first n trajectories of one draw.
+//
+// The paper's estimators (is, pdis, wis, cwpdis, options-pdis,
+// partitioned-pdis, incris, incris-printed) implement it; their results
+// are bit-identical to Estimate on each prefix (b.Prefix(grid[j])),
+// errors included. The package-level EstimateGrid serves any Estimator.
+type GridEstimator interface {
+	// EstimateGrid sets out[j] to the estimate from the first grid[j]
+	// trajectories of b (grid strictly increasing, grid[len-1] <= b.N(),
+	// len(out) >= len(grid)). If Estimate fails on a prefix, it returns
+	// that error for the smallest failing n, as "n = 50: <error>" (wrapped:
+	// errors.Is sees ErrTooFew, ErrNotRepresentable); out is then partial.
+	EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error
+}
+
+// gridKStarReporter is implemented by GridEstimators that also report k*
+// at every grid point (INCRIS).
+type gridKStarReporter interface {
+	GridKStar(j int) []int
+}
+
+// EstimateGrid sets out[j] to e's estimate from the first grid[j]
+// trajectories of b, in one pass when e is a GridEstimator and by
+// b.Prefix + Estimate otherwise. When kstar is not nil (len(kstar) >=
+// len(grid)) and e reports k* (KStarReporter), kstar[j] is set to the k*
+// at grid[j], reusing kstar[j]'s memory. Errors name the n at which the
+// estimate failed, as GridEstimator's do.
+func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, kstar [][]int) error {
+	if err := checkGrid(b, grid, out); err != nil {
+		return err
+	}
+	if kstar != nil && len(kstar) < len(grid) {
+		return fmt.Errorf("estimators: %d k* slots for a grid of %d", len(kstar), len(grid))
+	}
+	_, reports := e.(KStarReporter)
+	if g, ok := e.(GridEstimator); ok {
+		gk, gridReports := e.(gridKStarReporter)
+		if !reports || gridReports {
+			if err := g.EstimateGrid(b, grid, out); err != nil {
+				return err
+			}
+			if kstar != nil && reports {
+				for j := range grid {
+					kstar[j] = append(kstar[j][:0], gk.GridKStar(j)...)
+				}
+			}
+			return nil
+		}
+	}
+	for j, n := range grid {
+		p := b.Prefix(n)
+		v, err := e.Estimate(&p)
+		if err != nil {
+			return gridErr(n, err)
+		}
+		out[j] = v
+		if kr, ok := e.(KStarReporter); ok && kstar != nil {
+			kstar[j] = append(kstar[j][:0], kr.KStar()...)
+		}
+	}
+	return nil
+}
+
+// checkGrid validates EstimateGrid's arguments.
+func checkGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	if len(grid) == 0 {
+		return fmt.Errorf("estimators: empty grid")
+	}
+	if len(out) < len(grid) {
+		return fmt.Errorf("estimators: %d outputs for a grid of %d", len(out), len(grid))
+	}
+	for j, n := range grid {
+		if n < 0 || (j > 0 && n <= grid[j-1]) {
+			return fmt.Errorf("estimators: grid %v is not strictly increasing and non-negative", grid)
+		}
+	}
+	if last := grid[len(grid)-1]; last > b.N() {
+		return fmt.Errorf("estimators: grid point n = %d exceeds the batch's %d trajectories", last, b.N())
+	}
+	return nil
+}
+
+// sumsGrid is EstimateGrid for the estimators built on sums: it streams
+// the fast-path sums (only finWG and finW for kind totalsOnly) trajectory
+// by trajectory and calls at(n, h) at each
+// grid point (the estimate from the first n trajectories, of horizon h).
+// If a weight leaves the normal float64 range, the remaining grid points
+// fall back to Estimate on each prefix (the scaled path).
+func sumsGrid(e Estimator, s *sums, b *trajectory.Batch, kind factorKind, restart bool, grid []int, out []float64, at func(n, h int) (float64, error)) error {
+	if err := checkGrid(b, grid, out); err != nil {
+		return err
+	}
+	s.reset(b.N(), b.Horizon())
+	fast := true
+	prev, hn := 0, 0
+	for j, n := range grid {
+		if fast {
+			if kind == totalsOnly {
+				fast = s.addTotals(b, prev, n)
+			} else {
+				fast = s.addFast(b, prev, n, kind, restart)
+			}
+		}
+		if !fast {
+			p := b.Prefix(n)
+			v, err := e.Estimate(&p)
+			if err != nil {
+				return gridErr(n, err)
+			}
+			out[j] = v
+			continue
+		}
+		for i := prev; i < n; i++ {
+			hn = max(hn, b.Len(i))
+		}
+		prev = n
+		if n == 0 {
+			return gridErr(n, ErrTooFew)
+		}
+		v, err := at(n, hn)
+		if err != nil {
+			return gridErr(n, err)
+		}
+		out[j] = v
+	}
+	return nil
+}
+
+// gridErr names the grid point n at which an estimate failed.
+func gridErr(n int, err error) error { return fmt.Errorf("n = %d: %w", n, err) }
