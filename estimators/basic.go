@@ -15,6 +15,7 @@ func newIS() *isEstimator { return &isEstimator{} }
 func (*isEstimator) Name() string { return "is" }
 
 func (e *isEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
@@ -31,6 +32,7 @@ func newWIS() *wisEstimator { return &wisEstimator{} }
 func (*wisEstimator) Name() string { return "wis" }
 
 func (e *wisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
@@ -56,6 +58,7 @@ func newPDIS(name string, kind factorKind, restart bool) *pdisEstimator {
 func (e *pdisEstimator) Name() string { return e.name }
 
 func (e *pdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
@@ -73,6 +76,7 @@ func newCWPDIS() *cwpdisEstimator { return &cwpdisEstimator{} }
 func (*cwpdisEstimator) Name() string { return "cwpdis" }
 
 func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
@@ -87,6 +91,7 @@ func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(n, _ int) (float64, error) {
 		return finite("is", math.Ldexp(e.s.finWG/float64(n), e.s.finExp))
 	})
@@ -94,6 +99,7 @@ func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float6
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(_, _ int) (float64, error) {
 		return finite("wis", ratio(e.s.finWG, e.s.finW))
 	})
@@ -101,6 +107,7 @@ func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *pdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, e.kind, e.restart, grid, out, func(n, h int) (float64, error) {
 		return finite(e.name, e.s.pdisAt(n, h))
 	})
@@ -108,6 +115,7 @@ func (e *pdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []floa
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *cwpdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, primitiveFactors, false, grid, out, func(_, h int) (float64, error) {
 		return finite("cwpdis", e.s.cwpdisAt(h))
 	})

@@ -164,9 +164,9 @@ func percentileInterval(name string, v []float64, confidence float64) Interval {
 // kept as mantissa and exponent, so the result is exact even where the
 // weights themselves overflow a float64.
 func ESS(b *trajectory.Batch, optionWeights bool) float64 {
-	kind := primitiveFactors
+	f := b.Ratio
 	if optionWeights {
-		kind = optionFactors
+		f = b.Factors(nil)
 	}
 	n := b.N()
 	if n == 0 {
@@ -177,7 +177,7 @@ func ESS(b *trajectory.Batch, optionWeights bool) float64 {
 	for i := range n {
 		w := scaledWeight{m: 1}
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
-			w.mul(stepFactor(b, s, kind))
+			w.mul(f[s])
 		}
 		ws[i] = w
 		if w.m != 0 {

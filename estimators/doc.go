@@ -6,6 +6,12 @@
 // SPEC section 1 defines them.
 //
 // Contract:
+//   - Every estimator weights by the batch's per-step importance factors
+//     (trajectory.Batch.Factors): the action ratio of a primitive step; on
+//     options data the option ratio on an option's first step, 1 on its
+//     later steps, times the action ratio inside options whose underlying
+//     policy changed. So on options data IS, WIS, CWPDIS and INCRIS work with
+//     option-level weights, and pdis and options-pdis are one computation.
 //   - Undiscounted returns; a trajectory shorter than the batch's horizon is
 //     padded with steps of reward 0 and ratio 1, literally: per-step
 //     normalisers (CWPDIS) and covariances (INCRIS) run over all n

@@ -48,7 +48,7 @@ var registry = map[string]Info{
 	"cwpdis":           {Name: "cwpdis", MinN: 1, Doc: "consistent weighted PDIS: sum_t [sum_i W_t r_t / sum_i W_t]", new: func() Estimator { return newCWPDIS() }},
 	"incris":           {Name: "incris", MinN: 2, Doc: "Incremental Importance Sampling (Algorithm 1, V_k = s^2/n as the consistency proof needs)", new: func() Estimator { return NewINCRIS(false) }},
 	"incris-printed":   {Name: "incris-printed", MinN: 2, Doc: "INCRIS as printed: V_k = s^2(B_k r_t) without the 1/n", new: func() Estimator { return NewINCRIS(true) }},
-	"options-pdis":     {Name: "options-pdis", MinN: 1, Doc: "options-based PDIS (Theorem 3): option-level weights, per-decision ratios inside changed options", new: func() Estimator { return newPDIS("options-pdis", optionFactors, false) }},
+	"options-pdis":     {Name: "options-pdis", MinN: 1, Doc: "options-based PDIS (Theorem 3): option-level weights, per-decision ratios inside changed options (every estimator weights by these factors, so it equals pdis)", new: func() Estimator { return newPDIS("options-pdis", primitiveFactors, false) }},
 	"partitioned-pdis": {Name: "partitioned-pdis", MinN: 1, Doc: "partitioned PDIS (Theorem 4): weights restart at 1 after each split point", new: func() Estimator { return newPDIS("partitioned-pdis", primitiveFactors, true) }},
 
 	// SPEC 1b, beyond the paper.

@@ -186,6 +186,7 @@ func TestINCRISNeedsTwo(t *testing.T) {
 // padded matrices, with gonum's two-pass covariance and variance.
 func referenceINCRIS(b *trajectory.Batch, printed bool) (float64, []int) {
 	n, h := b.N(), b.Horizon()
+	factors := b.Factors(nil) // the per-step ratios every estimator weights by
 	rho := make([][]float64, n)
 	rew := make([][]float64, n)
 	for i := range n {
@@ -194,7 +195,7 @@ func referenceINCRIS(b *trajectory.Batch, printed bool) (float64, []int) {
 		for t := range h {
 			rho[i][t] = 1
 			if t < b.Len(i) {
-				rho[i][t] = b.Ratio[b.Offsets[i]+t]
+				rho[i][t] = factors[b.Offsets[i]+t]
 				rew[i][t] = b.Reward[b.Offsets[i]+t]
 			}
 		}

@@ -28,6 +28,8 @@ type INCRIS struct {
 	// Printed selects V_k without the 1/n (key "incris-printed").
 	Printed bool
 
+	view weightView
+
 	h int // workspace horizon
 	// cells is triangular: row s (step t = s+1) holds the moments of
 	// X_k = B_k r_t for j = t-k = 0..t at cells[tri(s, j)].
@@ -93,6 +95,7 @@ func tri(s, j int) int { return s*(s+3)/2 + j }
 // nonzero reward at the step; after that the row switches once to raw sums,
 // for which zeros are free), and A_k = W_{t-k} by trajectory 0's W_{t-k}.
 func (e *INCRIS) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.view.of(b)
 	n, h := b.N(), b.Horizon()
 	if n < 2 {
 		return 0, e.tooFew(n)
@@ -109,6 +112,7 @@ func (e *INCRIS) Estimate(b *trajectory.Batch) (float64, error) {
 // trajectories of b, in one pass; GridKStar(j) returns the k* choices.
 // The results are bit-identical to Estimate on each prefix.
 func (e *INCRIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.view.of(b)
 	if err := checkGrid(b, grid, out); err != nil {
 		return err
 	}

@@ -59,6 +59,8 @@ type INCRISLD struct {
 	// "incris-ld-noguard").
 	Guard bool
 
+	view weightView
+
 	z     []float64 // z_k, k = 0..len-1, grown as horizons grow
 	kstar []int
 	// check: some product of ratios may leave the normal float64 range,
@@ -144,6 +146,7 @@ func (e *INCRISLD) grow(n, h int) {
 
 // Estimate returns the incris-ld estimate from b. It needs n >= 2.
 func (e *INCRISLD) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.view.of(b)
 	n, h := b.N(), b.Horizon()
 	if n < 2 {
 		return 0, fmt.Errorf("%s: %w: n = %d, needs n >= 2 for sample variances", e.Name(), ErrTooFew, n)

@@ -34,6 +34,7 @@ func ldBatch(trajs ...[]ldStep) *trajectory.Batch {
 // padded with rho = 1, r = 0 after each trajectory's end (SPEC notation).
 func ldPadded(b *trajectory.Batch) (rho, rew [][]float64) {
 	n, h := b.N(), b.Horizon()
+	factors := b.Factors(nil) // the per-step ratios every estimator weights by
 	rho = make([][]float64, n)
 	rew = make([][]float64, n)
 	for i := range n {
@@ -42,7 +43,7 @@ func ldPadded(b *trajectory.Batch) (rho, rew [][]float64) {
 		for s := range h {
 			rho[i][s] = 1
 			if s < b.Len(i) {
-				rho[i][s] = b.Ratio[b.Offsets[i]+s]
+				rho[i][s] = factors[b.Offsets[i]+s]
 				rew[i][s] = b.Reward[b.Offsets[i]+s]
 			}
 		}

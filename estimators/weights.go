@@ -6,31 +6,53 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// factorKind selects which per-step factor the cumulative weight multiplies.
+// factorKind selects what a sums pass computes.
 type factorKind int
 
 const (
-	// primitiveFactors: rho_t = pi_e/pi_b of the logged action.
+	// primitiveFactors: every per-step sum and the totals.
 	primitiveFactors factorKind = iota
-	// optionFactors: mu_e/mu_b on an option's first step (1 on later steps),
-	// times rho_t inside options whose underlying policy changed (Theorem 3,
-	// with SPEC's per-decision reading of its rho_{t,b}). For primitive data
-	// the option ratio is the action ratio, so this equals primitiveFactors.
-	optionFactors
-	// totalsOnly: primitive factors, where only the final weighted sums
-	// (finWG, finW) are needed (IS, WIS); a sumsGrid kind only.
+	// totalsOnly: only the final weighted sums (finWG, finW) are needed
+	// (IS, WIS); a sumsGrid kind only.
 	totalsOnly
 )
 
-func stepFactor(b *trajectory.Batch, s int, kind factorKind) float64 {
-	if kind == primitiveFactors {
-		return b.Ratio[s]
+func stepFactor(b *trajectory.Batch, s int, _ factorKind) float64 { return b.Ratio[s] }
+
+// weightView presents a batch to the estimators with Ratio replaced by the
+// per-step importance factors (trajectory.Batch.Factors): the action ratio
+// of a primitive step, the option ratio of an option's first step (1 on its
+// later steps), times the action ratio inside changed options. Every
+// estimator weights by these, so on options data IS, PDIS, WIS, CWPDIS and
+// INCRIS all work with option-level weights, and PDIS is options-PDIS.
+// The view lives in the estimator's workspace: no allocation per call.
+type weightView struct {
+	v   trajectory.Batch
+	buf []float64
+}
+
+func (w *weightView) of(b *trajectory.Batch) *trajectory.Batch {
+	if isView(b, w.buf) {
+		// already factors (a view, or a prefix of one, passed back in by a
+		// fallback path): rebuilding w.v would clobber the caller's view
+		return b
 	}
-	f := b.OptionRatio[s]
-	if b.Changed[s] {
-		f *= b.Ratio[s]
+	f := b.Factors(w.buf)
+	if len(f) > 0 && &f[0] != &b.OptionRatio[0] {
+		w.buf = f // materialised: keep the buffer for the next call
 	}
-	return f
+	w.v = *b
+	w.v.Ratio = f
+	return &w.v
+}
+
+// isView reports whether b's Ratio already holds the factors: it shares
+// its memory with OptionRatio (no changed options) or with the view buffer.
+func isView(b *trajectory.Batch, buf []float64) bool {
+	if len(b.Ratio) == 0 {
+		return false
+	}
+	return &b.Ratio[0] == &b.OptionRatio[0] || (len(buf) > 0 && &b.Ratio[0] == &buf[0])
 }
 
 // sums are the per-step and final weighted sums that IS, PDIS, WIS and
@@ -41,6 +63,7 @@ func stepFactor(b *trajectory.Batch, s int, kind factorKind) float64 {
 // finW = sum_i W^i_H, scaled by 2^-finExp. On the fast path every exponent
 // is 0 and exp is all zeros.
 type sums struct {
+	view        weightView
 	n, h        int
 	num, den    []float64
 	exp         []int

@@ -125,3 +125,37 @@ func TestTruthCache(t *testing.T) {
 		t.Error("different parameters share a cache key")
 	}
 }
+
+// TestTaxiOptionsWeightsEverywhere: on options data (m = 3) every estimator
+// weights by the per-step factors (option ratio on an option's first step,
+// 1 later), so pdis and options-pdis are the same number, and WIS's final
+// weights are products of option ratios only: (0.95/0.7)^a (0.05/0.3)^b.
+func TestTaxiOptionsWeightsEverywhere(t *testing.T) {
+	d, _ := taxiDomainFor(t, 3)
+	var b trajectory.Batch
+	d.Collect(&b, 300, rand.New(rand.NewPCG(2, 2)))
+	pd, _ := estimators.New("pdis")
+	op, _ := estimators.New("options-pdis")
+	x, _ := pd.Estimate(&b)
+	y, _ := op.Estimate(&b)
+	if x != y {
+		t.Errorf("pdis %v != options-pdis %v on options data", x, y)
+	}
+	f := b.Factors(nil)
+	epsB, epsE := 0.3, 0.05 // float64 arithmetic, as the policy computes them
+	optimal, random := (1-epsE)/(1-epsB), epsE/epsB
+	for s, r := range b.Ratio {
+		if r != 1 {
+			t.Fatalf("step %d: action ratio %v inside an unchanged option, want 1", s, r)
+		}
+		if o := b.OptionRatio[s]; f[s] != o || (o != 1 && o != optimal && o != random) {
+			t.Fatalf("step %d: factor %v, option ratio %v", s, f[s], o)
+		}
+	}
+	for _, name := range []string{"wis", "cwpdis", "incris", "incris-ld"} {
+		e, _ := estimators.New(name)
+		if v, err := e.Estimate(&b); err != nil || math.IsNaN(v) {
+			t.Errorf("%s on options data: %v, %v", name, v, err)
+		}
+	}
+}

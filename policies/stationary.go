@@ -12,6 +12,8 @@ import (
 type Stationary struct {
 	probs []float64
 	cum   []float64
+	// twoPositive: two actions, both of positive probability
+	twoPositive bool
 }
 
 // NewStationary returns the policy with action probabilities probs, which
@@ -33,7 +35,8 @@ func NewStationary(probs ...float64) (*Stationary, error) {
 		return nil, fmt.Errorf("policies: action probabilities sum to %v, want 1", sum)
 	}
 	cum[len(cum)-1] = 1
-	return &Stationary{probs: append([]float64(nil), probs...), cum: cum}, nil
+	two := len(probs) == 2 && probs[0] > 0 && probs[1] > 0
+	return &Stationary{probs: append([]float64(nil), probs...), cum: cum, twoPositive: two}, nil
 }
 
 // TwoAction returns the policy over two actions that picks a1 (action 0)
@@ -54,6 +57,13 @@ func (s *Stationary) Actions() int { return len(s.probs) }
 // Pick returns the action whose cumulative probability interval holds u,
 // a uniform draw in [0, 1). Actions of probability 0 are never picked.
 func (s *Stationary) Pick(u float64) int {
+	if s.twoPositive { // the chain and sub-episode MDPs: same result, branch-free
+		a := 0
+		if u >= s.cum[0] {
+			a = 1
+		}
+		return a
+	}
 	for a, c := range s.cum {
 		if u < c && s.probs[a] > 0 {
 			return a

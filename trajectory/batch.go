@@ -131,6 +131,28 @@ func (b *Batch) Prefix(n int) Batch {
 	return p
 }
 
+// Factors returns the per-step importance factor of every step, the
+// numbers whose running product is an importance weight: the option ratio
+// (for a primitive step, its action ratio), times the action ratio inside
+// options whose underlying policy changed (paper, Theorem 3, read as PDIS:
+// the weight of a reward carries every earlier factor). Without changed
+// options this is OptionRatio itself; otherwise the factors are written
+// into buf (grown as needed) and returned.
+func (b *Batch) Factors(buf []float64) []float64 {
+	if !slices.Contains(b.Changed, true) {
+		return b.OptionRatio
+	}
+	buf = slices.Grow(buf[:0], len(b.Reward))[:len(b.Reward)]
+	for s := range buf {
+		f := b.OptionRatio[s]
+		if b.Changed[s] {
+			f *= b.Ratio[s]
+		}
+		buf[s] = f
+	}
+	return buf
+}
+
 // Validate checks the batch's invariants: consistent slice lengths,
 // increasing offsets, and finite, non-negative ratios. Producers that read
 // user data call it; simulators need not.
