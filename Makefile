@@ -32,8 +32,12 @@ theory: build
 sweep: build
 	$(BIN) run -workers $(WORKERS) configs/sweep_taxi.yaml
 
+## beyond: incris-ld (SPEC 1b) beside the paper's estimators -> results/beyond/
+beyond: build
+	$(BIN) run -workers $(WORKERS) configs/beyond.yaml
+
 ## figs: every figure that exists
-figs: fig2 fig3 fig4 theory sweep
+figs: fig2 fig3 fig4 theory sweep beyond
 
 ## test: the whole test suite (what .ci/run runs)
 test:
@@ -48,7 +52,7 @@ clean:
 	rm -rf bin
 
 ## readme: refresh the README's claims table from the committed results
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond
 readme: build
 	$(BIN) claims $(CLAIM_RUNS) > .claims.md
 	awk 'BEGIN{while((getline l < ".claims.md")>0) t=t l "\n"} /<!-- claims:begin -->/{print; printf "%s", t; skip=1; next} /<!-- claims:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .claims.md

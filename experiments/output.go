@@ -292,7 +292,7 @@ func writeClaimsMD(w io.Writer, r *Resolved, claims []ClaimSummary) error {
 		if c.Claim.Text != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
 		}
-		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d].\n\n",
+		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (to 1e-9 relative; 0/0 counts as 1).\n\n",
 			c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
 		b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
 		for _, p := range c.Points {

@@ -431,7 +431,8 @@ func buildPanel(r *Resolved, idx int, pc *PanelConfig, rowOf map[statsKey]curve.
 	var points []PanelPoint
 	for _, ln := range lines {
 		first := &r.Series[ln.members[0]]
-		pl := plot.PanelLine{Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1)}
+		pl := plot.PanelLine{Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
 		type sim struct {
 			x     float64
 			n     int

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,6 +118,50 @@ func TestWriteAndRedraw(t *testing.T) {
 	for _, e := range entries {
 		if e.Name()[0] == '.' {
 			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestCheckClaims checks the claim test on hand-made rows: a ratio is
+// MSE(subject) / min MSE(versus); equal MSEs up to rounding meet max_ratio
+// 1; 0/0 counts as 1; "some" needs one n.
+func TestCheckClaims(t *testing.T) {
+	r := &Resolved{N: []int{10, 20, 30}, Claims: []ClaimConfig{
+		{Name: "half", Subject: "s/a", Versus: []string{"s/b", "s/c"}, MaxRatio: 0.5, At: "all", NMin: 10, NMax: 30},
+		{Name: "equal", Subject: "s/a", Versus: []string{"s/d"}, MaxRatio: 1, At: "all", NMin: 10, NMax: 30},
+		{Name: "some", Subject: "s/b", Versus: []string{"s/a"}, MaxRatio: 1, At: "some", NMin: 20, NMax: 30},
+	}}
+	dNear := 1.0
+	dNear += 1e-15 // a float64 just above 1 (computed, not a constant expression)
+	mse := map[string][3]float64{
+		"a": {1, 2, 0},
+		"b": {4, 3, 5}, // at n = 30: b/a = 5/0 = +Inf
+		"c": {2, 5, 7}, // min(b, c) = 2, 3, 5: ratios 0.5, 0.667, 0
+		"d": {dNear, 2, 0},
+	}
+	var rows []curve.Row
+	for est, v := range mse {
+		for j, n := range r.N {
+			rows = append(rows, curve.Row{Series: "s", Estimator: est, N: n, MSE: v[j]})
+		}
+	}
+	got := CheckClaims(r, rows)
+	want := []struct {
+		holds  bool
+		ratios []float64
+	}{
+		{false, []float64{0.5, 2.0 / 3, 0}},  // fails at n = 20
+		{true, []float64{1 / dNear, 1, 1}},   // rounding and 0/0
+		{false, []float64{1.5, math.Inf(1)}}, // n in [20, 30] only
+	}
+	for i, c := range got {
+		if c.Holds != want[i].holds || len(c.Points) != len(want[i].ratios) {
+			t.Fatalf("claim %s: holds %v with %d points, want %v, %d", c.Claim.Name, c.Holds, len(c.Points), want[i].holds, len(want[i].ratios))
+		}
+		for j, p := range c.Points {
+			if p.Ratio != want[i].ratios[j] {
+				t.Errorf("claim %s n=%d: ratio %v, want %v", c.Claim.Name, p.N, p.Ratio, want[i].ratios[j])
+			}
 		}
 	}
 }

@@ -31,6 +31,8 @@ type PanelLine struct {
 	Label  string
 	Points []PanelPoint
 	Closed []XY
+	// Dashed draws the line joining the points dashed: a reference line.
+	Dashed bool
 }
 
 // PanelPoint is a simulated point and the standard error of its Y.
@@ -267,6 +269,10 @@ func buildViewPanel(pn Panel) (*panel, error) {
 			}
 			l.Color = col
 			l.Width = vg.Points(0.8)
+			if ln.Dashed {
+				l.Width = vg.Points(1.4)
+				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			}
 			closedLines = append(closedLines, l)
 			thumbs = append(thumbs, l)
 		}
