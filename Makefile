@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory figs test bench clean readme
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond figs test bench clean readme
 
 all: build
 
@@ -44,9 +44,11 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-## bench: the benchmarks, 5 runs each (feed the output to benchstat)
+## bench: every benchmark, 5 runs each, into bench.txt, then its benchstat summary
+BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./... | tee bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./... > bench.txt
+	$(GO) run $(BENCHSTAT) bench.txt
 
 clean:
 	rm -rf bin
