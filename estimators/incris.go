@@ -215,7 +215,7 @@ func (e *INCRIS) weights(b *trajectory.Batch, i, q int) error {
 	for s, f := range rho {
 		prev := cur
 		cur *= f
-		if cur > math.MaxFloat64 || (cur < 0x1p-1022 && f != 0 && prev != 0) {
+		if leftNormal(cur, f, prev) {
 			return fmt.Errorf("%s: importance weights leave the normal float64 range, so the covariances are %w", e.Name(), ErrNotRepresentable)
 		}
 		da[s+1] = cur - aref[s+1]

@@ -200,7 +200,7 @@ func (e *INCRISLD) errWeights(s int) error {
 // ldBadProduct reports whether nb = bk * f left the normal float64 range:
 // overflow, or a subnormal or zero product of nonzero factors.
 func ldBadProduct(nb, bk, f float64) bool {
-	return nb > math.MaxFloat64 || (nb < 0x1p-1022 && f != 0 && bk != 0)
+	return leftNormal(nb, f, bk)
 }
 
 // step computes k* and r_hat_t for step index s = t-1.
@@ -399,7 +399,7 @@ func ldLag(rho, rw, bk, a []float64, cx, cd float64, check bool) (sx, sb, sd, ss
 			neg += math.Float64bits(d) >> 63
 		}
 		nb := bj * f
-		if check && (nb < 0x1p-1022 && f != 0 && bj != 0 || nb > math.MaxFloat64) {
+		if check && leftNormal(nb, f, bj) {
 			bad = true
 		}
 		bk[j] = nb

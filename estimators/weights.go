@@ -19,6 +19,13 @@ const (
 
 func stepFactor(b *trajectory.Batch, s int, _ factorKind) float64 { return b.Ratio[s] }
 
+// leftNormal reports whether the product w = prev * f has left the normal
+// float64 range: it overflowed, or it underflowed or turned subnormal
+// although neither factor is zero. Then the scaled computation takes over.
+func leftNormal(w, f, prev float64) bool {
+	return w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0)
+}
+
 // weightView presents a batch to the estimators with Ratio replaced by the
 // per-step importance factors (trajectory.Batch.Factors): the action ratio
 // of a primitive step, the option ratio of an option's first step (1 on its
@@ -133,8 +140,8 @@ func (s *sums) addTotals(b *trajectory.Batch, from, to int) bool {
 			prevA, prevB := wA, wB
 			wA *= fA
 			wB *= fB
-			if wA > math.MaxFloat64 || (wA < 0x1p-1022 && fA != 0 && prevA != 0) ||
-				wB > math.MaxFloat64 || (wB < 0x1p-1022 && fB != 0 && prevB != 0) {
+			if leftNormal(wA, fA, prevA) ||
+				leftNormal(wB, fB, prevB) {
 				return false
 			}
 			gA += rewA[t]
@@ -170,7 +177,7 @@ func totalSteps(rho, rew []float64, w, g float64) (float64, float64, bool) {
 	for t, f := range rho {
 		prev := w
 		w *= f
-		if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+		if leftNormal(w, f, prev) {
 			return w, g, false
 		}
 		g += rew[t]
@@ -203,7 +210,7 @@ func (s *sums) addFast(b *trajectory.Batch, from, to int, kind factorKind, resta
 			f := stepFactor(b, st, kind)
 			prev := w
 			w *= f
-			if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+			if leftNormal(w, f, prev) {
 				return false
 			}
 			r := b.Reward[st]
@@ -242,8 +249,8 @@ func (s *sums) addFastPrimitive(b *trajectory.Batch, from, to int, restart bool)
 			prevA, prevB := wA, wB
 			wA *= fA
 			wB *= fB
-			if wA > math.MaxFloat64 || (wA < 0x1p-1022 && fA != 0 && prevA != 0) ||
-				wB > math.MaxFloat64 || (wB < 0x1p-1022 && fB != 0 && prevB != 0) {
+			if leftNormal(wA, fA, prevA) ||
+				leftNormal(wB, fB, prevB) {
 				return false
 			}
 			rA, rB := rewA[t], rewB[t]
@@ -306,7 +313,7 @@ func (s *sums) addSteps(b *trajectory.Batch, lo, from, to int, w, g float64, res
 	for t, f := range rho {
 		prev := w
 		w *= f
-		if w > math.MaxFloat64 || (w < 0x1p-1022 && f != 0 && prev != 0) {
+		if leftNormal(w, f, prev) {
 			return w, g, false
 		}
 		r := rew[t]

@@ -170,51 +170,6 @@ func TestCorollary2FlatInH(t *testing.T) {
 	}
 }
 
-// enumerator is a chainmdp.Decider visiting every sequence of behavior
-// choices once (see envs/chainmdp/options_test.go).
-type enumerator struct {
-	choices []bool
-	probs   []float64
-	i       int
-}
-
-func (e *enumerator) Decide(p float64) bool {
-	if e.i == len(e.choices) {
-		e.choices = append(e.choices, true)
-		e.probs = append(e.probs, 0)
-	}
-	e.probs[e.i] = p
-	c := e.choices[e.i]
-	e.i++
-	return c
-}
-
-func (e *enumerator) prob() float64 {
-	pr := 1.0
-	for i, c := range e.choices[:e.i] {
-		if c {
-			pr *= e.probs[i]
-		} else {
-			pr *= 1 - e.probs[i]
-		}
-	}
-	return pr
-}
-
-func (e *enumerator) next() bool {
-	e.choices = e.choices[:e.i]
-	for len(e.choices) > 0 && !e.choices[len(e.choices)-1] {
-		e.choices = e.choices[:len(e.choices)-1]
-	}
-	if len(e.choices) == 0 {
-		return false
-	}
-	e.choices[len(e.choices)-1] = false
-	e.probs = e.probs[:len(e.choices)]
-	e.i = 0
-	return true
-}
-
 // TestOptionsPDISEnumeratedWithEstimator enumerates every behavior
 // trajectory of small options chains, estimates each one-trajectory data
 // set with the real options-pdis estimator, and checks that the exact mean
@@ -246,7 +201,7 @@ func TestOptionsPDISEnumeratedWithEstimator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var e enumerator
+			var e chainmdp.Enumerator
 			var b trajectory.Batch
 			m1, m2, total := 0.0, 0.0, 0.0
 			for {
@@ -257,11 +212,11 @@ func TestOptionsPDISEnumeratedWithEstimator(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				pr := e.prob()
+				pr := e.Prob()
 				m1 += pr * x
 				m2 += pr * x * x
 				total += pr
-				if !e.next() {
+				if !e.Next() {
 					break
 				}
 			}

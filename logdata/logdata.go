@@ -238,20 +238,27 @@ func (bd *builder) missing() string {
 	return "empty"
 }
 
-func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
-	var s string
+// numeral returns the text of a numeric cell: a CSV field (trimmed) or a
+// JSON number; want names the expected kind in errors ("a number").
+func (bd *builder) numeral(c cell, col int, want, wantJSON string) (string, *fieldErr) {
 	switch c.kind {
 	case cellNone:
-		return 0, ferr(col, "%s, want a number", bd.missing())
+		return "", ferr(col, "%s, want %s", bd.missing(), want)
 	case cellText:
-		s = strings.TrimSpace(c.s)
-		if s == "" {
-			return 0, ferr(col, "%s, want a number", bd.missing())
+		if s := strings.TrimSpace(c.s); s != "" {
+			return s, nil
 		}
+		return "", ferr(col, "%s, want %s", bd.missing(), want)
 	case cellNumber:
-		s = c.s
-	default:
-		return 0, ferr(col, "%s, want a JSON number", describe(c))
+		return c.s, nil
+	}
+	return "", ferr(col, "%s, want %s", describe(c), wantJSON)
+}
+
+func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
+	s, fe := bd.numeral(c, col, "a number", "a JSON number")
+	if fe != nil {
+		return 0, fe
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -303,19 +310,9 @@ func checkProb(v float64, col int, zeroOK bool) *fieldErr {
 }
 
 func (bd *builder) integer(c cell, col int) (int, *fieldErr) {
-	var s string
-	switch c.kind {
-	case cellNone:
-		return 0, ferr(col, "%s, want an integer", bd.missing())
-	case cellText:
-		s = strings.TrimSpace(c.s)
-		if s == "" {
-			return 0, ferr(col, "%s, want an integer", bd.missing())
-		}
-	case cellNumber:
-		s = c.s
-	default:
-		return 0, ferr(col, "%s, want an integer", describe(c))
+	s, fe := bd.numeral(c, col, "an integer", "an integer")
+	if fe != nil {
+		return 0, fe
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {

@@ -101,11 +101,8 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, estimateHelp, strings.Join(estimators.Names(), ", "))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	usageErr := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "runexp estimate: "+format+"\n", a...)

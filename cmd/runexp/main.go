@@ -92,6 +92,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// parseFlags parses args into fs. A help request passes flag.ErrHelp
+// through (exit 0); any other flag error, which the flag package has
+// already printed with the usage, is a usage error (exit 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -127,11 +140,8 @@ Flags:
 			strings.Join(estimators.Names(), ", "), strings.Join(experiments.DomainNames(), ", "))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "runexp run: want exactly one CONFIG.yaml")
@@ -269,11 +279,8 @@ configs or seeds, duplicated units and missing units are errors.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -322,11 +329,8 @@ Redraws the figure (<name>.png and <name>.svg) of a finished run from the
 curve.csv, kstar.csv and meta.json in DIR, without rerunning anything.
 `)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -349,11 +353,8 @@ Prints one markdown table of the claims checked by finished runs (from
 their claims.csv and meta.json): the README's claims section.
 `)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -7,55 +7,6 @@ import (
 	"testing"
 )
 
-// enumerator is a Decider that walks every sequence of behavior choices in
-// turn (depth first, "true" first): the episode is a deterministic function
-// of its choices, so running it once per sequence visits every trajectory
-// once, with probability prod(p or 1-p) over its choices.
-type enumerator struct {
-	choices []bool
-	probs   []float64
-	i       int
-}
-
-func (e *enumerator) Decide(p float64) bool {
-	if e.i == len(e.choices) {
-		e.choices = append(e.choices, true)
-		e.probs = append(e.probs, 0)
-	}
-	e.probs[e.i] = p
-	c := e.choices[e.i]
-	e.i++
-	return c
-}
-
-// prob returns the probability of the sequence just run.
-func (e *enumerator) prob() float64 {
-	pr := 1.0
-	for i, c := range e.choices[:e.i] {
-		if c {
-			pr *= e.probs[i]
-		} else {
-			pr *= 1 - e.probs[i]
-		}
-	}
-	return pr
-}
-
-// next moves to the next sequence; false when all were visited.
-func (e *enumerator) next() bool {
-	e.choices = e.choices[:e.i]
-	for len(e.choices) > 0 && !e.choices[len(e.choices)-1] {
-		e.choices = e.choices[:len(e.choices)-1]
-	}
-	if len(e.choices) == 0 {
-		return false
-	}
-	e.choices[len(e.choices)-1] = false
-	e.probs = e.probs[:len(e.choices)]
-	e.i = 0
-	return true
-}
-
 // pdisTerm accumulates one trajectory's options-PDIS term
 // sum_t W_t r_t, W_t = prod_{s<=t} optionRatio_s (changed_s ? rho_s : 1)
 // (Theorem 3 with SPEC's per-decision reading), written out here
@@ -79,7 +30,7 @@ func (p *pdisTerm) AddOption(r, rho, optionRatio float64, changed bool) {
 // probability and the number of trajectories.
 func exactMoments(t *testing.T, o *OptionsChain) (mean, variance, total float64, count int) {
 	t.Helper()
-	var e enumerator
+	var e Enumerator
 	m1, m2 := 0.0, 0.0
 	for {
 		term := pdisTerm{w: 1}
@@ -87,12 +38,12 @@ func exactMoments(t *testing.T, o *OptionsChain) (mean, variance, total float64,
 		if term.steps != o.P.H {
 			t.Fatalf("episode of %d steps, want H = %d", term.steps, o.P.H)
 		}
-		pr := e.prob()
+		pr := e.Prob()
 		m1 += pr * term.x
 		m2 += pr * term.x * term.x
 		total += pr
 		count++
-		if !e.next() {
+		if !e.Next() {
 			break
 		}
 	}
@@ -148,7 +99,7 @@ func TestOptionsChainEnumerated(t *testing.T) {
 // policy and returns the exact mean and variance of one trajectory's PDIS
 // term.
 func primitiveMoments(h int, pe, pb float64) (mean, variance float64) {
-	var e enumerator
+	var e Enumerator
 	env, _ := New(h, false)
 	m1, m2 := 0.0, 0.0
 	for {
@@ -165,10 +116,10 @@ func primitiveMoments(h int, pe, pb float64) (mean, variance float64) {
 			w *= ratio(pe, pb, a1)
 			x += w * r
 		}
-		pr := e.prob()
+		pr := e.Prob()
 		m1 += pr * x
 		m2 += pr * x * x
-		if !e.next() {
+		if !e.Next() {
 			break
 		}
 	}
