@@ -195,3 +195,27 @@ func TestINCRISKeepsAllWeightsOnChain(t *testing.T) {
 		}
 	}
 }
+
+// TestChainH1100EveryEstimator: on the chain MDP with H = 1100 (2^1100
+// overflows a float64) simulated data never holds the all-a1 trajectory
+// (probability 2^-1100), so every weight that meets the reward is 0 and every
+// estimator's right answer is exactly 0 (the weighted ones by 0/0 := 0); none
+// may return NaN, Inf or an error.
+func TestChainH1100EveryEstimator(t *testing.T) {
+	spec, _ := LookupDomain("chainmdp")
+	p := spec.Defaults()
+	p["horizon"], p["p_e"] = 1100, 1
+	d, err := spec.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b trajectory.Batch
+	d.Collect(&b, 200, rand.New(rand.NewPCG(1100, 1)))
+	for _, name := range estimators.Names() {
+		e, _ := estimators.New(name)
+		v, err := e.Estimate(&b)
+		if err != nil || v != 0 {
+			t.Errorf("%s = %v, %v; want exactly 0", name, v, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,6 +103,9 @@ func (rep *Report) Write(dir string, workers int, revision string) error {
 	if err := WriteFileAtomic(filepath.Join(dir, "curve.csv"), func(w io.Writer) error { return curve.WriteCSV(w, rep.Rows) }); err != nil {
 		return err
 	}
+	if err := WriteFileAtomic(filepath.Join(dir, "series.csv"), func(w io.Writer) error { return writeSeriesCSV(w, rep.Config) }); err != nil {
+		return err
+	}
 	if len(rep.KStar) > 0 {
 		if err := WriteFileAtomic(filepath.Join(dir, "kstar.csv"), func(w io.Writer) error { return curve.WriteKStarCSV(w, rep.KStar) }); err != nil {
 			return err
@@ -164,6 +168,42 @@ func drawRun(dir string, r *Resolved, rows []curve.Row, kstar []curve.KStarRow, 
 		}
 	}
 	return plot.Draw(f, filepath.Join(dir, r.Name))
+}
+
+// writeSeriesCSV writes series.csv: one row per series with its base name,
+// domain, true value and every parameter as a column (empty where the
+// series' domain has no such parameter). Joined with curve.csv on series
+// it gives a tidy table of a sweep: one column per parameter.
+func writeSeriesCSV(w io.Writer, r *Resolved) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range r.Series {
+		for _, ps := range s.spec.Params {
+			if !seen[ps.Name] {
+				seen[ps.Name] = true
+				names = append(names, ps.Name)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"series", "base", "domain"}, names...)); err != nil {
+		return err
+	}
+	for _, s := range r.Series {
+		rec := []string{s.Name, s.Base, s.Domain}
+		for _, name := range names {
+			v := ""
+			if ps, ok := s.spec.param(name); ok {
+				v = formatParam(ps, s.Params[name])
+			}
+			rec = append(rec, v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // FigureOf describes the figure of a run from its config and rows.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/curve"
@@ -96,7 +97,7 @@ func TestWriteAndRedraw(t *testing.T) {
 	if err := rep.Write(dir, 2, "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"curve.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
+	for _, f := range []string{"curve.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -106,6 +107,14 @@ func TestWriteAndRedraw(t *testing.T) {
 	f.Close()
 	if err != nil || len(rows) != len(rep.Rows) || rows[3] != rep.Rows[3] {
 		t.Errorf("curve.csv does not read back: %v", err)
+	}
+	// series.csv: header, then one row per series, parameters as columns
+	// (the chain has no "subepisodes": empty there).
+	series := string(readAll(t, filepath.Join(dir, "series.csv")))
+	for _, want := range []string{"series,base,domain,p_e,p_b,subepisodes,", "\nsub,sub,subepisode,0.75,0.5,5,", "\nchain,chain,chainmdp,0.9,0.5,,"} {
+		if !strings.Contains(series, want) {
+			t.Errorf("series.csv lacks %q:\n%s", want, series)
+		}
 	}
 	os.Remove(filepath.Join(dir, "small.png"))
 	if err := Redraw(dir); err != nil {
@@ -164,4 +173,13 @@ func TestCheckClaims(t *testing.T) {
 			}
 		}
 	}
+}
+
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
