@@ -16,18 +16,11 @@ import (
 // ldDomain builds domain name with its defaults overridden by set.
 func ldDomain(t *testing.T, name string, set map[string]float64) (experiments.Domain, float64) {
 	t.Helper()
-	spec, ok := experiments.LookupDomain(name)
-	if !ok {
-		t.Fatalf("no domain %q", name)
-	}
-	p := spec.Defaults()
-	for k, v := range set {
-		p[k] = v
-	}
-	d, err := spec.New(p)
+	d, p, err := experiments.NewDomain(name, set)
 	if err != nil {
 		t.Fatal(err)
 	}
+	spec, _ := experiments.LookupDomain(name)
 	truth, err := spec.Truth(p, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,15 +17,7 @@ import (
 // domain and returns the estimator's estimate on each.
 func simulate(t *testing.T, domain string, params map[string]float64, estimator string, n, trials int, seed uint64) []float64 {
 	t.Helper()
-	spec, _ := LookupDomain(domain)
-	p := spec.Defaults()
-	for k, v := range params {
-		if _, ok := p[k]; !ok {
-			t.Fatalf("domain %s has no parameter %s", domain, k)
-		}
-		p[k] = v
-	}
-	d, err := spec.New(p)
+	d, _, err := NewDomain(domain, params)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,3 +146,25 @@ func TestGridErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestNewDomain(t *testing.T) {
+	d, p, err := NewDomain("subepisode", map[string]float64{"p_e": 0.9, "eps_before_reward": 0})
+	if err != nil || d == nil || p["p_e"] != 0.9 || p["eps_before_reward"] != 0 || p["subepisodes"] != 50 {
+		t.Fatalf("NewDomain: %v, %v", p, err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  map[string]float64
+		want string
+	}{
+		{"nosuch", nil, "unknown domain"},
+		{"subepisode", map[string]float64{"p_x": 1}, `no parameter "p_x"`},
+		{"subepisode", map[string]float64{"p_e": 1.5}, "p_e = 1.5, want a number in [0, 1]"},
+		{"subepisode", map[string]float64{"subepisodes": 2.5}, "want an integer in [1, 65536]"},
+		{"subepisode", map[string]float64{"eps_before_reward": 2}, "want 0 (false) or 1 (true)"},
+	} {
+		if _, _, err := NewDomain(tc.name, tc.set); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: error %v, want %q", tc.name, tc.set, err, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 
@@ -46,6 +47,13 @@ func (k ParamKind) String() string {
 		return "boolean"
 	}
 	return "number"
+}
+
+func (k ParamKind) withArticle() string {
+	if k == Int {
+		return "an integer"
+	}
+	return "a " + k.String()
 }
 
 // ParamSpec declares one parameter of a domain: its type, default, allowed
@@ -135,4 +143,48 @@ func (d *DomainSpec) Defaults() Params {
 		p[s.Name] = s.Default
 	}
 	return p
+}
+
+// Resolve returns the domain's parameters: its defaults, overridden by set.
+// An unknown name, a value of the wrong kind (a non-integer for an integer,
+// anything but 0 or 1 for a boolean) or out of range is an error.
+func (d *DomainSpec) Resolve(set map[string]float64) (Params, error) {
+	p := d.Defaults()
+	for name, v := range set {
+		ps, ok := d.param(name)
+		if !ok {
+			return nil, fmt.Errorf("domain %s has no parameter %q", d.Name, name)
+		}
+		switch {
+		case ps.Kind == Bool && v != 0 && v != 1:
+			return nil, fmt.Errorf("domain %s: %s = %v, want 0 (false) or 1 (true)", d.Name, name, v)
+		case ps.Kind != Bool && (v < ps.Min || v > ps.Max || math.IsNaN(v) || (ps.Kind == Int && v != math.Trunc(v))):
+			return nil, fmt.Errorf("domain %s: %s = %v, want %s in [%v, %v]", d.Name, name, v, ps.Kind.withArticle(), ps.Min, ps.Max)
+		}
+		p[name] = v
+	}
+	return p, nil
+}
+
+// NewDomain builds the domain kind name with its defaults overridden by
+// set: the programmatic way to draw trajectories from one of the paper's
+// domains.
+//
+//	d, p, _ := experiments.NewDomain("subepisode", map[string]float64{"p_e": 0.9})
+//	var b trajectory.Batch
+//	d.Collect(&b, 1000, rand.New(rand.NewPCG(1, 2)))
+func NewDomain(name string, set map[string]float64) (Domain, Params, error) {
+	spec, ok := LookupDomain(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown domain %q (known: %v)", name, DomainNames())
+	}
+	p, err := spec.Resolve(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := spec.New(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, p, nil
 }

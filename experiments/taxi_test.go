@@ -14,15 +14,11 @@ import (
 
 func taxiDomainFor(t *testing.T, m int) (Domain, float64) {
 	t.Helper()
-	spec, _ := LookupDomain("noisytaxi")
-	p := spec.Defaults()
-	p["option_length"] = float64(m)
-	p["mc_episodes"] = 0
-	d, err := spec.New(p)
+	d, p, err := NewDomain("noisytaxi", map[string]float64{"option_length": float64(m), "mc_episodes": 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := spec.Truth(p, nil)
+	truth, err := domains["noisytaxi"].Truth(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

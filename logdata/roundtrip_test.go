@@ -78,15 +78,7 @@ func sameBits(a, b []float64) bool {
 
 func collect(t *testing.T, domain string, params map[string]float64, n int, seed uint64) *trajectory.Batch {
 	t.Helper()
-	spec, ok := experiments.LookupDomain(domain)
-	if !ok {
-		t.Fatalf("no domain %q", domain)
-	}
-	p := spec.Defaults()
-	for k, v := range params {
-		p[k] = v
-	}
-	d, err := spec.New(p)
+	d, _, err := experiments.NewDomain(domain, params)
 	if err != nil {
 		t.Fatal(err)
 	}

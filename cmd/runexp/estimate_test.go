@@ -53,15 +53,7 @@ func runJSON(t *testing.T, args ...string) estimateOut {
 
 func collectDomain(t *testing.T, domain string, params map[string]float64, n int, rng *rand.Rand) *trajectory.Batch {
 	t.Helper()
-	spec, ok := experiments.LookupDomain(domain)
-	if !ok {
-		t.Fatalf("no domain %q", domain)
-	}
-	p := spec.Defaults()
-	for k, v := range params {
-		p[k] = v
-	}
-	d, err := spec.New(p)
+	d, _, err := experiments.NewDomain(domain, params)
 	if err != nil {
 		t.Fatal(err)
 	}
