@@ -1,0 +1,97 @@
+package trajectory
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestBatchBuildResetReuse(t *testing.T) {
+	var b Batch
+	for i := range 3 {
+		for range i + 1 {
+			b.Add(1, 0.5)
+		}
+		b.End()
+	}
+	if b.N() != 3 || b.Steps() != 6 || b.Horizon() != 3 || b.Len(1) != 2 {
+		t.Fatalf("N %d steps %d H %d len(1) %d, want 3, 6 (1+2+3), 3, 2", b.N(), b.Steps(), b.Horizon(), b.Len(1))
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	allocs := testing.AllocsPerRun(10, func() {
+		b.Reset()
+		for range 6 {
+			b.Add(1, 1)
+		}
+		b.End()
+	})
+	if allocs != 0 || b.N() != 1 || b.Horizon() != 6 {
+		t.Errorf("reuse: %v allocs, N %d, H %d; want 0, 1, 6", allocs, b.N(), b.Horizon())
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	var b Batch
+	for _, l := range []int{1, 4, 2} {
+		for range l {
+			b.Add(0, 1)
+		}
+		b.End()
+	}
+	p := b.Prefix(1)
+	if p.N() != 1 || p.Horizon() != 1 || p.Steps() != 1 {
+		t.Errorf("Prefix(1): N %d H %d steps %d, want 1, 1, 1", p.N(), p.Horizon(), p.Steps())
+	}
+	if p = b.Prefix(2); p.Horizon() != 4 || p.Steps() != 5 {
+		t.Errorf("Prefix(2): H %d steps %d, want 4, 5", p.Horizon(), p.Steps())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Prefix(4) of 3 trajectories did not panic")
+		}
+	}()
+	b.Prefix(4)
+}
+
+func TestFactors(t *testing.T) {
+	var b Batch
+	b.Add(0, 2)                 // primitive: factor = action ratio 2
+	b.AddOption(0, 7, 3, false) // unchanged option: option ratio 3 (action ratio ignored)
+	b.AddOption(0, 7, 1, false)
+	b.End()
+	if f := b.Factors(nil); !slices.Equal(f, []float64{2, 3, 1}) || &f[0] != &b.OptionRatio[0] {
+		t.Errorf("factors %v, want [2 3 1] shared with OptionRatio", f)
+	}
+	b.AddOption(0, 0.5, 4, true) // changed option: 4 * 0.5
+	b.End()
+	if f := b.Factors(nil); !slices.Equal(f, []float64{2, 3, 1, 2}) {
+		t.Errorf("factors %v, want [2 3 1 2]", f)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Batch)
+		want string
+	}{
+		{"nan reward", func(b *Batch) { b.Reward[1] = math.NaN() }, "step 1: reward NaN"},
+		{"negative ratio", func(b *Batch) { b.Ratio[0] = -1 }, "step 0: ratio -1"},
+		{"infinite option ratio", func(b *Batch) { b.OptionRatio[0] = math.Inf(1) }, "step 0: ratio +Inf"},
+		{"short slice", func(b *Batch) { b.Split = b.Split[:1] }, "different lengths"},
+		{"unended", func(b *Batch) { b.Add(0, 1) }, "1 steps after the last End"},
+	} {
+		var b Batch
+		b.Add(1, 1)
+		b.Add(2, 1)
+		b.End()
+		tc.edit(&b)
+		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
