@@ -157,17 +157,14 @@ func percentileInterval(name string, v []float64, confidence float64) Interval {
 
 // ESS returns the effective sample size of b's final importance weights,
 // (sum_i W^i)^2 / sum_i (W^i)^2, with W^i the product of the per-step
-// factors over all of trajectory i (padding multiplies by 1): the action
-// ratios rho, or with optionWeights the options-PDIS factors (option ratio,
-// times rho inside changed options). It is n when all weights are equal
-// and near 1 when one dominates; 0 when every weight is 0. Products are
-// kept as mantissa and exponent, so the result is exact even where the
-// weights themselves overflow a float64.
-func ESS(b *trajectory.Batch, optionWeights bool) float64 {
-	f := b.Ratio
-	if optionWeights {
-		f = b.Factors(nil)
-	}
+// factors every estimator weights by (trajectory.Batch.Factors: action
+// ratios, option ratios on options data) over all of trajectory i (padding
+// multiplies by 1). It is n when all weights are equal and near 1 when one
+// dominates; 0 when every weight is 0. Products are kept as mantissa and
+// exponent, so the result is exact even where the weights themselves
+// overflow a float64.
+func ESS(b *trajectory.Batch) float64 {
+	f := b.Factors(nil)
 	n := b.N()
 	if n == 0 {
 		return 0

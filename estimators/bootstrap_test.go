@@ -246,7 +246,7 @@ func TestESS(t *testing.T) {
 	b.Add(0, 0.5)
 	b.Add(0, 1) // padding-like step: weight stays 0.5
 	b.End()
-	if got, want := estimators.ESS(&b, false), 2.5*2.5/(4+0.25); math.Abs(got-want) > 1e-15 {
+	if got, want := estimators.ESS(&b), 2.5*2.5/(4+0.25); math.Abs(got-want) > 1e-15 {
 		t.Errorf("weights 2, 0.5: ESS %v, want %v", got, want)
 	}
 	var big trajectory.Batch // three weights of 1e400, beyond float64
@@ -255,13 +255,13 @@ func TestESS(t *testing.T) {
 		big.Add(1, 1e200)
 		big.End()
 	}
-	if got := estimators.ESS(&big, false); got != 3 {
+	if got := estimators.ESS(&big); got != 3 {
 		t.Errorf("equal overflowing weights: ESS %v, want 3", got)
 	}
 	var zero trajectory.Batch
 	zero.Add(1, 0)
 	zero.End()
-	if got := estimators.ESS(&zero, false); got != 0 {
+	if got := estimators.ESS(&zero); got != 0 {
 		t.Errorf("zero weights: ESS %v, want 0", got)
 	}
 	var opt trajectory.Batch // option weights 3 and 1 (unchanged options ignore rho = 7)
@@ -269,11 +269,8 @@ func TestESS(t *testing.T) {
 	opt.End()
 	opt.AddOption(1, 1, 1, false)
 	opt.End()
-	if got, want := estimators.ESS(&opt, true), 16.0/10; got != want {
+	if got, want := estimators.ESS(&opt), 16.0/10; got != want {
 		t.Errorf("option weights 3, 1: ESS %v, want %v", got, want)
-	}
-	if got, want := estimators.ESS(&opt, false), 64.0/50; got != want {
-		t.Errorf("action weights 7, 1: ESS %v, want %v", got, want)
 	}
 }
 

@@ -63,8 +63,9 @@ are padded with reward 0 and ratio 1 (SPEC section 1).
 
 Output: per estimator the estimate, the interval [ci_low, ci_high] and the
 effective sample size ess = (sum W)^2 / sum W^2 of the final weights, W the
-product of pi_e/pi_b over each whole episode (options-pdis: of its option
-weights). The interval is the percentile bootstrap over episodes (resampled
+product over each whole episode of the per-step factors every estimator
+weights by: pi_e/pi_b, or with option columns mu_e/mu_b on option_start rows
+(times pi_e/pi_b inside changed options). The interval is the percentile bootstrap over episodes (resampled
 with replacement, each replicate from its own random stream derived from
 -seed and the replicate number: the same seed gives the same intervals
 whatever -workers). Each replicate copies the data and runs every
@@ -198,16 +199,8 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("estimate: %w", err)
 		}
 	}
-	ess := [2]float64{estimators.ESS(&b, false), 0}
-	if slices.Contains(names, "options-pdis") {
-		ess[1] = estimators.ESS(&b, true)
-	}
-	essOf := func(n string) float64 {
-		if n == "options-pdis" {
-			return ess[1]
-		}
-		return ess[0]
-	}
+	ess := estimators.ESS(&b) // every estimator weights by the same factors
+	essOf := func(string) float64 { return ess }
 
 	var out bytes.Buffer
 	if *asJSON {

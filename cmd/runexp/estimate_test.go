@@ -137,7 +137,7 @@ func TestEstimateExamples(t *testing.T) {
 			if _, ok := got["ci_low"]; ok {
 				t.Errorf("%s: %s has ci_low with -bootstrap 0", path, name)
 			}
-			if ess := estimators.ESS(b, false); got["ess"] != ess {
+			if ess := estimators.ESS(b); got["ess"] != ess {
 				t.Errorf("%s: %s ess %v, want %v", path, name, got["ess"], ess)
 			}
 		}
@@ -190,9 +190,9 @@ func TestEstimateRoundTrip(t *testing.T) {
 					t.Errorf("%s%s: %s = %v, in process %v", tc.name, ext, name, got, want)
 				}
 			}
-			if tc.cols.Options {
-				if got, want := res.Estimates["options-pdis"]["ess"], estimators.ESS(tc.b, true); got != want {
-					t.Errorf("%s%s: options-pdis ess %v, want the option weights' %v", tc.name, ext, got, want)
+			for _, name := range estimators.Names() {
+				if got, want := res.Estimates[name]["ess"], estimators.ESS(tc.b); got != want {
+					t.Errorf("%s%s: %s ess %v, want the factor weights' %v", tc.name, ext, name, got, want)
 				}
 			}
 		}
