@@ -1,8 +1,6 @@
 package estimators
 
 import (
-	"math"
-
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -20,7 +18,7 @@ func (e *isEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 		return 0, ErrTooFew
 	}
 	e.s.accumulateTotals(b)
-	return finite("is", math.Ldexp(e.s.finWG/float64(b.N()), e.s.finExp))
+	return finite("is", e.s.is(b.N()))
 }
 
 // wisEstimator is weighted importance sampling (SPEC 1, `wis`):
@@ -37,7 +35,7 @@ func (e *wisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 		return 0, ErrTooFew
 	}
 	e.s.accumulateTotals(b)
-	return finite("wis", ratio(e.s.finWG, e.s.finW))
+	return finite("wis", e.s.wis())
 }
 
 // pdisEstimator is per-decision importance sampling (SPEC 1, `pdis`),
@@ -83,8 +81,7 @@ func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 	e.s.accumulate(b, primitiveFactors, false)
 	total := 0.0
 	for t := range e.s.num {
-		// both sums at step t share the scale 2^exp[t], which cancels
-		total += ratio(e.s.num[t], e.s.den[t])
+		total += e.s.cwpdisTerm(t)
 	}
 	return finite("cwpdis", total)
 }
@@ -93,7 +90,7 @@ func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(n, _ int) (float64, error) {
-		return finite("is", math.Ldexp(e.s.finWG/float64(n), e.s.finExp))
+		return finite("is", e.s.is(n))
 	})
 }
 
@@ -101,7 +98,7 @@ func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float6
 func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(_, _ int) (float64, error) {
-		return finite("wis", ratio(e.s.finWG, e.s.finW))
+		return finite("wis", e.s.wis())
 	})
 }
 

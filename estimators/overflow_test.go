@@ -106,3 +106,32 @@ func TestUnderflowSelfNormalised(t *testing.T) {
 		t.Errorf("pdis = %v, want 0 (underflow to the nearest float64)", got)
 	}
 }
+
+// TestScaledKeepsSmallNumeratorTerms: a weight of 1e400 on a trajectory
+// with no reward must not wipe out the reward of another trajectory. A has
+// rewards (0, 0) and ratios (1e200, 1e200): weight 1e400, beyond float64;
+// B has rewards (0, 0, 1) and ratios (1e-10, 1, 1). PDIS = IS =
+// (0 + 1e-10 * 1) / 2 = 5e-11 exactly representable; scaling B's term by
+// A's exponent (2^1329) would flush it to 0. WIS = 1e-10 / (1e400 + 1e-10)
+// underflows to 0 legitimately; CWPDIS at t = 3: (1e-10 * 1) / (1e400 +
+// 1e-10) likewise 0.
+func TestScaledKeepsSmallNumeratorTerms(t *testing.T) {
+	var b trajectory.Batch
+	b.Add(0, 1e200)
+	b.Add(0, 1e200)
+	b.End()
+	b.Add(0, 1e-10)
+	b.Add(0, 1)
+	b.Add(1, 1)
+	b.End()
+	for _, name := range []string{"pdis", "partitioned-pdis", "is"} {
+		if got := estimate(t, name, &b); math.Abs(got-5e-11) > 1e-14*5e-11 {
+			t.Errorf("%s = %v, want 5e-11", name, got)
+		}
+	}
+	for _, name := range []string{"wis", "cwpdis"} {
+		if got := estimate(t, name, &b); got != 0 {
+			t.Errorf("%s = %v, want 0 (1e-10 / 1e400 underflows)", name, got)
+		}
+	}
+}

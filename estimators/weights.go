@@ -65,17 +65,20 @@ func isView(b *trajectory.Batch, buf []float64) bool {
 // sums are the per-step and final weighted sums that IS, PDIS, WIS and
 // CWPDIS are built from, over all n trajectories with SPEC's padding.
 //
-// num[t] = sum_i W^i_t r^i_t and den[t] = sum_i W^i_t (weights frozen after
-// a trajectory ends), each scaled by 2^-exp[t]; finWG = sum_i W^i_H G^i and
-// finW = sum_i W^i_H, scaled by 2^-finExp. On the fast path every exponent
-// is 0 and exp is all zeros.
+// num[t] = sum_i W^i_t r^i_t scaled by 2^-expNum[t], den[t] = sum_i W^i_t
+// (weights frozen after a trajectory ends) scaled by 2^-exp[t]; finWG =
+// sum_i W^i_H G^i scaled by 2^-finExpWG and finW = sum_i W^i_H scaled by
+// 2^-finExp. Each scale is the largest exponent among the terms of its own
+// sum, so a term of a numerator is never lost to a large weight that only
+// its denominator holds. On the fast path every exponent is 0.
 type sums struct {
 	view        weightView
 	n, h        int
 	num, den    []float64
-	exp         []int
+	exp, expNum []int
 	finWG, finW float64
 	finExp      int
+	finExpWG    int
 	tail        []float64 // scratch: final weights of trajectories ending before t
 	tailExp     []int
 	scaled      bool
@@ -96,7 +99,14 @@ func (s *sums) reset(n, h int) {
 	for t := range s.exp {
 		s.exp[t] = 0
 	}
-	s.finWG, s.finW, s.finExp = 0, 0, 0
+	if cap(s.expNum) < h {
+		s.expNum = make([]int, h)
+	}
+	s.expNum = s.expNum[:h]
+	for t := range s.expNum {
+		s.expNum[t] = 0
+	}
+	s.finWG, s.finW, s.finExp, s.finExpWG = 0, 0, 0, 0
 	s.scaled = false
 }
 
@@ -357,17 +367,17 @@ func (w *scaledWeight) mul(f float64) {
 func (w scaledWeight) at(exp int) float64 { return math.Ldexp(w.m, w.e-exp) }
 
 // accumulateScaled computes the sums in two passes: the first finds, per
-// step and for the final weights, the largest binary exponent over the
-// trajectories; the second adds every weight scaled by it. Self-normalised
-// ratios are then exact; unnormalised sums are scaled back by Ldexp, which
-// yields Inf (reported by the estimators) only if the estimate itself does
-// not fit.
+// step and for the final weights, the largest binary exponent among the
+// terms of each sum; the second adds every term scaled by its sum's
+// exponent. Self-normalised ratios are then exact; unnormalised sums are
+// scaled back by Ldexp, which yields Inf (reported by the estimators) only
+// if the estimate itself does not fit.
 func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bool) {
 	n, h := s.n, s.h
 	s.reset(n, h)
 	s.scaled = true
 	for t := range s.exp {
-		s.exp[t] = minExp
+		s.exp[t], s.expNum[t] = minExp, minExp
 	}
 	if cap(s.tailExp) < h+1 {
 		s.tailExp = make([]int, h+1)
@@ -376,16 +386,22 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 	for t := range s.tailExp {
 		s.tailExp[t] = minExp
 	}
-	s.finExp = minExp
-	// Pass 1: exponent maxima.
+	s.finExp, s.finExpWG = minExp, minExp
+	// Pass 1: exponent maxima (a zero weight, or a zero reward for a
+	// numerator, contributes no term).
 	for i := 0; i < n; i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		w := scaledWeight{m: 1}
+		g := 0.0
 		for st := lo; st < hi; st++ {
 			w.mul(stepFactor(b, st, kind))
-			if w.m != 0 && w.e > s.exp[st-lo] {
-				s.exp[st-lo] = w.e
+			if w.m != 0 {
+				s.exp[st-lo] = max(s.exp[st-lo], w.e)
+				if b.Reward[st] != 0 {
+					s.expNum[st-lo] = max(s.expNum[st-lo], w.e)
+				}
 			}
+			g += b.Reward[st]
 			if restart && b.Split[st] {
 				w = scaledWeight{m: 1}
 			}
@@ -393,6 +409,9 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 		if w.m != 0 {
 			s.finExp = max(s.finExp, w.e)
 			s.tailExp[hi-lo] = max(s.tailExp[hi-lo], w.e)
+			if g != 0 {
+				s.finExpWG = max(s.finExpWG, w.e)
+			}
 		}
 	}
 	run := minExp
@@ -402,9 +421,15 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 		if s.exp[t] == minExp {
 			s.exp[t] = 0 // every weight at t is zero
 		}
+		if s.expNum[t] == minExp {
+			s.expNum[t] = 0 // no term: the numerator is 0
+		}
 	}
 	if s.finExp == minExp {
 		s.finExp = 0
+	}
+	if s.finExpWG == minExp {
+		s.finExpWG = 0
 	}
 	// Pass 2: scaled sums.
 	for i := 0; i < n; i++ {
@@ -414,9 +439,10 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 		for st := lo; st < hi; st++ {
 			w.mul(stepFactor(b, st, kind))
 			t := st - lo
-			v := w.at(s.exp[t])
-			s.num[t] += v * b.Reward[st]
-			s.den[t] += v
+			if r := b.Reward[st]; r != 0 { // no term (and no 0 * Inf)
+				s.num[t] += w.at(s.expNum[t]) * r
+			}
+			s.den[t] += w.at(s.exp[t])
 			g += b.Reward[st]
 			if restart && b.Split[st] {
 				w = scaledWeight{m: 1}
@@ -425,17 +451,30 @@ func (s *sums) accumulateScaled(b *trajectory.Batch, kind factorKind, restart bo
 		for t := hi - lo; t < h; t++ {
 			s.den[t] += w.at(s.exp[t])
 		}
-		v := w.at(s.finExp)
-		s.finWG += v * g
-		s.finW += v
+		if g != 0 {
+			s.finWG += w.at(s.finExpWG) * g
+		}
+		s.finW += w.at(s.finExp)
 	}
 }
 
-// pdis returns (1/n) sum_t 2^exp[t] num[t].
+// is returns (1/n) 2^finExpWG finWG.
+func (s *sums) is(n int) float64 { return math.Ldexp(s.finWG/float64(n), s.finExpWG) }
+
+// wis returns finWG 2^finExpWG / (finW 2^finExp), 0/0 := 0.
+func (s *sums) wis() float64 { return math.Ldexp(ratio(s.finWG, s.finW), s.finExpWG-s.finExp) }
+
+// cwpdisTerm returns step t's term of CWPDIS, num[t] / den[t] with their
+// scales (the same step's sums), 0/0 := 0.
+func (s *sums) cwpdisTerm(t int) float64 {
+	return math.Ldexp(ratio(s.num[t], s.den[t]), s.expNum[t]-s.exp[t])
+}
+
+// pdis returns (1/n) sum_t 2^expNum[t] num[t].
 func (s *sums) pdis() float64 { return s.pdisAt(s.n, s.h) }
 
-// pdisAt returns (1/n) sum_{t<h} 2^exp[t] num[t]: PDIS from the first n
-// trajectories, of horizon h, while the fast path streams (exp is 0).
+// pdisAt returns (1/n) sum_{t<h} 2^expNum[t] num[t]: PDIS from the first n
+// trajectories, of horizon h, while the fast path streams (exponents 0).
 func (s *sums) pdisAt(n, h int) float64 {
 	if n == 0 {
 		return 0
@@ -443,7 +482,7 @@ func (s *sums) pdisAt(n, h int) float64 {
 	nf := float64(n)
 	total := 0.0
 	for t, v := range s.num[:h] {
-		total += math.Ldexp(v/nf, s.exp[t])
+		total += math.Ldexp(v/nf, s.expNum[t])
 	}
 	return total
 }

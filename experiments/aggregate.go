@@ -107,13 +107,16 @@ func AggregateKStar(r *Resolved, results []UnitResult) ([]curve.KStarRow, error)
 					h = max(h, len(res.KStar[e][j]))
 				}
 				for t := 0; t < h; t++ {
-					sum := 0.0
+					// mean over the trials whose data reach step t (with
+					// variable-length episodes a trial may end earlier)
+					sum, count := 0.0, 0
 					for _, res := range bySeries[s] {
 						if ks := res.KStar[e][j]; t < len(ks) {
 							sum += float64(ks[t])
+							count++
 						}
 					}
-					rows = append(rows, curve.KStarRow{Series: rs.Name, Estimator: name, N: n, T: t + 1, MeanKStar: sum / float64(r.Trials)})
+					rows = append(rows, curve.KStarRow{Series: rs.Name, Estimator: name, N: n, T: t + 1, MeanKStar: sum / float64(count)})
 				}
 			}
 		}

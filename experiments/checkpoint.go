@@ -235,6 +235,9 @@ func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
 		if !ok || cl.Trial < 0 || cl.Trial >= h.Config.Trials || len(cl.Estimates) != len(h.Config.Series[s].Estimators) {
 			return nil, nil, fmt.Errorf("%s:%d: unit (%s, trial %d) does not fit the header's config", path, lineNo, cl.Series, cl.Trial)
 		}
+		if err := checkShapes(&cl, len(h.Config.N)); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: unit (%s, trial %d): %w", path, lineNo, cl.Series, cl.Trial, err)
+		}
 		kstar := cl.KStar
 		if kstar == nil {
 			kstar = make([][][]int, len(cl.Estimates))
@@ -245,6 +248,28 @@ func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
 		return nil, nil, fmt.Errorf("%s: empty checkpoint", path)
 	}
 	return &h, out, nil
+}
+
+// checkShapes checks that a unit has one estimate per n of the grid for
+// each estimator, and k* lists (where present) of the same shape.
+func checkShapes(cl *checkpointLine, grid int) error {
+	for e, est := range cl.Estimates {
+		if len(est) != grid {
+			return fmt.Errorf("estimator %d has %d estimates, want one per n (%d)", e, len(est), grid)
+		}
+	}
+	if cl.KStar == nil {
+		return nil
+	}
+	if len(cl.KStar) != len(cl.Estimates) {
+		return fmt.Errorf("k* for %d estimators, want %d", len(cl.KStar), len(cl.Estimates))
+	}
+	for e, ks := range cl.KStar {
+		if ks != nil && len(ks) != grid {
+			return fmt.Errorf("estimator %d has k* for %d sizes, want %d", e, len(ks), grid)
+		}
+	}
+	return nil
 }
 
 // relink attaches domain kinds to series decoded from JSON.

@@ -188,6 +188,13 @@ func (v *validator) fail(field string, path []any, format string, args ...any) {
 	v.err = fmt.Errorf("config %s:%d: %s: %s", v.path, line, field, fmt.Sprintf(format, args...))
 }
 
+// failLine records an error at a known line.
+func (v *validator) failLine(field string, line int, format string, args ...any) {
+	if v.err == nil {
+		v.err = fmt.Errorf("config %s:%d: %s: %s", v.path, line, field, fmt.Sprintf(format, args...))
+	}
+}
+
 func lineOf(n *yaml.Node, path []any) int {
 	line := n.Line
 	for _, p := range path {
@@ -315,6 +322,12 @@ func (v *validator) series(c *Config, r *Resolved) {
 				v.fail(field+".name", at("name"), "expanded series %q is used by an earlier series", name)
 			}
 			seen[name] = true
+			// Build the domain once now, so that constraints between
+			// parameters (coverage, a horizon that is a multiple of the
+			// option length) fail here, with the line, not mid-run.
+			if _, err := spec.New(pt.params); err != nil {
+				v.fail(field+".params", at("params"), "%s: %v", name, err)
+			}
 			r.Series = append(r.Series, ResolvedSeries{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
 				Sweep: pt.sweep, Estimators: slices.Clone(sc.Estimators), spec: spec})
 		}
@@ -389,9 +402,15 @@ func (v *validator) params(spec *DomainSpec, node *yaml.Node, field string, at [
 		return g
 	}
 	combos := 1
+	given := map[string]bool{}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		key, val := node.Content[i].Value, node.Content[i+1]
 		kat := append(slices.Clone(at), key)
+		if given[key] {
+			v.failLine(field+"."+key, node.Content[i].Line, "given twice")
+			continue
+		}
+		given[key] = true
 		ps, ok := spec.param(key)
 		if !ok {
 			names := make([]string, len(spec.Params))

@@ -168,3 +168,16 @@ func TestNewDomain(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigDomainConstraints(t *testing.T) {
+	for _, tc := range []struct{ find, replace, want string }{
+		{"p_e: 0.75", "p_e: 0.75\n      p_b: 0", "t.yaml:9: series[0].params: s: p_b = 0 never takes an action that p_e = 0.75 takes"},
+		{"p_e: 0.75", "p_e: 0.75\n      p_e: 0.5", "t.yaml:10: series[0].params.p_e: given twice"},
+	} {
+		cfg := strings.Replace(goodConfig, tc.find, tc.replace, 1)
+		_, err := ParseConfig([]byte(cfg), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.replace, err, tc.want)
+		}
+	}
+}

@@ -78,6 +78,9 @@ func newChainDomain(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := coverage(p["p_b"], p["p_e"]); err != nil {
+		return nil, err
+	}
 	pb, err := policies.TwoAction(p["p_b"])
 	if err != nil {
 		return nil, fmt.Errorf("p_b: %w", err)
@@ -101,4 +104,14 @@ func (d *chainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 		}
 		b.End()
 	}
+}
+
+// coverage checks that the behavior policy takes every action the
+// evaluation policy may take (two actions, a1 with probabilities pb and
+// pe): otherwise importance sampling cannot see what pi_e does.
+func coverage(pb, pe float64) error {
+	if (pb == 0 && pe > 0) || (pb == 1 && pe < 1) {
+		return fmt.Errorf("p_b = %v never takes an action that p_e = %v takes: importance sampling cannot estimate V(pi_e)", pb, pe)
+	}
+	return nil
 }

@@ -44,6 +44,9 @@ func newSubepisodeDomain(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := coverage(p["p_b"], p["p_e"]); err != nil {
+		return nil, err
+	}
 	pb, err := policies.TwoAction(p["p_b"])
 	if err != nil {
 		return nil, fmt.Errorf("p_b: %w", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -33,6 +34,7 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		// field names and columns of the previous record, by position
 		lastNames []string
 		lastCols  []int
+		extraSeen []string // ignored extra fields of the current record
 	)
 	for sc.Scan() {
 		line++
@@ -71,6 +73,7 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			cells[i] = cell{}
 			seen[i] = false
 		}
+		extraSeen = extraSeen[:0]
 		for k, f := range fields {
 			// records usually repeat the previous one's field order
 			var c int
@@ -96,8 +99,12 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 				}
 				continue
 			}
-			if c < 0 {
-				continue // an ignored extra
+			if c < 0 { // an ignored extra, but given once only
+				if slices.Contains(extraSeen, f.name) {
+					return bd.info, jerr(f.name, "given twice in one object")
+				}
+				extraSeen = append(extraSeen, f.name)
+				continue
 			}
 			if seen[c] {
 				return bd.info, jerr(f.name, "field appears twice in the object")

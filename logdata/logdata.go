@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -589,6 +590,9 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		if c < 0 {
 			if !allowExtra {
 				return cols, nil, nil, herr(n, "unknown column (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			}
+			if slices.Contains(extra, n) {
+				return cols, nil, nil, herr(n, "column appears twice")
 			}
 			extra = append(extra, n)
 			continue

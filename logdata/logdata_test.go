@@ -257,3 +257,24 @@ func TestSizeHint(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraGivenTwice: with -allow-extra an unknown column is ignored, but
+// still only once: a CSV header or a JSON object naming it twice is an error.
+func TestExtraGivenTwice(t *testing.T) {
+	for _, tc := range []struct {
+		format logdata.Format
+		data   string
+		want   string
+	}{
+		{logdata.CSV, "episode,step,reward,pi_b,pi_e,x,x\na,0,1,0.5,0.5,1,2\n", "column appears twice"},
+		{logdata.JSONL, `{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.5,"x":1,"x":2}` + "\n", "twice"},
+		{logdata.JSONL, `{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.5,"x":1}` + "\n" +
+			`{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e":0.5,"x":1,"x":2}` + "\n", "given twice in one object"},
+	} {
+		var b trajectory.Batch
+		_, err := logdata.Read(strings.NewReader(tc.data), tc.format, &b, logdata.Options{AllowExtra: true})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.data, err, tc.want)
+		}
+	}
+}

@@ -38,7 +38,8 @@ type Row struct {
 var KStarHeader = []string{"series", "estimator", "n", "t", "mean_kstar"}
 
 // KStarRow is the mean over trials of the number of most recent weights k*
-// that INCRIS kept for the reward at step t (1-based), at sample size n.
+// that INCRIS kept for the reward at step t (1-based), at sample size n
+// (over the trials whose data reach step t).
 type KStarRow struct {
 	Series    string
 	Estimator string
