@@ -280,7 +280,7 @@ func TestINCRISLDMatchesReference(t *testing.T) {
 		case trials:
 			b = ldRandomBatch(rng, 1300, 6, 0.5)
 		case trials + 1:
-			b = ldSubepisodeBatch(rng, 1300, 3)
+			b = subepisodeBatch(rng, 1300, 3)
 		default:
 			b = ldRandomBatch(rng, 2+rng.IntN(80), 1+rng.IntN(10), rng.Float64())
 		}
@@ -543,32 +543,9 @@ func TestINCRISLDSyrkUpper(t *testing.T) {
 	}
 }
 
-// ldSubepisodeBatch draws subepisode-like data (SPEC 2.2 under the uniform
-// behavior policy, p_e = 0.75: ratios 1.5 and 0.5, every reward nonzero).
-func ldSubepisodeBatch(rng *rand.Rand, n, subepisodes int) *trajectory.Batch {
-	var b trajectory.Batch
-	b.Grow(n, n*2*subepisodes)
-	ratio := [2]float64{1.5, 0.5}
-	for range n {
-		eps := 0.0
-		for range subepisodes {
-			if rng.IntN(2) == 0 {
-				eps += 0.01
-				b.Add(1, ratio[0])
-				b.Add(-2+eps, ratio[rng.IntN(2)])
-			} else {
-				b.Add(-1, ratio[1])
-				b.Add(2, ratio[rng.IntN(2)])
-			}
-		}
-		b.End()
-	}
-	return &b
-}
-
 func TestINCRISLDNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	big := ldSubepisodeBatch(rng, 1200, 10) // more than one chunk of trajectories
+	big := subepisodeBatch(rng, 1200, 10) // more than one chunk of trajectories
 	small := ldRandomBatch(rng, 30, 6, 0.5)
 	for _, guard := range []bool{true, false} {
 		e := NewINCRISLD(guard)
@@ -591,7 +568,7 @@ func TestINCRISLDNoAllocs(t *testing.T) {
 func BenchmarkINCRISLD(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1000, 10000} {
-		batch := ldSubepisodeBatch(rng, n, 50) // H = 100
+		batch := subepisodeBatch(rng, n, 50) // H = 100
 		e := NewINCRISLD(true)
 		if _, err := e.Estimate(batch); err != nil { // warm: sizes the workspace
 			b.Fatal(err)
