@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond figs test bench clean readme
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond figs test bench clean readme docs
 
 all: build
 
@@ -52,6 +52,10 @@ bench:
 
 clean:
 	rm -rf bin
+
+## docs: regenerate docs/reference.md from the registries (runexp help reference)
+docs: build
+	$(BIN) help reference > docs/reference.md
 
 ## readme: refresh the README's claims table from the committed results
 CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond

@@ -4,15 +4,21 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// isEstimator is ordinary importance sampling (SPEC 1, `is`):
-// (1/n) sum_i W^i_H G^i.
-type isEstimator struct{ s sums }
+// IS is ordinary importance sampling (SPEC 1, key "is"):
+//
+//	IS = (1/n) sum_i W^i_H G^i,  G^i = sum_t r^i_t,
+//
+// with W^i_H the product of trajectory i's per-step factors.
+type IS struct{ s sums }
 
-func newIS() *isEstimator { return &isEstimator{} }
+// NewIS returns an IS estimator.
+func NewIS() *IS { return &IS{} }
 
-func (*isEstimator) Name() string { return "is" }
+// Name returns "is".
+func (*IS) Name() string { return "is" }
 
-func (e *isEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+// Estimate returns the IS estimate from b.
+func (e *IS) Estimate(b *trajectory.Batch) (float64, error) {
 	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
@@ -21,15 +27,19 @@ func (e *isEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 	return finite("is", e.s.is(b.N()))
 }
 
-// wisEstimator is weighted importance sampling (SPEC 1, `wis`):
-// sum_i W^i_H G^i / sum_i W^i_H, 0/0 := 0.
-type wisEstimator struct{ s sums }
+// WIS is weighted importance sampling (SPEC 1, key "wis"):
+//
+//	WIS = sum_i W^i_H G^i / sum_i W^i_H   (0/0 := 0).
+type WIS struct{ s sums }
 
-func newWIS() *wisEstimator { return &wisEstimator{} }
+// NewWIS returns a WIS estimator.
+func NewWIS() *WIS { return &WIS{} }
 
-func (*wisEstimator) Name() string { return "wis" }
+// Name returns "wis".
+func (*WIS) Name() string { return "wis" }
 
-func (e *wisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+// Estimate returns the WIS estimate from b.
+func (e *WIS) Estimate(b *trajectory.Batch) (float64, error) {
 	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
@@ -38,42 +48,63 @@ func (e *wisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 	return finite("wis", e.s.wis())
 }
 
-// pdisEstimator is per-decision importance sampling (SPEC 1, `pdis`),
-// (1/n) sum_i sum_t W^i_t r^i_t, over the factors of kind; with restart it
-// is partitioned PDIS (Theorem 4): the weights start again at 1 on the step
-// after each split point, so PDIS(tau_1) + PDIS(tau_2) + ... is one sum.
-type pdisEstimator struct {
-	name    string
-	kind    factorKind
-	restart bool
-	s       sums
+// PDIS is per-decision importance sampling (paper, eq. 1; SPEC 1):
+//
+//	PDIS = (1/n) sum_i sum_t W^i_t r^i_t.
+//
+// On options data the per-step factors make it options-PDIS (Theorem 3,
+// eq. 3, with SPEC's per-decision reading inside changed options). With
+// Partitioned set it is partitioned PDIS (Theorem 4): the weights start
+// again at 1 on the step after each split point, so that
+// PDIS(tau_1) + PDIS(tau_2) + ... is one sum.
+type PDIS struct {
+	// Partitioned restarts the weights after each split point.
+	Partitioned bool
+	name        string
+	s           sums
 }
 
-func newPDIS(name string, kind factorKind, restart bool) *pdisEstimator {
-	return &pdisEstimator{name: name, kind: kind, restart: restart}
-}
+// NewPDIS returns a PDIS estimator (key "pdis").
+func NewPDIS() *PDIS { return &PDIS{name: "pdis"} }
 
-func (e *pdisEstimator) Name() string { return e.name }
+// NewOptionsPDIS returns options-PDIS (paper, Theorem 3; key
+// "options-pdis"): the same computation as PDIS, since every estimator
+// weights by the batch's per-step factors, under the paper's name.
+func NewOptionsPDIS() *PDIS { return &PDIS{name: "options-pdis"} }
 
-func (e *pdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+// NewPartitionedPDIS returns partitioned PDIS (paper, Theorem 4; key
+// "partitioned-pdis").
+func NewPartitionedPDIS() *PDIS { return &PDIS{name: "partitioned-pdis", Partitioned: true} }
+
+// Name returns the estimator's key.
+func (e *PDIS) Name() string { return e.name }
+
+// Estimate returns the estimate from b.
+func (e *PDIS) Estimate(b *trajectory.Batch) (float64, error) {
 	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulate(b, e.kind, e.restart)
+	e.s.accumulate(b, primitiveFactors, e.Partitioned)
 	return finite(e.name, e.s.pdis())
 }
 
-// cwpdisEstimator is consistent weighted PDIS (Thomas 2015; SPEC 1,
-// `cwpdis`): sum_t [sum_i W^i_t r^i_t / sum_i W^i_t], each step's
-// normaliser over all n trajectories (ended ones with frozen weight).
-type cwpdisEstimator struct{ s sums }
+// CWPDIS is consistent weighted PDIS (Thomas 2015; SPEC 1, key "cwpdis"):
+//
+//	CWPDIS = sum_t [ sum_i W^i_t r^i_t / sum_i W^i_t ],
+//
+// each step's normaliser over all n trajectories (ended ones with their
+// weight frozen at its final value), 0/0 := 0.
+type CWPDIS struct{ s sums }
 
-func newCWPDIS() *cwpdisEstimator { return &cwpdisEstimator{} }
+// NewCWPDIS returns a CWPDIS estimator.
+func NewCWPDIS() *CWPDIS { return &CWPDIS{} }
 
-func (*cwpdisEstimator) Name() string { return "cwpdis" }
+// Name returns "cwpdis".
+func (*CWPDIS) Name() string { return "cwpdis" }
 
-func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
+// Estimate returns the CWPDIS estimate from b.
+func (e *CWPDIS) Estimate(b *trajectory.Batch) (float64, error) {
 	b = e.s.view.of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
@@ -87,7 +118,7 @@ func (e *cwpdisEstimator) Estimate(b *trajectory.Batch) (float64, error) {
 }
 
 // EstimateGrid implements GridEstimator in one pass.
-func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+func (e *IS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(n, _ int) (float64, error) {
 		return finite("is", e.s.is(n))
@@ -95,7 +126,7 @@ func (e *isEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float6
 }
 
 // EstimateGrid implements GridEstimator in one pass.
-func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+func (e *WIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(_, _ int) (float64, error) {
 		return finite("wis", e.s.wis())
@@ -103,15 +134,15 @@ func (e *wisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float
 }
 
 // EstimateGrid implements GridEstimator in one pass.
-func (e *pdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+func (e *PDIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
-	return sumsGrid(e, &e.s, b, e.kind, e.restart, grid, out, func(n, h int) (float64, error) {
+	return sumsGrid(e, &e.s, b, primitiveFactors, e.Partitioned, grid, out, func(n, h int) (float64, error) {
 		return finite(e.name, e.s.pdisAt(n, h))
 	})
 }
 
 // EstimateGrid implements GridEstimator in one pass.
-func (e *cwpdisEstimator) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+func (e *CWPDIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.s.view.of(b)
 	return sumsGrid(e, &e.s, b, primitiveFactors, false, grid, out, func(_, h int) (float64, error) {
 		return finite("cwpdis", e.s.cwpdisAt(h))

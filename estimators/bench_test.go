@@ -52,20 +52,21 @@ func BenchmarkEstimateGrid(b *testing.B) {
 		ests[i], _ = New(name)
 	}
 	out := make([]float64, len(fig4Grid))
-	ks := make([][]int, len(fig4Grid))
+	ks := make([][]float64, len(fig4Grid))
 	for j := range ks {
-		ks[j] = make([]int, 0, batch.Horizon())
+		ks[j] = make([]float64, 0, batch.Horizon())
 	}
+	diags := [][][]float64{ks}
 	run := func(b *testing.B, ests ...Estimator) {
 		for _, e := range ests { // warm up the workspaces
-			if err := EstimateGrid(e, batch, fig4Grid, out, ks); err != nil {
+			if err := EstimateGrid(e, batch, fig4Grid, out, diags); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, e := range ests {
-				if err := EstimateGrid(e, batch, fig4Grid, out, ks); err != nil {
+				if err := EstimateGrid(e, batch, fig4Grid, out, diags); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,14 +1,15 @@
 package estimators
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/ope-lab/longhorizon/internal/parallel"
+	"github.com/ope-lab/longhorizon/internal/streams"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -57,58 +58,39 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 	if n == 0 {
 		return nil, fmt.Errorf("bootstrap: %w: an empty batch", ErrTooFew)
 	}
-	workers = max(1, min(workers, reps))
-
 	// est[j][r]: estimator j on replicate r; NaN marks a failure
 	est := make([][]float64, len(names))
 	for j := range est {
 		est[j] = make([]float64, reps)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	for w := range workers {
-		wg.Go(func() {
-			ests := make([]Estimator, len(names))
-			for j, name := range names {
-				e, err := New(name)
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				ests[j] = e
-			}
-			var rb trajectory.Batch
-			idx := make([]int, n)
-			for {
-				r := int(next.Add(1) - 1)
-				if r >= reps {
-					return
-				}
-				rng := ReplicateStream(seed, r)
-				for i := range idx {
-					idx[i] = rng.IntN(n)
-				}
-				rb.Resample(b, idx)
-				for j, e := range ests {
-					v, err := e.Estimate(&rb)
-					if err != nil {
-						if errors.Is(err, ErrTooFew) {
-							errs[w] = err
-							return
-						}
-						v = math.NaN()
-					}
-					est[j][r] = v
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	err := parallel.Do(context.Background(), reps, max(1, workers), func() func(int) error {
+		ests := make([]Estimator, len(names))
+		for j, name := range names {
+			ests[j], _ = New(name) // names were looked up above
 		}
+		var rb trajectory.Batch
+		idx := make([]int, n)
+		return func(r int) error {
+			rng := ReplicateStream(seed, r)
+			for i := range idx {
+				idx[i] = rng.IntN(n)
+			}
+			rb.Resample(b, idx)
+			for j, e := range ests {
+				v, err := e.Estimate(&rb)
+				if err != nil {
+					if errors.Is(err, ErrTooFew) {
+						return err
+					}
+					v = math.NaN()
+				}
+				est[j][r] = v
+			}
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Interval, len(names))
 	for j, name := range names {
@@ -118,17 +100,10 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 }
 
 // ReplicateStream returns the random stream of bootstrap replicate r: a
-// PCG generator seeded from (seed, r) only, through SplitMix64 so that
+// PCG generator seeded from (seed, r) only (streams.New), so that
 // neighbouring seeds and replicates get unrelated states.
 func ReplicateStream(seed uint64, r int) *rand.Rand {
-	return rand.New(rand.NewPCG(splitmix64(seed^0x6a09e667f3bcc909), splitmix64(uint64(r)+0x9e3779b97f4a7c15)))
-}
-
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return streams.New(seed^0x6a09e667f3bcc909, uint64(r))
 }
 
 // percentileInterval sorts the replicates (NaN = failed) in place and

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/subepisode"
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -17,28 +17,11 @@ import (
 // policy that picks a1 with probability pe, split at sub-episode ends.
 func subepisodeData(t testing.TB, b *trajectory.Batch, s, n int, pe float64, rng *rand.Rand) {
 	t.Helper()
-	env, err := subepisode.New(subepisode.Params{Subepisodes: s, EpsStep: 0.01, EpsBeforeReward: true})
+	d, _, err := domains.New("subepisode", map[string]float64{"subepisodes": float64(s), "p_e": pe})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, _ := policies.TwoAction(0.5)
-	pol, _ := policies.TwoAction(pe)
-	ratio := [2]float64{pol.Prob(0) / pb.Prob(0), pol.Prob(1) / pb.Prob(1)}
-	for range n {
-		env.Reset()
-		for {
-			a := pb.Sample(rng)
-			r, subEnd, done := env.Step(a)
-			b.Add(r, ratio[a])
-			if done {
-				break
-			}
-			if subEnd {
-				b.MarkSplit()
-			}
-		}
-		b.End()
-	}
+	d.Collect(b, n, rng)
 }
 
 // TestBootstrapWorkers: the intervals do not depend on the number of
@@ -138,7 +121,7 @@ func TestBootstrapSmall(t *testing.T) {
 
 // TestBootstrapCoverage: on the sub-episode MDP with 3 sub-episodes (H =
 // 6) and p_e = 0.75, whose value is V = S(1-2p) + p eps_step (S + p S(S-1)/2)
-// = 3(-0.5) + 0.75*0.01*(3 + 0.75*3) = -1.460625 (subepisode.Params.Value),
+// = 3(-0.5) + 0.75*0.01*(3 + 0.75*3) = -1.460625 (domains.SubepisodeValue),
 // the 90% percentile interval of PDIS over D = 200 independent data sets
 // of n = 200 episodes (B = 400 each) must cover V in a fraction within
 // 0.90 +- 3 sqrt(0.9*0.1/200), i.e. [0.836, 0.964]: three binomial standard
@@ -150,7 +133,7 @@ func TestBootstrapCoverage(t *testing.T) {
 		reps    = 400
 		conf    = 0.9
 	)
-	truth := subepisode.Params{Subepisodes: s, EpsStep: 0.01, EpsBeforeReward: true}.Value(pe)
+	truth := domains.SubepisodeValue(subepisode.Params{Subepisodes: s, EpsStep: 0.01, EpsBeforeReward: true}, pe)
 	if math.Abs(truth-(-1.460625)) > 1e-12 {
 		t.Fatalf("true value %v, want -1.460625", truth)
 	}

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -17,14 +18,6 @@ type Estimator interface {
 	Estimate(b *trajectory.Batch) (float64, error)
 }
 
-// KStarReporter is implemented by estimators that choose, for the reward at
-// each step t, how many of the most recent ratios to keep (INCRIS). KStar
-// returns the choices of the last Estimate call, indexed by t-1; the slice
-// is reused by the next call.
-type KStarReporter interface {
-	KStar() []int
-}
-
 // ErrNotRepresentable reports an estimate (or, for INCRIS, an intermediate
 // covariance) that does not fit in a float64.
 var ErrNotRepresentable = errors.New("not representable as a float64")
@@ -32,53 +25,222 @@ var ErrNotRepresentable = errors.New("not representable as a float64")
 // ErrTooFew reports a batch with fewer trajectories than an estimator needs.
 var ErrTooFew = errors.New("too few trajectories")
 
-// Info describes an estimator for help texts and config validation.
-type Info struct {
-	Name string
-	// MinN is the smallest number of trajectories the estimator accepts.
-	MinN int
-	Doc  string
-	new  func() Estimator
+// Class says what kind of average an estimator is. Closed forms of a
+// domain's estimator statistics are stated per class (package domains).
+type Class string
+
+// The classes.
+const (
+	// Unweighted: a mean over trajectories of importance-weighted returns;
+	// unbiased.
+	Unweighted Class = "unweighted"
+	// SelfNormalized: importance-weighted returns divided by the sum of the
+	// weights (over trajectories, or per step).
+	SelfNormalized Class = "self-normalized"
+	// Adaptive: chooses from the data which weights to keep.
+	Adaptive Class = "adaptive"
+)
+
+// Data is a set of inputs beyond rewards and action ratios that an
+// estimator can use.
+type Data uint
+
+// The data an estimator can use.
+const (
+	// SplitPoints: the ends of parts before a stationary option ends
+	// (paper, Theorem 4); Batch.Split.
+	SplitPoints Data = 1 << iota
+	// Options: option-level ratios and which options changed (Theorem 3);
+	// Batch.OptionRatio and Batch.Changed.
+	Options
+)
+
+// String names the data, e.g. "split points, options".
+func (d Data) String() string {
+	var parts []string
+	if d&SplitPoints != 0 {
+		parts = append(parts, "split points")
+	}
+	if d&Options != 0 {
+		parts = append(parts, "options")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
-var registry = map[string]Info{
-	"is":               {Name: "is", MinN: 1, Doc: "ordinary importance sampling: (1/n) sum_i W_H G", new: func() Estimator { return newIS() }},
-	"pdis":             {Name: "pdis", MinN: 1, Doc: "per-decision importance sampling: (1/n) sum_i sum_t W_t r_t", new: func() Estimator { return newPDIS("pdis", primitiveFactors, false) }},
-	"wis":              {Name: "wis", MinN: 1, Doc: "weighted importance sampling: sum_i W_H G / sum_i W_H", new: func() Estimator { return newWIS() }},
-	"cwpdis":           {Name: "cwpdis", MinN: 1, Doc: "consistent weighted PDIS: sum_t [sum_i W_t r_t / sum_i W_t]", new: func() Estimator { return newCWPDIS() }},
-	"incris":           {Name: "incris", MinN: 2, Doc: "Incremental Importance Sampling (Algorithm 1, V_k = s^2/n as the consistency proof needs)", new: func() Estimator { return NewINCRIS(false) }},
-	"incris-printed":   {Name: "incris-printed", MinN: 2, Doc: "INCRIS as printed: V_k = s^2(B_k r_t) without the 1/n", new: func() Estimator { return NewINCRIS(true) }},
-	"options-pdis":     {Name: "options-pdis", MinN: 1, Doc: "options-based PDIS (Theorem 3): option-level weights, per-decision ratios inside changed options (every estimator weights by these factors, so it equals pdis)", new: func() Estimator { return newPDIS("options-pdis", primitiveFactors, false) }},
-	"partitioned-pdis": {Name: "partitioned-pdis", MinN: 1, Doc: "partitioned PDIS (Theorem 4): weights restart at 1 after each split point", new: func() Estimator { return newPDIS("partitioned-pdis", primitiveFactors, true) }},
+// Diagnostic describes a vector an estimator reports beside each estimate
+// (an estimator that lists diagnostics implements Reporter).
+type Diagnostic struct {
+	// Name is the key of the diagnostic: the run writes its mean over
+	// trials to <Name>.csv, with the column mean_<Name>.
+	Name string
+	// Index names what the vector is indexed by, as a CSV column: "t"
+	// (the 1-based step).
+	Index string
+	// IndexLabel and Label are axis labels for a figure of the mean.
+	IndexLabel, Label string
+	// Doc says what one value means.
+	Doc string
+}
 
-	// SPEC 1b, beyond the paper.
-	"incris-ld":         {Name: "incris-ld", MinN: 2, Doc: "INCRIS with one-ratio-at-a-time increment tests, a no-power guard and a Lepski check (SPEC 1b, experimental)", new: func() Estimator { return NewINCRISLD(true) }},
-	"incris-ld-noguard": {Name: "incris-ld-noguard", MinN: 2, Doc: "incris-ld without the no-power guard, rule 1(b) (SPEC 1b, for comparison)", new: func() Estimator { return NewINCRISLD(false) }},
+// Reporter is implemented by estimators whose registry entry lists
+// diagnostics.
+type Reporter interface {
+	// AppendDiagnostic appends diagnostic d (an index into the entry's
+	// Diagnostics) of the last Estimate call to dst and returns the
+	// extended slice.
+	AppendDiagnostic(dst []float64, d int) []float64
+}
+
+// Info is an estimator's registry entry: what it computes and what the rest
+// of the toolkit needs to know to use it. No other package decides anything
+// by an estimator's name; it reads these fields.
+type Info struct {
+	// Name is the CLI, config and CSV key.
+	Name string
+	// Formula is the estimate in SPEC's notation; Source names its
+	// equation in the paper or its SPEC section.
+	Formula, Source string
+	// MinN is the smallest number of trajectories the estimator accepts.
+	MinN int
+	Class
+	// Uses is the data beyond rewards and ratios that makes a difference
+	// to the estimate; without it the estimator equals Without.
+	Uses    Data
+	Without string
+	// Default says that `runexp estimate` computes it when no estimators
+	// are named (and the data has what it Uses).
+	Default bool
+	// Diagnostics are the vectors it reports beside each estimate.
+	Diagnostics []Diagnostic
+
+	memory workspace
+	new    func() Estimator
+}
+
+// Memory returns an upper bound, in bytes, of the workspace the estimator
+// allocates for n trajectories of horizon h, the batch itself not counted.
+func (i Info) Memory(n, h int) float64 { return i.memory.bytes(float64(n), float64(h)) }
+
+// MemoryDoc writes Memory's formula, for help texts.
+func (i Info) MemoryDoc() string { return i.memory.doc }
+
+// kstar is the diagnostic of every INCRIS variant.
+var kstar = Diagnostic{Name: "kstar", Index: "t", IndexLabel: "step t", Label: "mean k*",
+	Doc: "k*, the number of most recent ratios kept for the reward at step t"}
+
+// workspace is an upper bound of an estimator's memory and its formula.
+type workspace struct {
+	bytes func(n, h float64) float64
+	doc   string
+}
+
+// Workspace bounds (bytes). Every estimator may materialise the per-step
+// factors (8 bytes a step, at most n H steps) when an option's underlying
+// policy changed; the sums-based ones keep O(H) per-step sums, INCRIS four
+// co-moments per (t, k) cell, incris-ld its ratios by step and an
+// (H+1) x (H+1) covariance matrix.
+var (
+	sumsWorkspace = workspace{
+		func(n, h float64) float64 { return 8*n*h + 8*(6*h+2) },
+		"8 n H (factors, with changed options only) + 8 (6H+2) bytes"}
+	incrisWorkspace = workspace{
+		func(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) },
+		"8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"}
+	incrisLDWorkspace = workspace{
+		func(n, h float64) float64 { return 16*n*h + 32*n + 8*(h+1)*(h+1) + 8*(h+1)*ldChunk + 96*(h+1) },
+		"16 n H (factors, ratios by step) + 32 n + 8 (H+1)^2 (covariance matrix) + 4096 (H+1) + 96 (H+1) bytes"}
+)
+
+func sumsEntry(name, formula, source string, class Class, def bool, mk func() Estimator) Info {
+	return Info{Name: name, Formula: formula, Source: source, MinN: 1, Class: class, Default: def, memory: sumsWorkspace, new: mk}
+}
+
+// registry lists every estimator in the order of help texts: the paper's,
+// then SPEC's beyond-the-paper ones.
+var registry = []Info{
+	sumsEntry("is", "(1/n) sum_i W^i_H G^i, G^i = sum_t r^i_t", "ordinary importance sampling; SPEC 1", Unweighted, true,
+		func() Estimator { return NewIS() }),
+	sumsEntry("pdis", "(1/n) sum_i sum_t W^i_t r^i_t", "per-decision importance sampling, paper eq. (1); SPEC 1", Unweighted, true,
+		func() Estimator { return NewPDIS() }),
+	sumsEntry("wis", "sum_i W^i_H G^i / sum_i W^i_H (0/0 := 0)", "weighted importance sampling; SPEC 1", SelfNormalized, true,
+		func() Estimator { return NewWIS() }),
+	sumsEntry("cwpdis", "sum_t [ sum_i W^i_t r^i_t / sum_i W^i_t ], normalisers over all n trajectories", "consistent weighted PDIS (Thomas 2015); SPEC 1", SelfNormalized, true,
+		func() Estimator { return NewCWPDIS() }),
+	{Name: "incris", Formula: "sum_t (1/n) sum_i B^i_{k*} r^i_t, k* = argmin_k C_k^2 + s^2(B_k r_t)/n (ties to the larger k)",
+		Source: "Incremental Importance Sampling, paper Algorithm 1 with the variance of the mean its consistency proof needs; SPEC 1",
+		MinN:   2, Class: Adaptive, Default: true, Diagnostics: []Diagnostic{kstar}, memory: incrisWorkspace,
+		new: func() Estimator { return NewINCRIS(false) }},
+	{Name: "incris-printed", Formula: "INCRIS with V_k = s^2(B_k r_t), without the 1/n",
+		Source: "paper Algorithm 1 as printed; SPEC 1",
+		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisWorkspace,
+		new: func() Estimator { return NewINCRIS(true) }},
+	withUses(sumsEntry("options-pdis", "(1/n) sum_i sum_t w^i_t y^i_t: option-level weights, per-decision ratios inside changed options",
+		"options-based PDIS, paper Theorem 3 (eq. 3); SPEC 1 (interp.: per-decision inside a changed option)", Unweighted, false,
+		func() Estimator { return NewOptionsPDIS() }), Options, "pdis"),
+	withUses(sumsEntry("partitioned-pdis", "PDIS(tau_1) + PDIS(tau_2) + ...: weights restart at 1 after each split point",
+		"partitioned PDIS, paper Theorem 4; SPEC 1", Unweighted, true,
+		func() Estimator { return NewPartitionedPDIS() }), SplitPoints, "pdis"),
+	{Name: "incris-ld", Formula: "sum_t sum_i X^i_{k*} / sum_i B^i_{k*}, k* = max(k_D, k_L): one-ratio increment tests with a no-power guard, then Lepski",
+		Source: "beyond the paper, experimental; SPEC 1b",
+		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisLDWorkspace,
+		new: func() Estimator { return NewINCRISLD(true) }},
+	{Name: "incris-ld-noguard", Formula: "incris-ld without the no-power guard, rule 1(b)",
+		Source: "SPEC 1b, for comparison",
+		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisLDWorkspace,
+		new: func() Estimator { return NewINCRISLD(false) }},
+}
+
+func withUses(i Info, d Data, without string) Info {
+	i.Uses, i.Without = d, without
+	return i
 }
 
 // New returns a fresh estimator by key. Its error lists the known keys.
 func New(name string) (Estimator, error) {
-	info, ok := registry[name]
+	info, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown estimator %q (known: %v)", name, Names())
 	}
 	return info.new(), nil
 }
 
-// Lookup returns the description of estimator name.
+// Lookup returns the registry entry of estimator name.
 func Lookup(name string) (Info, bool) {
-	info, ok := registry[name]
-	return info, ok
+	for _, i := range registry {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return Info{}, false
 }
+
+// All returns every registry entry, in the order of help texts.
+func All() []Info { return slices.Clone(registry) }
 
 // Names returns every estimator key, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
+	names := make([]string, len(registry))
+	for j, i := range registry {
+		names[j] = i.Name
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
+}
+
+// Defaults returns the estimators `runexp estimate` computes when none are
+// named, for data that has have: those marked Default whose Uses it has,
+// in registry order.
+func Defaults(have Data) []string {
+	var out []string
+	for _, i := range registry {
+		if i.Default && i.Uses&^have == 0 {
+			out = append(out, i.Name)
+		}
+	}
+	return out
 }
 
 // finite returns x, or an error naming the estimator when x is Inf or NaN.

@@ -10,8 +10,8 @@ import (
 // nested-data protocol of SPEC 3 estimates at each n of a grid from the
 // first n trajectories of one draw.
 //
-// The paper's estimators (is, pdis, wis, cwpdis, options-pdis,
-// partitioned-pdis, incris, incris-printed) implement it; their results
+// The paper's estimators (IS, PDIS and its options and partitioned forms,
+// WIS, CWPDIS, INCRIS) implement it; their results
 // are bit-identical to Estimate on each prefix (b.Prefix(grid[j])),
 // errors included. The package-level EstimateGrid serves any Estimator.
 type GridEstimator interface {
@@ -23,35 +23,43 @@ type GridEstimator interface {
 	EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error
 }
 
-// gridKStarReporter is implemented by GridEstimators that also report k*
-// at every grid point (INCRIS).
-type gridKStarReporter interface {
-	GridKStar(j int) []int
+// GridReporter is implemented by GridEstimators that also report their
+// diagnostics at every grid point (INCRIS).
+type GridReporter interface {
+	// AppendGridDiagnostic appends diagnostic d at grid point j of the
+	// last EstimateGrid call to dst and returns the extended slice.
+	AppendGridDiagnostic(dst []float64, d, j int) []float64
 }
 
 // EstimateGrid sets out[j] to e's estimate from the first grid[j]
 // trajectories of b, in one pass when e is a GridEstimator and by
-// b.Prefix + Estimate otherwise. When kstar is not nil (len(kstar) >=
-// len(grid)) and e reports k* (KStarReporter), kstar[j] is set to the k*
-// at grid[j], reusing kstar[j]'s memory. Errors name the n at which the
-// estimate failed, as GridEstimator's do.
-func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, kstar [][]int) error {
+// b.Prefix + Estimate otherwise. When diags is not nil and e reports
+// diagnostics (Reporter), diags[d][j] is set to diagnostic d at grid[j]
+// for d < len(diags), reusing diags[d][j]'s memory (len(diags[d]) >=
+// len(grid)). Errors name the n at which the estimate failed, as
+// GridEstimator's do.
+func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, diags [][][]float64) error {
 	if err := checkGrid(b, grid, out); err != nil {
 		return err
 	}
-	if kstar != nil && len(kstar) < len(grid) {
-		return fmt.Errorf("estimators: %d k* slots for a grid of %d", len(kstar), len(grid))
+	for d := range diags {
+		if len(diags[d]) < len(grid) {
+			return fmt.Errorf("estimators: %d slots for diagnostic %d, for a grid of %d", len(diags[d]), d, len(grid))
+		}
 	}
-	_, reports := e.(KStarReporter)
+	rep, reports := e.(Reporter)
+	if !reports {
+		diags = nil
+	}
 	if g, ok := e.(GridEstimator); ok {
-		gk, gridReports := e.(gridKStarReporter)
+		gr, gridReports := e.(GridReporter)
 		if !reports || gridReports {
 			if err := g.EstimateGrid(b, grid, out); err != nil {
 				return err
 			}
-			if kstar != nil && reports {
+			for d := range diags {
 				for j := range grid {
-					kstar[j] = append(kstar[j][:0], gk.GridKStar(j)...)
+					diags[d][j] = gr.AppendGridDiagnostic(diags[d][j][:0], d, j)
 				}
 			}
 			return nil
@@ -64,8 +72,8 @@ func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, k
 			return gridErr(n, err)
 		}
 		out[j] = v
-		if kr, ok := e.(KStarReporter); ok && kstar != nil {
-			kstar[j] = append(kstar[j][:0], kr.KStar()...)
+		for d := range diags {
+			diags[d][j] = rep.AppendDiagnostic(diags[d][j][:0], d)
 		}
 	}
 	return nil

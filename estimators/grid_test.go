@@ -56,17 +56,17 @@ func optionBatch(rng *rand.Rand, n, h int) *trajectory.Batch {
 // perPrefix returns e's Estimate (and k*) on each prefix b.Prefix(grid[j])
 // with a fresh estimator, as the runner computed nested data before
 // EstimateGrid.
-func perPrefix(t *testing.T, name string, b *trajectory.Batch, grid []int) ([]float64, [][]int, []error) {
+func perPrefix(t *testing.T, name string, b *trajectory.Batch, grid []int) ([]float64, [][]float64, []error) {
 	t.Helper()
 	vals := make([]float64, len(grid))
-	ks := make([][]int, len(grid))
+	ks := make([][]float64, len(grid))
 	errs := make([]error, len(grid))
 	for j, n := range grid {
 		e, _ := New(name)
 		p := b.Prefix(n)
 		vals[j], errs[j] = e.Estimate(&p)
-		if kr, ok := e.(KStarReporter); ok {
-			ks[j] = slices.Clone(kr.KStar())
+		if kr, ok := e.(Reporter); ok {
+			ks[j] = kr.AppendDiagnostic(nil, 0)
 		}
 	}
 	return vals, ks, errs
@@ -85,8 +85,8 @@ func checkGridMatches(t *testing.T, label string, b *trajectory.Batch, grid []in
 		e, _ := New(name)
 		for rep := range 2 {
 			out := make([]float64, len(grid))
-			ks := make([][]int, len(grid))
-			err := EstimateGrid(e, b, grid, out, ks)
+			ks := make([][]float64, len(grid))
+			err := EstimateGrid(e, b, grid, out, [][][]float64{ks})
 			firstErr := -1
 			for j := range grid {
 				if wantErr[j] != nil {
@@ -204,7 +204,7 @@ func TestEstimateGridErrors(t *testing.T) {
 	if !errors.Is(err, ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("incris at n = 1: %v, want n = 1: ... ErrTooFew", err)
 	}
-	err = EstimateGrid(newIS(), b, []int{0, 5}, out, nil)
+	err = EstimateGrid(NewIS(), b, []int{0, 5}, out, nil)
 	if !errors.Is(err, ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 0: ") {
 		t.Errorf("is at n = 0: %v, want n = 0: ... ErrTooFew", err)
 	}
@@ -214,7 +214,7 @@ func TestEstimateGridErrors(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("incris on 2^1100 weights: %v", err)
 	}
-	err = EstimateGrid(newPDIS("pdis", primitiveFactors, false), big, []int{1, 2}, out, nil)
+	err = EstimateGrid(NewPDIS(), big, []int{1, 2}, out, nil)
 	if !errors.Is(err, ErrNotRepresentable) || !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("pdis on 2^1100 weights: %v, want n = 1: ... ErrNotRepresentable", err)
 	}
@@ -227,8 +227,8 @@ func TestEstimateGridFallback(t *testing.T) {
 	grid := []int{2, 7, 30}
 	e := onlyEstimate{NewINCRIS(false)}
 	out := make([]float64, len(grid))
-	ks := make([][]int, len(grid))
-	if err := EstimateGrid(e, b, grid, out, ks); err != nil {
+	ks := make([][]float64, len(grid))
+	if err := EstimateGrid(e, b, grid, out, [][][]float64{ks}); err != nil {
 		t.Fatal(err)
 	}
 	want, wantK, _ := perPrefix(t, "incris", b, grid)
@@ -239,12 +239,14 @@ func TestEstimateGridFallback(t *testing.T) {
 	}
 }
 
-// onlyEstimate hides every method but Estimator's and KStar.
+// onlyEstimate hides every method but Estimator's and Reporter's.
 type onlyEstimate struct{ e *INCRIS }
 
 func (o onlyEstimate) Name() string                                  { return o.e.Name() }
 func (o onlyEstimate) Estimate(b *trajectory.Batch) (float64, error) { return o.e.Estimate(b) }
-func (o onlyEstimate) KStar() []int                                  { return o.e.KStar() }
+func (o onlyEstimate) AppendDiagnostic(dst []float64, d int) []float64 {
+	return o.e.AppendDiagnostic(dst, d)
+}
 
 // TestEstimateGridNoAllocs: once the workspace exists, a grid pass
 // allocates nothing (k* slots given with capacity).
@@ -252,16 +254,17 @@ func TestEstimateGridNoAllocs(t *testing.T) {
 	b := subepisodeBatch(rand.New(rand.NewPCG(4, 4)), 300, 10)
 	grid := []int{10, 20, 50, 100, 300}
 	out := make([]float64, len(grid))
-	ks := make([][]int, len(grid))
+	ks := make([][]float64, len(grid))
 	for j := range ks {
-		ks[j] = make([]int, 0, b.Horizon())
+		ks[j] = make([]float64, 0, b.Horizon())
 	}
+	diags := [][][]float64{ks}
 	for _, name := range gridEstimators {
 		e, _ := New(name)
-		if err := EstimateGrid(e, b, grid, out, ks); err != nil {
+		if err := EstimateGrid(e, b, grid, out, diags); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(5, func() { EstimateGrid(e, b, grid, out, ks) }); a != 0 {
+		if a := testing.AllocsPerRun(5, func() { EstimateGrid(e, b, grid, out, diags) }); a != 0 {
 			t.Errorf("%s: %v allocations per EstimateGrid", name, a)
 		}
 	}

@@ -76,12 +76,25 @@ func (e *INCRIS) Name() string {
 
 // KStar returns, for each step t (index t-1), the number of most recent
 // ratios kept by the last Estimate call (after EstimateGrid: at the last
-// grid point).
+// grid point). The slice is reused by the next call.
 func (e *INCRIS) KStar() []int { return e.kstar }
 
-// GridKStar returns the k* choices at grid point j of the last EstimateGrid
-// call, indexed by t-1; the slice is reused by the next call.
-func (e *INCRIS) GridKStar(j int) []int { return e.gridK[j] }
+// AppendDiagnostic implements Reporter: diagnostic 0 is k* (KStar).
+func (e *INCRIS) AppendDiagnostic(dst []float64, d int) []float64 { return appendInts(dst, e.kstar) }
+
+// AppendGridDiagnostic implements GridReporter: k* at grid point j of the
+// last EstimateGrid call.
+func (e *INCRIS) AppendGridDiagnostic(dst []float64, d, j int) []float64 {
+	return appendInts(dst, e.gridK[j])
+}
+
+// appendInts appends xs to dst as float64s.
+func appendInts(dst []float64, xs []int) []float64 {
+	for _, x := range xs {
+		dst = append(dst, float64(x))
+	}
+	return dst
+}
 
 // tri returns the index of (step index s = t-1, j) in a triangular array
 // holding j = 0..t for every t.
@@ -109,7 +122,8 @@ func (e *INCRIS) Estimate(b *trajectory.Batch) (float64, error) {
 }
 
 // EstimateGrid sets out[j] to the estimate from the first grid[j]
-// trajectories of b, in one pass; GridKStar(j) returns the k* choices.
+// trajectories of b, in one pass; AppendGridDiagnostic(dst, 0, j) gives
+// the k* choices at grid point j.
 // The results are bit-identical to Estimate on each prefix.
 func (e *INCRIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	b = e.view.of(b)

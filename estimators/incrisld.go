@@ -100,6 +100,9 @@ func (e *INCRISLD) Name() string {
 // ratios kept by the last Estimate call.
 func (e *INCRISLD) KStar() []int { return e.kstar }
 
+// AppendDiagnostic implements Reporter: diagnostic 0 is k* (KStar).
+func (e *INCRISLD) AppendDiagnostic(dst []float64, d int) []float64 { return appendInts(dst, e.kstar) }
+
 // ldZ returns z_k = Phi^{-1}(1 - alpha/(2(k+1)(k+2))), computed as
 // -Phi^{-1}(alpha/(2(k+1)(k+2))) so that it stays accurate for large k.
 func ldZ(k int) float64 {

@@ -1,7 +1,7 @@
 package estimators_test
 
-// Tests of incris-ld on the harness's domains. They live in the external
-// test package because package experiments imports estimators.
+// Tests of incris-ld on the harness's domains (package domains, which does
+// not import estimators).
 
 import (
 	"math"
@@ -9,18 +9,18 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/experiments"
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // ldDomain builds domain name with its defaults overridden by set.
-func ldDomain(t *testing.T, name string, set map[string]float64) (experiments.Domain, float64) {
+func ldDomain(t *testing.T, name string, set map[string]float64) (domains.Domain, float64) {
 	t.Helper()
-	d, p, err := experiments.NewDomain(name, set)
+	d, p, err := domains.New(name, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := experiments.LookupDomain(name)
+	spec, _ := domains.Lookup(name)
 	truth, err := spec.Truth(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +39,10 @@ func ldEstimate(t *testing.T, name string, b *trajectory.Batch) (float64, []int)
 		t.Fatalf("%s: %v", name, err)
 	}
 	var ks []int
-	if r, ok := e.(estimators.KStarReporter); ok {
-		ks = append(ks, r.KStar()...)
+	if r, ok := e.(estimators.Reporter); ok {
+		for _, k := range r.AppendDiagnostic(nil, 0) {
+			ks = append(ks, int(k))
+		}
 	}
 	return v, ks
 }

@@ -1,36 +1,39 @@
 package experiments_test
 
 import (
+	"context"
 	"fmt"
-	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
 
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments"
-	"github.com/ope-lab/longhorizon/trajectory"
+	"github.com/ope-lab/longhorizon/experiments/config"
 )
 
-// Draw 5000 episodes of the sub-episode MDP (SPEC 2.2, 5 sub-episodes)
-// under its uniform behavior policy and estimate the evaluation policy's
-// value, which is known in closed form.
-func ExampleNewDomain() {
-	set := map[string]float64{"p_e": 0.75, "subepisodes": 5}
-	d, p, err := experiments.NewDomain("subepisode", set)
+// Run takes a plan to a whole results directory: data files, meta.json and
+// the figure; Redraw draws the figure again from those files alone.
+func ExampleRun() {
+	p, err := config.Parse([]byte("name: demo\ntrials: 8\nn: [10, 100]\nseries:\n  - {name: sub, domain: subepisode, params: {subepisodes: 5}, estimators: [pdis, incris]}\nplot:\n  diagnostic: {name: kstar}\n"), "demo.yaml")
 	if err != nil {
 		panic(err)
 	}
-	var b trajectory.Batch
-	d.Collect(&b, 5000, rand.New(rand.NewPCG(1, 2)))
-	spec, _ := experiments.LookupDomain("subepisode")
-	truth, _ := spec.Truth(p, nil)
-	fmt.Printf("V(pi_e) = %.5f (%s)\n", truth.Value, truth.Method[:11])
-	for _, name := range []string{"pdis", "cwpdis", "partitioned-pdis"} {
-		e, _ := estimators.New(name)
-		v, _ := e.Estimate(&b)
-		fmt.Printf("%s: %.3f\n", name, v)
+	dir, _ := os.MkdirTemp("", "demo")
+	defer os.RemoveAll(dir)
+	res, err := experiments.Run(context.Background(), p, dir, experiments.Options{Workers: 2})
+	if err != nil {
+		panic(err)
 	}
+	if err := experiments.Redraw(dir); err != nil {
+		panic(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	sort.Strings(names)
+	fmt.Println(len(res.Report.Rows), "rows:", names)
 	// Output:
-	// V(pi_e) = -2.40625 (closed form)
-	// pdis: -2.352
-	// cwpdis: -2.356
-	// partitioned-pdis: -2.394
+	// 4 rows: [curve.csv demo.png demo.svg kstar.csv meta.json series.csv]
 }

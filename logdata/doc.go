@@ -4,34 +4,19 @@
 // # Records
 //
 // Every record is one primitive step; the steps of an episode come in order
-// and an episode's records are contiguous. Columns (CSV header names, JSON
-// field names; exact, case-sensitive, in any order):
+// and an episode's records are contiguous. Schema lists every column
+// (required: episode, step, reward, pi_b, pi_e; optional: split; the option
+// columns option_start, mu_b, mu_e, which come together, and
+// option_changed, which needs them) with what it means; `runexp help data`
+// and docs/reference.md print that table.
 //
-//	episode        required  episode id: any non-empty string (JSON: a string or a number,
-//	                         taken by its literal text, so 7 and "7" are one id, 7.0 another)
-//	step           required  0-based step number within the episode: 0, 1, 2, ... with no gap
-//	reward         required  the step's reward, a finite number
-//	pi_b           required  probability of the logged action under the behavior policy, in (0, 1]
-//	pi_e           required  probability of the logged action under the evaluation policy, in [0, 1]
-//	split          optional  0 or 1; 1 on the last step of a part: partitioned PDIS restarts
-//	                         its weights after that step (a split on an episode's last step does nothing)
-//	option_start   options   0 or 1; 1 on an option's first step (step 0 of an episode must be 1)
-//	mu_b, mu_e     options   probability of the running option under behavior (in (0, 1]) and
-//	                         evaluation (in [0, 1]); required on option_start rows; on the
-//	                         option's later rows empty (JSON: null or absent) or equal to the
-//	                         values on its start row
-//	option_changed optional  0 or 1: the option's underlying policy differs between behavior and
-//	                         evaluation (so the action ratios inside it count); required on start
-//	                         rows when the column exists, later rows empty or equal; absent: 0
-//
-// option_start, mu_b and mu_e come together ("the option columns");
-// option_changed needs them. Flags (split, option_start, option_changed) are
-// 0 or 1 (also true or false; JSON booleans too). Numbers are decimal or
-// exponent notation as strconv.ParseFloat reads them; NaN and infinities are
-// errors everywhere. In CSV, spaces around a number are ignored, an empty
-// cell is "no value", and blank lines are skipped; a leading UTF-8 byte
-// order mark is ignored. An unknown column is an error unless
-// Options.AllowExtra, which ignores it.
+// Flags (split, option_start, option_changed) are 0 or 1 (also true or
+// false; JSON booleans too). Numbers are decimal or exponent notation as
+// strconv.ParseFloat reads them; NaN and infinities are errors everywhere.
+// In CSV, spaces around a number are ignored, an empty cell is "no value",
+// and blank lines are skipped; a leading UTF-8 byte order mark is ignored.
+// An unknown column is an error unless Options.AllowExtra, which ignores
+// it.
 //
 // # JSON Lines
 //

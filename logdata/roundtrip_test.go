@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/experiments"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -78,7 +78,7 @@ func sameBits(a, b []float64) bool {
 
 func collect(t *testing.T, domain string, params map[string]float64, n int, seed uint64) *trajectory.Batch {
 	t.Helper()
-	d, _, err := experiments.NewDomain(domain, params)
+	d, _, err := domains.New(domain, params)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // NoisyTaxi policies (SPEC section 2.3, Experiments 1 and 2).
@@ -129,20 +130,6 @@ func TaxiOptionProb(eps float64, random bool) float64 {
 	return 1 - eps
 }
 
-// StepRecorder receives the steps of a rolled-out episode; a
-// *trajectory.Batch satisfies it.
-type StepRecorder interface {
-	// AddOption appends a step with reward r, action ratio rho given the
-	// option, option-level ratio optionRatio (mu_e/mu_b on an option's first
-	// step, 1 on its later steps) and whether the option's underlying
-	// policy changed between behavior and evaluation.
-	AddOption(r, rho, optionRatio float64, changed bool)
-	// MarkSplit marks the last added step as a split point.
-	MarkSplit()
-	// End closes the episode.
-	End()
-}
-
 // TaxiRollout draws NoisyTaxi episodes under a behavior policy and records
 // importance ratios against an evaluation policy, both with option length
 // M (M = 1: primitive epsilon-greedy policies).
@@ -208,7 +195,7 @@ func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
 // exploring, one IntN(6); for M >= 2: at an option start one Float64
 // (random option if < epsB), then either IntN(6) (random option) or
 // env.Observe (optimal option).
-func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec StepRecorder) (ret float64, steps int) {
+func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
 	env.Reset(rng)
 	if t.m == 1 {
 		for {

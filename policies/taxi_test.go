@@ -149,7 +149,7 @@ func TestTaxiPrimitiveProb(t *testing.T) {
 	}
 }
 
-// stepLog is a StepRecorder that keeps everything in pre-grown slices.
+// stepLog is a trajectory.Recorder that keeps everything in pre-grown slices.
 type stepLog struct {
 	r, rho, opt []float64
 	changed     []bool
@@ -394,7 +394,7 @@ func TestRolloutAllocs(t *testing.T) {
 	}
 }
 
-// discard is a StepRecorder that keeps nothing.
+// discard is a trajectory.Recorder that keeps nothing.
 type discard struct{ steps int }
 
 func (d *discard) AddOption(r, rho, optionRatio float64, changed bool) { d.steps++ }

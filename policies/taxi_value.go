@@ -1,14 +1,14 @@
 package policies
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
+	"github.com/ope-lab/longhorizon/internal/parallel"
+	"github.com/ope-lab/longhorizon/internal/streams"
 )
 
 // TaxiStats are exact facts of the capped NoisyTaxi episode under the taxi
@@ -238,14 +238,6 @@ func (a moments) se() float64 {
 	return math.Sqrt(a.m2 / (a.n - 1) / a.n)
 }
 
-// splitmix64 is a bijective mixer (Steele, Lea, Flood 2014).
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 // TaxiMonteCarlo estimates the episode statistics of the taxi options
 // policy (eps, m) from episodes on-policy episodes. Episodes are drawn in
 // chunks of 4096, chunk c from its own PCG stream seeded by (seed, c), and
@@ -263,44 +255,33 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m, episodes int, seed uint6
 		return MCStats{}, err
 	}
 	chunks := (episodes + taxiChunk - 1) / taxiChunk
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, chunks)
 	type result struct{ ret, length, capped moments }
 	results := make([]result, chunks)
-	var nextChunk atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env, _ := noisytaxi.New(p)
-			var pcg rand.PCG
-			rng := rand.New(&pcg)
-			for {
-				c := int(nextChunk.Add(1) - 1)
-				if c >= chunks {
-					return
+	err = parallel.Do(context.Background(), chunks, workers, func() func(int) error {
+		env, _ := noisytaxi.New(p)
+		var pcg rand.PCG
+		rng := rand.New(&pcg)
+		return func(c int) error {
+			pcg.Seed(seed, streams.Mix(uint64(c)))
+			n := min(taxiChunk, episodes-c*taxiChunk)
+			var res result
+			for range n {
+				ret, steps := ro.Episode(env, rng, nil)
+				res.ret.add(ret)
+				res.length.add(float64(steps))
+				capped := 0.0
+				if !env.Delivered() {
+					capped = 1
 				}
-				pcg.Seed(seed, splitmix64(uint64(c)))
-				n := min(taxiChunk, episodes-c*taxiChunk)
-				var res result
-				for range n {
-					ret, steps := ro.Episode(env, rng, nil)
-					res.ret.add(ret)
-					res.length.add(float64(steps))
-					capped := 0.0
-					if !env.Delivered() {
-						capped = 1
-					}
-					res.capped.add(capped)
-				}
-				results[c] = res
+				res.capped.add(capped)
 			}
-		}()
+			results[c] = res
+			return nil
+		}
+	})
+	if err != nil {
+		return MCStats{}, err
 	}
-	wg.Wait()
 	var tot result
 	for _, r := range results {
 		tot.ret.merge(r.ret)

@@ -10,7 +10,6 @@ import (
 )
 
 // The repo's batch type is what the experiments record taxi episodes into.
-var _ StepRecorder = (*trajectory.Batch)(nil)
 
 // TestTaxiExactHandValues checks the DP against values worked out by hand.
 func TestTaxiExactHandValues(t *testing.T) {

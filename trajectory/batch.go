@@ -184,3 +184,14 @@ func (b *Batch) Validate() error {
 	}
 	return nil
 }
+
+// Recorder receives episodes step by step as a simulator produces them:
+// *Batch is the recorder every rollout writes to. See Batch.AddOption,
+// Batch.MarkSplit and Batch.End for the meaning of the calls.
+type Recorder interface {
+	AddOption(r, rho, optionRatio float64, changed bool)
+	MarkSplit()
+	End()
+}
+
+var _ Recorder = (*Batch)(nil)

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/logdata"
@@ -21,57 +20,45 @@ import (
 // stdin is what DATA "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// defaultEstimators are estimated when -estimators is not given;
-// partitioned-pdis is added when the data has a split column.
-var defaultEstimators = []string{"is", "pdis", "wis", "cwpdis", "incris"}
+// maxWorkspace bounds the workspace an estimator may ask for (its registry
+// entry's Memory for the data's n and H): a longer horizon is refused up
+// front rather than exhausting memory.
+const maxWorkspace = 8 << 30
 
-// incrisMaxBytes bounds the triangular sums INCRIS keeps (3 float64 per
-// (t, k) cell, H(H+3)/2 cells): a longer horizon is refused up front
-// rather than exhausting memory.
-const incrisMaxBytes = 8 << 30
+var estimateCommand = command{
+	name: "estimate", args: "[flags] DATA",
+	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV/JSONL)",
+	about:   estimateAbout(),
+	flags:   estimateFlags,
+}
 
-const estimateHelp = `Usage: runexp estimate [flags] DATA
-
-Estimates the value of an evaluation policy from episodes logged under a
+// estimateAbout is the long help of estimate; it lists the data columns
+// from logdata.Schema and the defaults from the estimators registry.
+func estimateAbout() string {
+	return `Estimates the value of an evaluation policy from episodes logged under a
 behavior policy, with percentile bootstrap confidence intervals over
 episodes. DATA is a CSV file with a header row, a JSON Lines file (name
 ending in .jsonl, or -format jsonl: one object per step, same field names,
 numbers as JSON numbers), or - for standard input (CSV unless -format jsonl).
 
-One record per primitive step; an episode's records are contiguous and its
-steps in order. Columns, in any order:
-  episode         required  episode id: any non-empty string (JSONL: string or number)
-  step            required  step within the episode: 0, 1, 2, ... with no gap
-  reward          required  the step's reward
-  pi_b            required  probability of the logged action under behavior, in (0, 1]
-  pi_e            required  probability of the logged action under evaluation, in [0, 1]
-  split           optional  0/1: 1 on the last step of a part; partitioned-pdis
-                            restarts its weights after it. A split column adds
-                            partitioned-pdis to the default estimators.
-  option_start    options   0/1: 1 on an option's first step (so on every step 0)
-  mu_b, mu_e      options   probability of the running option under behavior, in
-                            (0, 1], and evaluation, in [0, 1]; required on
-                            option_start rows; on later rows of the option empty
-                            (JSONL: null or absent) or equal to the start row's
-  option_changed  optional  0/1 on option_start rows (later rows: empty or equal):
-                            the option's own policy differs between behavior and
-                            evaluation, so the action ratios inside it count; default 0
-option_start, mu_b and mu_e come together; options-pdis uses them (estimated
-only when named in -estimators). Flags also accept true/false. Unknown
-columns are an error unless -allow-extra. Episodes shorter than the longest
-are padded with reward 0 and ratio 1 (SPEC section 1).
+Columns (runexp help data for the whole format):
+` + columnsText() + `
+Without -estimators it computes the registry's default estimators that the
+data supports (` + strings.Join(estimators.Defaults(estimators.SplitPoints|estimators.Options), ", ") + `; those using
+split points only with a split column).
 
 Output: per estimator the estimate, the interval [ci_low, ci_high] and the
 effective sample size ess = (sum W)^2 / sum W^2 of the final weights, W the
 product over each whole episode of the per-step factors every estimator
-weights by: pi_e/pi_b, or with option columns mu_e/mu_b on option_start rows
-(times pi_e/pi_b inside changed options). The interval is the percentile bootstrap over episodes (resampled
-with replacement, each replicate from its own random stream derived from
--seed and the replicate number: the same seed gives the same intervals
-whatever -workers). Each replicate copies the data and runs every
-estimator, so on millions of steps use a few hundred replicates or none.
--bootstrap 0 turns it off: the table shows "-" and -json leaves out
-"bootstrap", ci_low and ci_high. -json prints one object:
+weights by: pi_e/pi_b, or with option columns mu_e/mu_b on option_start
+rows (times pi_e/pi_b inside changed options). The interval is the
+percentile bootstrap over episodes (resampled with replacement, each
+replicate from its own random stream derived from -seed and the replicate
+number: the same seed gives the same intervals whatever -workers). Each
+replicate copies the data and runs every estimator, so on millions of steps
+use a few hundred replicates or none. -bootstrap 0 turns it off: the table
+shows "-" and -json leaves out "bootstrap", ci_low and ci_high. -json
+prints one object:
   {"episodes": N, "steps": M, "horizon": H,
    "bootstrap": {"replicates": B, "confidence": C, "seed": S},
    "estimates": {"is": {"value": V, "ci_low": L, "ci_high": U, "ess": E}, ...}}
@@ -79,18 +66,37 @@ estimator, so on millions of steps use a few hundred replicates or none.
 
 Exit status: 0 done; 2 bad flags, a DATA file that cannot be opened, or bad
 data (the message names the line and column; nothing is written to standard
-output); 1 an estimate failed (not representable as a float64: "failed" in
-its row, the others printed) or reading failed midway.
+output), or an estimator whose workspace for the data would exceed 8 GiB;
+1 an estimate failed (not representable as a float64: "failed" in its row,
+the others printed) or reading failed midway.
 
-Estimators: %s
+Estimators (runexp help estimators): ` + strings.Join(estimators.Names(), ", ")
+}
 
-Flags:
-`
+// columnsText is the data columns as an aligned text table.
+func columnsText() string {
+	var b strings.Builder
+	for _, c := range logdata.Schema {
+		fmt.Fprintf(&b, "  %-15s %-9s %s\n", c.Name, c.Presence, c.Doc)
+	}
+	return b.String()
+}
 
-func cmdEstimate(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	estList := fs.String("estimators", strings.Join(defaultEstimators, ","), "comma-separated estimators; when not given, partitioned-pdis is added if the data has a split column")
+// dataOf says what a logged file holds beyond rewards and ratios, in the
+// estimators' terms.
+func dataOf(c logdata.Columns) estimators.Data {
+	var d estimators.Data
+	if c.Split {
+		d |= estimators.SplitPoints
+	}
+	if c.Options {
+		d |= estimators.Options
+	}
+	return d
+}
+
+func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+	estList := fs.String("estimators", "", "comma-separated estimators (default: the registry's defaults the data supports)")
 	reps := fs.Int("bootstrap", 2000, "bootstrap replicates B; 0 turns the intervals off")
 	confidence := fs.Float64("confidence", 0.95, "confidence level of the intervals, in (0, 1)")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap's random streams")
@@ -98,62 +104,134 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "", "input format, csv or jsonl (default: jsonl for names ending in .jsonl, else csv)")
 	allowExtra := fs.Bool("allow-extra", false, "ignore unknown columns instead of rejecting them")
 	workers := fs.Int("workers", runtime.NumCPU(), "goroutines for the estimates and the bootstrap; results do not depend on it")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, estimateHelp, strings.Join(estimators.Names(), ", "))
-		fs.PrintDefaults()
+	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
+		if fs.NArg() != 1 {
+			return usageErr("want exactly one DATA file (or - for standard input); see runexp help estimate")
+		}
+		if *reps < 0 {
+			return usageErr("-bootstrap %d, want >= 0", *reps)
+		}
+		if !(*confidence > 0 && *confidence < 1) {
+			return usageErr("-confidence %v, want a number in (0, 1)", *confidence)
+		}
+		if *workers < 1 {
+			return usageErr("-workers %d, want >= 1", *workers)
+		}
+		names, err := parseEstimators(*estList)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+
+		path := fs.Arg(0)
+		f := logdata.FormatOf(path)
+		if *format != "" {
+			if f, err = logdata.ParseFormat(*format); err != nil {
+				return usageErr("-format: %v", err)
+			}
+		}
+		var b trajectory.Batch
+		info, err := readData(path, f, &b, logdata.Options{AllowExtra: *allowExtra})
+		var le *logdata.Error
+		switch {
+		case errors.As(err, &le):
+			return usageErr("%s: %v", info.path, err)
+		case errors.Is(err, errOpen):
+			return usageErr("%v", err)
+		case err != nil:
+			return fmt.Errorf("estimate: reading %s: %w", info.path, err)
+		}
+		if len(info.Extra) > 0 {
+			fmt.Fprintf(stderr, "runexp estimate: note: ignoring columns %s (-allow-extra)\n", strings.Join(info.Extra, ", "))
+		}
+		have := dataOf(info.Columns)
+		if names == nil {
+			names = estimators.Defaults(have)
+		}
+		for _, n := range names {
+			inf, _ := estimators.Lookup(n)
+			if b.N() < inf.MinN {
+				return usageErr("%s: %s needs at least %d episodes, the data has %d", info.path, n, inf.MinN, b.N())
+			}
+			if m := inf.Memory(b.N(), b.Horizon()); m > maxWorkspace {
+				return usageErr("%s: %s needs about %.3g GiB (%s) for the data's n = %d, H = %d; leave it out of -estimators",
+					info.path, n, m/(1<<30), inf.MemoryDoc(), b.N(), b.Horizon())
+			}
+			if missing := inf.Uses &^ have; missing != 0 {
+				fmt.Fprintf(stderr, "runexp estimate: note: the data has no %s, so %s equals %s\n", missing, n, inf.Without)
+			}
+		}
+
+		values, errs := estimators.EstimateEach(&b, names, *workers)
+		var ivs []estimators.Interval
+		if *reps > 0 {
+			if ivs, err = estimators.Bootstrap(&b, names, *reps, *confidence, *seed, *workers); err != nil {
+				return fmt.Errorf("estimate: %w", err)
+			}
+		}
+		res := estimateResult{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(),
+			ess: estimators.ESS(&b), names: names, values: values, errs: errs, ivs: ivs}
+		if ivs != nil {
+			res.Bootstrap = &bootstrapJSON{Replicates: *reps, Confidence: *confidence, Seed: *seed}
+		}
+		res.fill()
+		var out bytes.Buffer
+		if *asJSON {
+			data, err := json.MarshalIndent(&res, "", "  ")
+			if err != nil {
+				return fmt.Errorf("estimate: %w", err)
+			}
+			out.Write(append(data, '\n'))
+		} else {
+			res.writeTable(&out)
+		}
+		if _, err := stdout.Write(out.Bytes()); err != nil {
+			return err
+		}
+		return res.reportFailures(stderr)
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
+}
+
+// parseEstimators reads -estimators: nil when empty of any name (the
+// defaults), each known key once.
+func parseEstimators(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
 	}
-	usageErr := func(format string, a ...any) error {
-		fmt.Fprintf(stderr, "runexp estimate: "+format+"\n", a...)
-		return errUsage
-	}
-	if fs.NArg() != 1 {
-		return usageErr("want exactly one DATA file (or - for standard input); see runexp help estimate")
-	}
-	if *reps < 0 {
-		return usageErr("-bootstrap %d, want >= 0", *reps)
-	}
-	if !(*confidence > 0 && *confidence < 1) {
-		return usageErr("-confidence %v, want a number in (0, 1)", *confidence)
-	}
-	if *workers < 1 {
-		return usageErr("-workers %d, want >= 1", *workers)
-	}
-	estSet := false
-	fs.Visit(func(f *flag.Flag) { estSet = estSet || f.Name == "estimators" })
 	var names []string
-	for _, n := range strings.Split(*estList, ",") {
+	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
 		if n == "" || slices.Contains(names, n) {
 			continue
 		}
 		if _, ok := estimators.Lookup(n); !ok {
-			return usageErr("unknown estimator %q in -estimators (known: %s)", n, strings.Join(estimators.Names(), ", "))
+			return nil, fmt.Errorf("unknown estimator %q in -estimators (known: %s)", n, strings.Join(estimators.Names(), ", "))
 		}
 		names = append(names, n)
 	}
 	if len(names) == 0 {
-		return usageErr("-estimators is empty (known: %s)", strings.Join(estimators.Names(), ", "))
+		return nil, fmt.Errorf("-estimators is empty (known: %s)", strings.Join(estimators.Names(), ", "))
 	}
+	return names, nil
+}
 
-	path := fs.Arg(0)
-	f := logdata.FormatOf(path)
-	if *format != "" {
-		var err error
-		if f, err = logdata.ParseFormat(*format); err != nil {
-			return usageErr("-format: %v", err)
-		}
-	}
-	var in io.Reader
-	opt := logdata.Options{AllowExtra: *allowExtra}
-	if path == "-" {
-		in, path = stdin, "standard input"
-	} else {
+// errOpen marks a DATA file that cannot be opened: bad input, exit 2.
+var errOpen = errors.New("cannot open")
+
+type dataInfo struct {
+	logdata.Info
+	path string // the file, or "standard input"
+}
+
+// readData reads DATA (a path, or - for standard input) into b.
+func readData(path string, f logdata.Format, b *trajectory.Batch, opt logdata.Options) (dataInfo, error) {
+	in := stdin
+	info := dataInfo{path: "standard input"}
+	if path != "-" {
+		info.path = path
 		file, err := os.Open(path)
 		if err != nil {
-			return usageErr("%v", err)
+			return info, fmt.Errorf("%w: %v", errOpen, err)
 		}
 		defer file.Close()
 		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
@@ -161,119 +239,137 @@ func cmdEstimate(args []string, stdout, stderr io.Writer) error {
 		}
 		in = file
 	}
-	var b trajectory.Batch
-	info, err := logdata.Read(in, f, &b, opt)
-	if err != nil {
-		var le *logdata.Error
-		if errors.As(err, &le) {
-			return usageErr("%s: %v", path, err)
-		}
-		return fmt.Errorf("estimate: reading %s: %w", path, err)
-	}
-	if len(info.Extra) > 0 {
-		fmt.Fprintf(stderr, "runexp estimate: note: ignoring columns %s (-allow-extra)\n", strings.Join(info.Extra, ", "))
-	}
-	if !estSet && info.Columns.Split {
-		names = append(names, "partitioned-pdis")
-	}
-	for _, n := range names {
-		inf, _ := estimators.Lookup(n)
-		if b.N() < inf.MinN {
-			return usageErr("%s: %s needs at least %d episodes, the data has %d", path, n, inf.MinN, b.N())
-		}
-		if h := float64(b.Horizon()); strings.HasPrefix(n, "incris") && 12*h*(h+3) > incrisMaxBytes {
-			return usageErr("%s: %s needs about 12 H(H+3) bytes, %.3g GiB, for the horizon H = %d of the data; leave it out of -estimators", path, n, 12*h*(h+3)/(1<<30), b.Horizon())
-		}
-		switch {
-		case n == "partitioned-pdis" && !info.Columns.Split:
-			fmt.Fprintf(stderr, "runexp estimate: note: no split column, so partitioned-pdis equals pdis\n")
-		case n == "options-pdis" && !info.Columns.Options:
-			fmt.Fprintf(stderr, "runexp estimate: note: no option columns, so options-pdis (every step a one-step option) equals pdis\n")
-		}
-	}
+	var err error
+	info.Info, err = logdata.Read(in, f, b, opt)
+	return info, err
+}
 
-	values, errs := estimateAll(&b, names, *workers)
-	var ivs []estimators.Interval
-	if *reps > 0 {
-		if ivs, err = estimators.Bootstrap(&b, names, *reps, *confidence, *seed, *workers); err != nil {
-			return fmt.Errorf("estimate: %w", err)
-		}
-	}
-	ess := estimators.ESS(&b) // every estimator weights by the same factors
-	essOf := func(string) float64 { return ess }
+// estimateResult is what runexp estimate prints; as JSON, the documented
+// object.
+type estimateResult struct {
+	Episodes  int              `json:"episodes"`
+	Steps     int              `json:"steps"`
+	Horizon   int              `json:"horizon"`
+	Bootstrap *bootstrapJSON   `json:"bootstrap,omitempty"`
+	Estimates orderedEstimates `json:"estimates"`
 
-	var out bytes.Buffer
-	if *asJSON {
-		writeEstimateJSON(&out, &b, names, values, errs, ivs, essOf, *reps, *confidence, *seed)
+	ess    float64 // every estimator weights by the same factors
+	names  []string
+	values []float64
+	errs   []error
+	ivs    []estimators.Interval
+}
+
+type bootstrapJSON struct {
+	Replicates int     `json:"replicates"`
+	Confidence float64 `json:"confidence"`
+	Seed       uint64  `json:"seed"`
+}
+
+type estimateJSON struct {
+	Value  *float64 `json:"value,omitempty"`
+	Error  string   `json:"error,omitempty"`
+	CILow  *float64 `json:"ci_low,omitempty"`
+	CIHigh *float64 `json:"ci_high,omitempty"`
+	ESS    float64  `json:"ess"`
+	// FailedReplicates counts bootstrap replicates left out (estimate failed).
+	FailedReplicates int `json:"failed_replicates,omitempty"`
+}
+
+// orderedEstimates marshals as a JSON object whose keys keep the order of
+// the estimators asked for.
+type orderedEstimates []namedEstimate
+
+type namedEstimate struct {
+	name string
+	est  estimateJSON
+}
+
+func (o orderedEstimates) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(e.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(e.est)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// fill sets Estimates from the estimates, errors and intervals.
+func (r *estimateResult) fill() {
+	r.Estimates = r.Estimates[:0]
+	for j, n := range r.names {
+		e := estimateJSON{ESS: r.ess}
+		if r.errs[j] != nil {
+			e.Error = r.errs[j].Error()
+		} else {
+			e.Value = &r.values[j]
+		}
+		if r.ivs != nil && r.ivs[j].Failed < r.Bootstrap.Replicates {
+			e.CILow, e.CIHigh = &r.ivs[j].Low, &r.ivs[j].High
+			e.FailedReplicates = r.ivs[j].Failed
+		}
+		r.Estimates = append(r.Estimates, namedEstimate{n, e})
+	}
+}
+
+func (r *estimateResult) writeTable(w io.Writer) {
+	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d\n", r.Episodes, r.Steps, r.Horizon)
+	if r.Bootstrap != nil {
+		fmt.Fprintf(w, "%g%% percentile bootstrap intervals over episodes (B = %d, seed %d)\n", 100*r.Bootstrap.Confidence, r.Bootstrap.Replicates, r.Bootstrap.Seed)
 	} else {
-		writeEstimateTable(&out, &b, names, values, errs, ivs, essOf, *reps, *confidence, *seed)
+		fmt.Fprintf(w, "no intervals (-bootstrap 0)\n")
 	}
-	if _, err := stdout.Write(out.Bytes()); err != nil {
-		return err
+	fmt.Fprintln(w)
+	rows := [][]string{{"estimator", "estimate", "ci_low", "ci_high", "ess"}}
+	for j, n := range r.names {
+		lo, hi := "-", "-"
+		if r.ivs != nil && r.ivs[j].Failed < r.Bootstrap.Replicates {
+			lo, hi = fmt.Sprintf("%.6g", r.ivs[j].Low), fmt.Sprintf("%.6g", r.ivs[j].High)
+		}
+		v := fmt.Sprintf("%.6g", r.values[j])
+		if r.errs[j] != nil {
+			v = "failed"
+		}
+		rows = append(rows, []string{n, v, lo, hi, fmt.Sprintf("%.1f", r.ess)})
 	}
+	writeAligned(w, rows)
+}
+
+// reportFailures writes failed estimates and bootstrap replicates to
+// stderr; failed estimates make the command fail (exit 1).
+func (r *estimateResult) reportFailures(stderr io.Writer) error {
 	failed := 0
-	for j, n := range names {
-		if errs[j] != nil {
-			msg := errs[j].Error()
+	for j, n := range r.names {
+		if err := r.errs[j]; err != nil {
+			msg := err.Error()
 			if !strings.HasPrefix(msg, n+":") {
 				msg = n + ": " + msg
 			}
 			fmt.Fprintf(stderr, "runexp estimate: %s\n", msg)
 			failed++
 		}
-		if ivs != nil && ivs[j].Failed > 0 {
-			fmt.Fprintf(stderr, "runexp estimate: note: %s failed on %d of %d bootstrap replicates (left out of its interval)\n", n, ivs[j].Failed, *reps)
+		if r.ivs != nil && r.ivs[j].Failed > 0 {
+			fmt.Fprintf(stderr, "runexp estimate: note: %s failed on %d of %d bootstrap replicates (left out of its interval)\n", n, r.ivs[j].Failed, r.Bootstrap.Replicates)
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("estimate: %d of %d estimates failed", failed, len(names))
+		return fmt.Errorf("estimate: %d of %d estimates failed", failed, len(r.names))
 	}
 	return nil
-}
-
-// estimateAll runs each estimator once on b, on up to workers goroutines
-// (estimators only read the batch).
-func estimateAll(b *trajectory.Batch, names []string, workers int) ([]float64, []error) {
-	values := make([]float64, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for j, n := range names {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			e, err := estimators.New(n)
-			if err == nil {
-				values[j], err = e.Estimate(b)
-			}
-			errs[j] = err
-		})
-	}
-	wg.Wait()
-	return values, errs
-}
-
-func writeEstimateTable(w io.Writer, b *trajectory.Batch, names []string, values []float64, errs []error, ivs []estimators.Interval, essOf func(string) float64, reps int, confidence float64, seed uint64) {
-	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d\n", b.N(), b.Steps(), b.Horizon())
-	if ivs != nil {
-		fmt.Fprintf(w, "%g%% percentile bootstrap intervals over episodes (B = %d, seed %d)\n", 100*confidence, reps, seed)
-	} else {
-		fmt.Fprintf(w, "no intervals (-bootstrap 0)\n")
-	}
-	fmt.Fprintln(w)
-	rows := [][]string{{"estimator", "estimate", "ci_low", "ci_high", "ess"}}
-	for j, n := range names {
-		lo, hi := "-", "-"
-		if ivs != nil && ivs[j].Failed < reps {
-			lo, hi = fmt.Sprintf("%.6g", ivs[j].Low), fmt.Sprintf("%.6g", ivs[j].High)
-		}
-		v := fmt.Sprintf("%.6g", values[j])
-		if errs[j] != nil {
-			v = "failed"
-		}
-		rows = append(rows, []string{n, v, lo, hi, fmt.Sprintf("%.1f", essOf(n))})
-	}
-	writeAligned(w, rows)
 }
 
 // writeAligned writes rows as columns two spaces apart, the first
@@ -288,62 +384,12 @@ func writeAligned(w io.Writer, rows [][]string) {
 	for _, r := range rows {
 		var line strings.Builder
 		for c, s := range r {
-			switch {
-			case c == 0:
+			if c == 0 {
 				fmt.Fprintf(&line, "%-*s", width[c], s)
-			default:
+			} else {
 				fmt.Fprintf(&line, "  %*s", width[c], s)
 			}
 		}
 		fmt.Fprintln(w, line.String())
 	}
-}
-
-type estimateJSON struct {
-	Value  *float64 `json:"value,omitempty"`
-	Error  string   `json:"error,omitempty"`
-	CILow  *float64 `json:"ci_low,omitempty"`
-	CIHigh *float64 `json:"ci_high,omitempty"`
-	ESS    float64  `json:"ess"`
-	// FailedReplicates counts bootstrap replicates left out (estimate failed).
-	FailedReplicates int `json:"failed_replicates,omitempty"`
-}
-
-func writeEstimateJSON(w io.Writer, b *trajectory.Batch, names []string, values []float64, errs []error, ivs []estimators.Interval, essOf func(string) float64, reps int, confidence float64, seed uint64) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, `{"episodes":%d,"steps":%d,"horizon":%d,`, b.N(), b.Steps(), b.Horizon())
-	if ivs != nil {
-		bs, _ := json.Marshal(struct {
-			Replicates int     `json:"replicates"`
-			Confidence float64 `json:"confidence"`
-			Seed       uint64  `json:"seed"`
-		}{reps, confidence, seed})
-		fmt.Fprintf(&buf, `"bootstrap":%s,`, bs)
-	}
-	buf.WriteString(`"estimates":{`)
-	for j, n := range names {
-		e := estimateJSON{ESS: essOf(n)}
-		if errs[j] != nil {
-			e.Error = errs[j].Error()
-		} else {
-			e.Value = &values[j]
-		}
-		if ivs != nil && ivs[j].Failed < reps {
-			e.CILow, e.CIHigh = &ivs[j].Low, &ivs[j].High
-			e.FailedReplicates = ivs[j].Failed
-		}
-		if j > 0 {
-			buf.WriteByte(',')
-		}
-		k, _ := json.Marshal(n)
-		v, _ := json.Marshal(e)
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
-	buf.WriteString("}}")
-	var ind bytes.Buffer
-	json.Indent(&ind, buf.Bytes(), "", "  ")
-	ind.WriteByte('\n')
-	w.Write(ind.Bytes())
 }

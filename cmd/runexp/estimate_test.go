@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/experiments"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -53,7 +53,7 @@ func runJSON(t *testing.T, args ...string) estimateOut {
 
 func collectDomain(t *testing.T, domain string, params map[string]float64, n int, rng *rand.Rand) *trajectory.Batch {
 	t.Helper()
-	d, _, err := experiments.NewDomain(domain, params)
+	d, _, err := domains.New(domain, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestEstimateNotes(t *testing.T) {
 	if code != 0 || out == "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, w := range []string{"ignoring columns state", "no split column", "no option columns"} {
+	for _, w := range []string{"ignoring columns state", "no split points, so partitioned-pdis equals pdis", "no options, so options-pdis equals pdis"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr %q does not contain %q", errOut, w)
 		}
@@ -353,7 +353,7 @@ func TestEstimateHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"option_changed", "mu_b, mu_e", "-bootstrap 0 turns it off", "Exit status", "-allow-extra", "partitioned-pdis"} {
+	for _, w := range []string{"option_changed", "mu_b", "mu_e", "-bootstrap 0 turns it off", "Exit status", "-allow-extra", "partitioned-pdis"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("help does not mention %q", w)
 		}

@@ -10,16 +10,12 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/ope-lab/longhorizon/experiments"
+	"github.com/ope-lab/longhorizon/experiments/run"
 )
 
 // newProgress returns how a run shows its progress on w: a bar when w is a
-// terminal, a plain line every few seconds otherwise (CI and Slurm logs),
-// nothing when quiet.
-func newProgress(w io.Writer, name string, quiet bool) experiments.Progress {
-	if quiet {
-		return nil
-	}
+// terminal, a plain line every few seconds otherwise (CI and Slurm logs).
+func newProgress(w io.Writer, name string) run.Progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barProgress{w: w, name: name}
 	}
@@ -79,14 +75,4 @@ func (p *lineProgress) Add(n int) {
 
 func (p *lineProgress) Finish() {
 	fmt.Fprintf(p.w, "%s: %d/%d units in %s\n", p.name, p.done, p.total, time.Since(p.start).Round(time.Millisecond))
-}
-
-// truthProgress reports long true-value computations on w.
-func truthProgress(w io.Writer, quiet bool) func(string, float64) {
-	if quiet {
-		return nil
-	}
-	return func(series string, frac float64) {
-		fmt.Fprintf(w, "true value of %s: %.0f%%\n", series, 100*frac)
-	}
 }

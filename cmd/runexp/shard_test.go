@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/ope-lab/longhorizon/experiments"
 )
 
 // TestMain lets a test re-run this binary as runexp itself: with
@@ -22,8 +20,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("RUNEXP_AS_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The truth cache lives in the user's cache directory: point it at a
+	// temporary one, so that tests neither read stale values nor write to
+	// the user's cache (child processes inherit it).
 	dir, _ := os.MkdirTemp("", "truthcache")
-	experiments.TruthCacheDir = dir
+	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -47,30 +48,6 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestShardAssignmentCoversEveryUnitOnce(t *testing.T) {
-	r, err := experiments.LoadConfig(smallConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := r.Units()
-	for _, n := range []int{1, 2, 3, 7, len(all) + 5} {
-		count := map[experiments.Unit]int{}
-		for i := 0; i < n; i++ {
-			for _, u := range r.ShardUnits(experiments.Shard{Index: i, Count: n}) {
-				count[u]++
-			}
-		}
-		for _, u := range all {
-			if count[u] != 1 {
-				t.Errorf("N=%d: unit %v in %d shards", n, u, count[u])
-			}
-		}
-		if len(count) != len(all) {
-			t.Errorf("N=%d: %d units covered, want %d", n, len(count), len(all))
-		}
-	}
 }
 
 // TestShardMergeEqualsUnsharded: for N = 1, 2, 3, 7, running every shard

@@ -10,10 +10,7 @@
 // A1 in x_H and 0 everywhere else.
 package chainmdp
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Actions.
 const (
@@ -46,6 +43,9 @@ func (e *Env) Reset() { e.top, e.pos, e.step = true, 1, 0 }
 // State returns whether the agent is in the top chain and its 1-based index.
 func (e *Env) State() (top bool, index int) { return e.top, e.pos }
 
+// Top reports whether the agent is in the top chain.
+func (e *Env) Top() bool { return e.top }
+
 // Step takes action a and returns the reward and whether the episode ended.
 func (e *Env) Step(a int) (reward float64, done bool) {
 	e.step++
@@ -62,23 +62,4 @@ func (e *Env) Step(a int) (reward float64, done bool) {
 		e.pos++
 	}
 	return reward, e.step >= e.H
-}
-
-// Value returns V(pi_e) for the evaluation policy that picks A1 with
-// probability pe in every state: pe^H (SPEC 2.1).
-func Value(h int, pe float64) float64 { return math.Pow(pe, float64(h)) }
-
-// PDISVariance returns Var(PDIS) over n trajectories for a uniform behavior
-// policy and pe = 1 or less: pe^{2H} (2^H - 1) / n (SPEC 2.1, the proof of
-// Theorem 1 with pi_e(a1) = pe; the weighted return is (2 pe)^H with
-// probability 2^-H and 0 otherwise).
-func PDISVariance(h int, pe float64, n int) float64 {
-	return math.Pow(pe, 2*float64(h)) * (math.Pow(2, float64(h)) - 1) / float64(n)
-}
-
-// WISMean returns E[WIS] over n trajectories for pe = 1: the probability
-// that at least one all-A1 trajectory is in the data, 1 - (1 - 2^-H)^n
-// (proof of Theorem 2).
-func WISMean(h, n int) float64 {
-	return -math.Expm1(float64(n) * math.Log1p(-math.Pow(2, -float64(h))))
 }

@@ -46,9 +46,10 @@ func (p Params) Horizon() int { return 2 * p.Subepisodes }
 // Env is the sub-episode MDP.
 type Env struct {
 	P     Params
-	state int
-	eps   float64
-	done  int // sub-episodes finished
+	state  int
+	eps    float64
+	done   int  // sub-episodes finished
+	subEnd bool // the last step ended a sub-episode
 }
 
 // New returns the domain with parameters p.
@@ -60,7 +61,7 @@ func New(p Params) (*Env, error) {
 }
 
 // Reset starts a new episode in S1 with eps = 0.
-func (e *Env) Reset() { e.state, e.eps, e.done = S1, 0, 0 }
+func (e *Env) Reset() { e.state, e.eps, e.done, e.subEnd = S1, 0, 0, false }
 
 // State returns the current state.
 func (e *Env) State() int { return e.state }
@@ -68,10 +69,10 @@ func (e *Env) State() int { return e.state }
 // Eps returns the current eps.
 func (e *Env) Eps() float64 { return e.eps }
 
-// Step takes action a. It returns the reward, whether the step ended a
-// sub-episode (the agent is back in S1, or the episode is over), and
-// whether the episode ended.
-func (e *Env) Step(a int) (reward float64, subEnd, done bool) {
+// Step takes action a and returns the reward and whether the episode
+// ended; SubEnded then tells whether the step ended a sub-episode.
+func (e *Env) Step(a int) (reward float64, done bool) {
+	e.subEnd = false
 	switch e.state {
 	case S1:
 		if a == A1 {
@@ -79,10 +80,10 @@ func (e *Env) Step(a int) (reward float64, subEnd, done bool) {
 			if e.P.EpsBeforeReward {
 				e.eps += e.P.EpsStep
 			}
-			return 1, false, false
+			return 1, false
 		}
 		e.state = S3
-		return -1, false, false
+		return -1, false
 	case S2:
 		reward = -2 + e.eps
 		if !e.P.EpsBeforeReward {
@@ -93,25 +94,11 @@ func (e *Env) Step(a int) (reward float64, subEnd, done bool) {
 	}
 	e.state = S1
 	e.done++
-	return reward, true, e.done >= e.P.Subepisodes
+	e.subEnd = true
+	return reward, e.done >= e.P.Subepisodes
 }
 
-// Value returns V(pi) for the policy that picks A1 with probability p in
-// every state. Sub-episode j (1-based) pays, in expectation,
-// p(+1) + (1-p)(-1) + p(-2 + E[eps_j]) + (1-p)(+2) = 1 - 2p + p E[eps_j],
-// where eps_j = EpsStep (c + number of earlier entries into S2), c = 1 if
-// eps grows before the reward, else 0, so E[eps_j] = EpsStep (c + p(j-1)).
-// Summing over j = 1..S:
-//
-//	V(p) = S(1 - 2p) + p EpsStep (c S + p S(S-1)/2).
-//
-// With SPEC's defaults (S = 50, EpsStep = 0.01, c = 1) this is
-// 50 - 99.5 p + 12.25 p^2 (SPEC 2.2).
-func (p Params) Value(pa1 float64) float64 {
-	s := float64(p.Subepisodes)
-	c := 0.0
-	if p.EpsBeforeReward {
-		c = 1
-	}
-	return s*(1-2*pa1) + pa1*p.EpsStep*(c*s+pa1*s*(s-1)/2)
-}
+// SubEnded reports whether the last step ended a sub-episode (the agent is
+// back in S1, or the episode is over): the split points of partitioned
+// PDIS in this domain (SPEC 1).
+func (e *Env) SubEnded() bool { return e.subEnd }

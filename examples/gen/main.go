@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/ope-lab/longhorizon/experiments"
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -35,7 +35,7 @@ func main() {
 }
 
 func run(n int, seed uint64, out string) error {
-	spec, ok := experiments.LookupDomain("subepisode")
+	spec, ok := domains.Lookup("subepisode")
 	if !ok {
 		return fmt.Errorf("no subepisode domain")
 	}
@@ -46,7 +46,7 @@ func run(n int, seed uint64, out string) error {
 	if err != nil {
 		return err
 	}
-	truth, err := spec.Truth(p, nil)
+	truth, err := spec.TrueValue(p, domains.TruthOptions{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,27 @@
+// Package domains is the registry of the harness's domains: an environment
+// with a behavior and an evaluation policy, ready to draw trajectories
+// (Domain.Collect), together with everything known exactly about it: the
+// evaluation policy's true value V(pi_e) and how it was obtained (Truth),
+// and, where derived, closed forms of estimators' statistics (Moments).
+//
+// Contract:
+//   - A Spec declares a domain kind: its parameters (name, kind, default,
+//     range, meaning, and whether the default is an interpretation of the
+//     paper, SPEC's "(interp.)"), how to build it and its truth. Help texts
+//     and docs/reference.md are generated from these declarations.
+//   - Collect draws trajectories under the behavior policy into a
+//     trajectory.Batch, with ratios against the evaluation policy, from the
+//     given random stream only; it does not allocate once the batch has
+//     grown. Rollouts live in package policies; this package only wires an
+//     environment to its policies.
+//   - True values are closed forms (chainmdp, optionschain, subepisode) or
+//     an exact dynamic program with a Monte Carlo cross-check (noisytaxi);
+//     expensive ones are cached on disk (TruthCache) under a key made of
+//     everything that determines them.
+//   - Closed forms speak of classes of estimators (ClassUnweighted,
+//     ClassSelfNormalized, as package estimators classifies its entries),
+//     never of estimator names.
+//
+// The package imports envs, policies and trajectory only: building a domain
+// pulls in no config, estimator or plotting code.
+package domains

@@ -1,0 +1,161 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodConfig = `name: t
+seed: 3
+trials: 4
+n: [2, 10]
+series:
+  - name: s
+    domain: subepisode
+    params:
+      p_e: 0.75
+    estimators: [pdis, incris]
+`
+
+func TestParseConfigDefaults(t *testing.T) {
+	r, err := Parse([]byte(goodConfig), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Data != "nested" || r.Trials != 4 || r.Seed != 3 || r.Name != "t" {
+		t.Errorf("resolved %+v", r)
+	}
+	p := r.Series[0].Params
+	// defaults of SPEC 2.2: 50 sub-episodes, eps step 0.01, eps before reward
+	if p["subepisodes"] != 50 || p["eps_step"] != 0.01 || p["eps_before_reward"] != 1 || p["p_b"] != 0.5 {
+		t.Errorf("params %v", p)
+	}
+}
+
+// TestBadConfigs checks that each kind of bad config fails with an error
+// naming the file, the line and the field.
+func TestBadConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		name, find, replace, want string
+	}{
+		{"unknown top-level key", "trials: 4", "trials: 4\ntrails: 5", "t.yaml: line 4: field trails not found"},
+		{"wrong type", "trials: 4", "trials: many", "t.yaml: line 3: cannot unmarshal !!str `many`"},
+		{"epsilon outside [0,1]", "p_e: 0.75", "p_e: 1.5", "t.yaml:9: series[0].params.p_e: 1.5 is outside [0, 1]"},
+		{"unknown param", "p_e: 0.75", "p_x: 0.75", "t.yaml:9: series[0].params.p_x: unknown parameter of domain subepisode"},
+		{"param type", "p_e: 0.75", "p_e: high", "t.yaml:9: series[0].params.p_e: \"high\" is not a finite number"},
+		{"empty n grid", "n: [2, 10]", "n: []", "t.yaml:4: n: the n grid is empty"},
+		{"n < 2 for INCRIS", "n: [2, 10]", "n: [1, 10]", "t.yaml:4: n[0]: 1, but estimator incris (series s) needs n >= 2"},
+		{"decreasing grid", "n: [2, 10]", "n: [10, 5]", "t.yaml:4: n[1]: 5 after 10"},
+		{"unknown estimator", "[pdis, incris]", "[pdis, incriss]", "t.yaml:10: series[0].estimators[1]: unknown estimator \"incriss\""},
+		{"unknown domain", "domain: subepisode", "domain: taxi", "t.yaml:7: series[0].domain: unknown domain \"taxi\""},
+		{"bad data mode", "trials: 4", "trials: 4\ndata: sometimes", "t.yaml:4: data: \"sometimes\", want nested or independent"},
+		{"zero trials", "trials: 4", "trials: 0", "t.yaml:3: trials: 0, want an integer >= 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(goodConfig, tc.find, tc.replace, 1)
+			if cfg == goodConfig {
+				t.Fatalf("test edit %q not applied", tc.find)
+			}
+			_, err := Parse([]byte(cfg), "t.yaml")
+			if err == nil {
+				t.Fatalf("no error for\n%s", cfg)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfigMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Fatalf("err = %v, want it to name the file", err)
+	}
+}
+
+func TestShippedConfigsParse(t *testing.T) {
+	paths, _ := filepath.Glob("../../configs/*.yaml")
+	if len(paths) == 0 {
+		t.Fatal("no configs found")
+	}
+	for _, p := range paths {
+		if _, err := Load(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat("../../configs/fig4.yaml"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestGridExpansion(t *testing.T) {
+	cfg := `n: [10]
+series:
+  - name: taxi
+    domain: noisytaxi
+    params: {eps_b: [0.3, 0.5], option_length: [1, 2, 3], eps_e: 0.05, mc_episodes: 0}
+    estimators: [pdis]
+  - name: plain
+    domain: subepisode
+    estimators: [pdis]
+`
+	r, err := Parse([]byte(cfg), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 x 3 = 6 taxi series, in declared parameter order (eps_b before
+	// option_length), the last varying fastest; then the unswept series.
+	want := []string{
+		"taxi[eps_b=0.3,option_length=1]", "taxi[eps_b=0.3,option_length=2]", "taxi[eps_b=0.3,option_length=3]",
+		"taxi[eps_b=0.5,option_length=1]", "taxi[eps_b=0.5,option_length=2]", "taxi[eps_b=0.5,option_length=3]",
+		"plain",
+	}
+	if len(r.Series) != len(want) {
+		t.Fatalf("%d series, want %d", len(r.Series), len(want))
+	}
+	for i, s := range r.Series {
+		if s.Name != want[i] {
+			t.Errorf("series %d: %q, want %q", i, s.Name, want[i])
+		}
+	}
+	s := r.Series[4]
+	if s.Base != "taxi" || s.Params["eps_b"] != 0.5 || s.Params["option_length"] != 2 || s.Params["eps_e"] != 0.05 ||
+		s.Sweep["eps_b"] != 0.5 || s.Sweep["option_length"] != 2 || len(s.Sweep) != 2 {
+		t.Errorf("series 4: %+v", s)
+	}
+	if r.Series[6].Sweep != nil {
+		t.Errorf("unswept series has a sweep: %v", r.Series[6].Sweep)
+	}
+}
+
+func TestGridErrors(t *testing.T) {
+	for _, tc := range []struct{ params, want string }{
+		{"{p_e: []}", "t.yaml:6: series[0].params.p_e: empty list"},
+		{"{p_q: [0.1, 0.2]}", "t.yaml:6: series[0].params.p_q: unknown parameter of domain subepisode"},
+		{"{p_e: [0.5, 1.5]}", "t.yaml:6: series[0].params.p_e[1]: 1.5 is outside [0, 1]"},
+		{"{p_e: [0.5, 0.5]}", "series[0].params.p_e[1]: 0.5 is listed twice"},
+		{"{subepisodes: [[1]]}", "series[0].params.subepisodes[0]: want a single integer value or a list of them"},
+	} {
+		cfg := "n: [10]\nseries:\n  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    params: " + tc.params + "\n"
+		_, err := Parse([]byte(cfg), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
+		}
+	}
+}
+
+func TestConfigDomainConstraints(t *testing.T) {
+	for _, tc := range []struct{ find, replace, want string }{
+		{"p_e: 0.75", "p_e: 0.75\n      p_b: 0", "t.yaml:9: series[0].params: s: p_b = 0 never takes an action that p_e = 0.75 takes"},
+		{"p_e: 0.75", "p_e: 0.75\n      p_e: 0.5", "t.yaml:10: series[0].params.p_e: given twice"},
+	} {
+		cfg := strings.Replace(goodConfig, tc.find, tc.replace, 1)
+		_, err := Parse([]byte(cfg), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.replace, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package config
+
+// Key documents one key of a config file: docs/reference.md and `runexp
+// help config` are generated from Keys, and a test keeps it equal to the
+// keys Parse accepts.
+type Key struct {
+	// Path is the key's place, e.g. "series[].params" or
+	// "plot.panels[].x".
+	Path    string
+	Default string
+	Doc     string
+}
+
+// Keys lists every key of a config file.
+var Keys = []Key{
+	{"name", "the file's base name", "names the run and its output directory results/<name>; letters, digits and - _ . (no path separators)"},
+	{"experiment", `""`, "the experiment column of curve.csv"},
+	{"title", "name", "the figure's title"},
+	{"seed", "1", "roots every random stream (SPEC 3); an unsigned 64-bit integer"},
+	{"trials", "128", "trials T per series and n (SPEC 3)"},
+	{"data", "nested", "(interp.) nested: a trial draws max(n) trajectories once and estimates at each n from the first n; independent: fresh data for every n"},
+	{"n", "required", "strictly increasing data-set sizes"},
+	{"series[].name", "required", "the series' name: letters, digits, - _ . (no / , or quotes); a sweep appends its values, e.g. taxi[eps_b=0.3,option_length=2]"},
+	{"series[].domain", "required", "a domain of `runexp help domains`"},
+	{"series[].params", "the domain's defaults", "domain parameters; a list sweeps: the series expands into the cartesian product of its lists"},
+	{"series[].estimators", "required", "estimators of `runexp help estimators`; every estimator of a series sees the same data"},
+	{"claims[].name", "required", "a short name"},
+	{"claims[].text", `""`, "the paper's words"},
+	{"claims[].subject", "required", "the curve series/estimator the claim is about"},
+	{"claims[].versus", "required", "the curves it is compared with"},
+	{"claims[].max_ratio", "required", "the claim holds at n when MSE(subject) / min MSE(versus) <= max_ratio (to 1e-9 relative; 0/0 counts as 1)"},
+	{"claims[].at", "all", "all or some n of the range"},
+	{"claims[].n_min", "the grid's first n", "the range of n checked"},
+	{"claims[].n_max", "the grid's last n", "the range of n checked"},
+	{"plot.labels", "estimator (series: estimator with several series)", "legend labels of series/estimator curves; with panels a key may name a base series and a label may hold {param} placeholders"},
+	{"plot.dashed", "none", "curves (series/estimator or an estimator key) drawn dashed, as references"},
+	{"plot.diagnostic.name", "none", "adds a side panel: the mean of a diagnostic (e.g. kstar of every INCRIS variant; see `runexp help estimators`) against its index"},
+	{"plot.diagnostic.n", "the whole grid", "which n of the grid the diagnostic panel draws"},
+	{"plot.diagnostic.estimators", "every estimator reporting it", "whose diagnostic the panel draws"},
+	{"plot.diagnostic.title", "from the registry", "the diagnostic panel's title"},
+	{"plot.panels[].title", `""`, "a panel's title; with panels the figure is a grid of them and the run also writes stats.csv and panels.csv"},
+	{"plot.panels[].series", "all", "series (full or base names) the panel draws"},
+	{"plot.panels[].estimators", "all", "estimators the panel draws"},
+	{"plot.panels[].x", "n", "n, or a parameter swept in every selected series"},
+	{"plot.panels[].at_n", "required with x other than n", "the n of the grid at which a parameter panel reads the rows"},
+	{"plot.panels[].y", "mse", "mse, variance, n_variance, bias, abs_bias or mean_estimate"},
+	{"plot.panels[].log_x", "true for x = n", "log x axis"},
+	{"plot.panels[].log_y", "true for mse, variance, n_variance, abs_bias", "log y axis"},
+	{"plot.panels[].closed_form", "false", "draw the domain's closed form beside the points (and write closedform.csv)"},
+	{"plot.panels[].x_label", "x", "axis label"},
+	{"plot.panels[].y_label", "from y", "axis label"},
+}

@@ -1,0 +1,271 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
+)
+
+// Panel is one panel of a figure with panels (YAML plot.panels[i]):
+// a small view of the run's rows, y against n or against a swept domain
+// parameter at one n of the grid.
+//
+//	plot:
+//	  panels:
+//	    - title: "A. Theorem 1: n Var(PDIS) grows as 2^H"
+//	      series: [chain_pe1, chain_pe09]  # base or full series names; default all
+//	      estimators: [pdis]               # default all
+//	      x: horizon      # "n" (default) or a parameter swept in every selected series
+//	      at_n: 4096      # with x other than n: which n of the grid
+//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate
+//	      log_x: false    # default true for x = n, false otherwise
+//	      log_y: true     # default true for mse, variance, n_variance, abs_bias
+//	      closed_form: true     # draw the domain's closed form beside the points
+//	      x_label: "horizon H"  # optional axis labels (also y_label)
+//
+// Lines: with x = n, one per (series, estimator); with x a parameter, one
+// per (base series, estimator, values of the other swept parameters),
+// through the series of the sweep. Points carry +/- 1 standard error of
+// the plotted quantity (report.StatsRow).
+type Panel struct {
+	Title      string   `yaml:"title" json:"title,omitempty"`
+	Series     []string `yaml:"series" json:"series,omitempty"`
+	Estimators []string `yaml:"estimators" json:"estimators,omitempty"`
+	X          string   `yaml:"x" json:"x"`
+	AtN        int      `yaml:"at_n" json:"at_n,omitempty"`
+	Y          string   `yaml:"y" json:"y"`
+	LogX       *bool    `yaml:"log_x" json:"log_x"`
+	LogY       *bool    `yaml:"log_y" json:"log_y"`
+	ClosedForm bool     `yaml:"closed_form" json:"closed_form,omitempty"`
+	XLabel     string   `yaml:"x_label" json:"x_label,omitempty"`
+	YLabel     string   `yaml:"y_label" json:"y_label,omitempty"`
+}
+
+// panelYs are the quantities a panel can plot, in the order error messages
+// list them.
+var panelYs = []struct {
+	name, label string
+	logDefault  bool
+}{
+	{"mse", "MSE", true},
+	{"variance", "Var(estimate)", true},
+	{"n_variance", "n × Var(estimate)", true},
+	{"bias", "bias", false},
+	{"abs_bias", "|bias|", true},
+	{"mean_estimate", "mean estimate", false},
+}
+
+// PanelY returns the axis label of panel quantity name and whether it is
+// drawn on a log axis by default.
+func PanelY(name string) (label string, logDefault, ok bool) {
+	for _, y := range panelYs {
+		if y.name == name {
+			return y.label, y.logDefault, true
+		}
+	}
+	return "", false, false
+}
+
+func panelYNames() string {
+	names := make([]string, len(panelYs))
+	for i, y := range panelYs {
+		names[i] = y.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// PanelSeries returns the indices of the series a panel selects: those
+// whose full or base name is listed, all when the list is empty.
+func (r *Plan) PanelSeries(names []string) []int {
+	var out []int
+	for s, rs := range r.Series {
+		if len(names) == 0 || slices.Contains(names, rs.Name) || slices.Contains(names, rs.Base) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// EstimatorsOf returns the estimators the panel draws for series rs.
+func (pc *Panel) EstimatorsOf(rs *Series) []string {
+	if len(pc.Estimators) == 0 {
+		return rs.Estimators
+	}
+	var out []string
+	for _, e := range rs.Estimators {
+		if slices.Contains(pc.Estimators, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// panels validates plot.panels and returns them with defaults filled in.
+func (v *validator) panels(ps []Panel, r *Plan) []Panel {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]Panel, 0, len(ps))
+	for i, pc := range ps {
+		at := func(keys ...any) []any { return append([]any{"plot", "panels", i}, keys...) }
+		field := fmt.Sprintf("plot.panels[%d]", i)
+		pc.Series = slices.Clone(pc.Series)
+		pc.Estimators = slices.Clone(pc.Estimators)
+		for j, name := range pc.Series {
+			f := fmt.Sprintf("%s.series[%d]", field, j)
+			if !slices.ContainsFunc(r.Series, func(rs Series) bool { return rs.Name == name || rs.Base == name }) {
+				names := make([]string, 0, len(r.Series))
+				for _, rs := range r.Series {
+					if !slices.Contains(names, rs.Base) {
+						names = append(names, rs.Base)
+					}
+				}
+				v.fail(f, at("series", j), "no series %q (series: %s)", name, strings.Join(names, ", "))
+			} else if slices.Index(pc.Series, name) < j {
+				v.fail(f, at("series", j), "%q is listed twice", name)
+			}
+		}
+		sel := r.PanelSeries(pc.Series)
+		for j, e := range pc.Estimators {
+			f := fmt.Sprintf("%s.estimators[%d]", field, j)
+			if _, ok := estimators.Lookup(e); !ok {
+				v.fail(f, at("estimators", j), "unknown estimator %q (known: %s)", e, strings.Join(estimators.Names(), ", "))
+			} else if !slices.ContainsFunc(sel, func(s int) bool { return slices.Contains(r.Series[s].Estimators, e) }) {
+				v.fail(f, at("estimators", j), "no selected series has estimator %q", e)
+			} else if slices.Index(pc.Estimators, e) < j {
+				v.fail(f, at("estimators", j), "%q is listed twice", e)
+			}
+		}
+
+		if pc.X == "" {
+			pc.X = "n"
+		}
+		if pc.X != "n" {
+			for _, s := range sel {
+				rs := &r.Series[s]
+				if _, ok := rs.Spec().Param(pc.X); !ok {
+					v.fail(field+".x", at("x"), "%q is neither n nor a parameter of domain %s (series %s)", pc.X, rs.Domain, rs.Name)
+					break
+				}
+				if _, ok := rs.Sweep[pc.X]; !ok {
+					v.fail(field+".x", at("x"), "%s is not swept in series %s (one value); want n or a parameter with a list of values", pc.X, rs.Name)
+					break
+				}
+			}
+			if pc.AtN == 0 {
+				v.fail(field+".at_n", at(), "missing: x = %s needs at_n, the n of the grid %v at which to read the rows", pc.X, r.N)
+			} else if !slices.Contains(r.N, pc.AtN) {
+				v.fail(field+".at_n", at("at_n"), "%d is not in the n grid %v", pc.AtN, r.N)
+			}
+		} else if pc.AtN != 0 {
+			v.fail(field+".at_n", at("at_n"), "%d, but at_n applies only when x is a swept parameter (x is n)", pc.AtN)
+		}
+
+		if pc.Y == "" {
+			pc.Y = "mse"
+		}
+		_, logY, ok := PanelY(pc.Y)
+		if !ok {
+			v.fail(field+".y", at("y"), "%q, want one of %s", pc.Y, panelYNames())
+		}
+		logX := pc.X == "n"
+		if pc.LogX != nil {
+			logX = *pc.LogX
+		}
+		if pc.LogY != nil {
+			logY = *pc.LogY
+		}
+		pc.LogX, pc.LogY = &logX, &logY
+		if logY && pc.Y == "bias" {
+			v.fail(field+".log_y", at("log_y"), "a bias can be negative: use y: abs_bias, or log_y: false")
+		}
+		if logX && pc.X != "n" {
+			for _, s := range sel {
+				if x := r.Series[s].Params[pc.X]; !(x > 0) {
+					v.fail(field+".log_x", at("log_x"), "series %s has %s = %v, which a log axis cannot show", r.Series[s].Name, pc.X, x)
+					break
+				}
+			}
+		}
+
+		lines, closed := 0, false
+		n := pc.AtN
+		if n == 0 && len(r.N) > 0 {
+			n = r.N[0]
+		}
+		for _, s := range sel {
+			rs := &r.Series[s]
+			for _, e := range pc.EstimatorsOf(rs) {
+				lines++
+				if pc.ClosedForm {
+					if cf, ok := ClosedForm(rs, e, n); ok && ClosedKnows(pc.Y, cf) {
+						closed = true
+					}
+				}
+			}
+		}
+		if lines == 0 {
+			v.fail(field, at(), "selects no (series, estimator) pair")
+		}
+		if pc.ClosedForm && lines > 0 && !closed {
+			v.fail(field+".closed_form", at("closed_form"), "no selected series and estimator has a closed form for %s", pc.Y)
+		}
+		out = append(out, pc)
+	}
+	return out
+}
+
+// labelRef checks a plot.labels key of a config with panels: a
+// "series/estimator" curve whose series part is a full or a base name.
+func (v *validator) labelRef(r *Plan, field string, at []any, ref string) {
+	series, est, ok := strings.Cut(ref, "/")
+	if !ok {
+		v.fail(field, at, "%q, want series/estimator", ref)
+		return
+	}
+	found := false
+	for _, s := range r.Series {
+		if s.Name == series || s.Base == series {
+			found = true
+			if slices.Contains(s.Estimators, est) {
+				return
+			}
+		}
+	}
+	if found {
+		v.fail(field, at, "series %s has no estimator %q", series, est)
+		return
+	}
+	v.fail(field, at, "no series %q", series)
+}
+
+// ClosedForm returns the domain's closed form of the statistics of
+// estimator est on series rs over data sets of n trajectories, by the
+// estimator's class (domains speak of classes, never of names).
+func ClosedForm(rs *Series, est string, n int) (domains.Moments, bool) {
+	spec := rs.Spec()
+	info, ok := estimators.Lookup(est)
+	if spec == nil || spec.ClosedForm == nil || !ok {
+		return domains.Moments{}, false
+	}
+	return spec.ClosedForm(rs.Params, string(info.Class), n)
+}
+
+// ClosedKnows reports whether closed-form moments determine panel quantity
+// y, given the true value.
+func ClosedKnows(y string, cf domains.Moments) bool {
+	hasVar, hasBias, hasMean := !math.IsNaN(cf.Variance), !math.IsNaN(cf.Bias), !math.IsNaN(cf.Mean)
+	switch y {
+	case "variance", "n_variance":
+		return hasVar
+	case "bias", "abs_bias", "mean_estimate":
+		return hasBias || hasMean
+	case "mse":
+		return hasVar && (hasBias || hasMean)
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+const panelBase = `name: t
+trials: 4
+n: [2, 10]
+series:
+  - name: ch
+    domain: chainmdp
+    params: {horizon: [2, 4], p_e: 1}
+    estimators: [pdis, wis]
+  - name: ch1
+    domain: chainmdp
+    params: {horizon: 3}
+    estimators: [pdis]
+  - name: sub
+    domain: subepisode
+    estimators: [pdis]
+plot:
+  panels:
+    - title: A
+      series: [ch]
+      x: horizon
+      at_n: 10
+      y: n_variance
+      closed_form: true
+`
+
+// TestPanelConfigErrors: each bad panel spec fails with file:line: field.
+func TestPanelConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, find, replace, want string
+	}{
+		{"unknown series", "series: [ch]", "series: [chx]", `t.yaml:19: plot.panels[0].series[0]: no series "chx" (series: ch, ch1, sub)`},
+		{"series twice", "series: [ch]", "series: [ch, ch]", `t.yaml:19: plot.panels[0].series[1]: "ch" is listed twice`},
+		{"unknown estimator", "      x: horizon", "      estimators: [pdiss]\n      x: horizon", `t.yaml:20: plot.panels[0].estimators[0]: unknown estimator "pdiss"`},
+		{"estimator not in series", "      x: horizon", "      estimators: [incris]\n      x: horizon", `t.yaml:20: plot.panels[0].estimators[0]: no selected series has estimator "incris"`},
+		{"unknown param", "x: horizon", "x: horizn", `t.yaml:20: plot.panels[0].x: "horizn" is neither n nor a parameter of domain chainmdp (series ch[horizon=2])`},
+		{"param of another domain", "series: [ch]", "series: [ch, sub]", `t.yaml:20: plot.panels[0].x: "horizon" is neither n nor a parameter of domain subepisode (series sub)`},
+		{"x not swept", "series: [ch]", "series: [ch, ch1]", `t.yaml:20: plot.panels[0].x: horizon is not swept in series ch1 (one value)`},
+		{"at_n missing", "      at_n: 10\n", "", `t.yaml:18: plot.panels[0].at_n: missing: x = horizon needs at_n, the n of the grid [2 10]`},
+		{"at_n not in grid", "at_n: 10", "at_n: 7", `t.yaml:21: plot.panels[0].at_n: 7 is not in the n grid [2 10]`},
+		{"at_n with x = n", "x: horizon", "x: n", `t.yaml:21: plot.panels[0].at_n: 10, but at_n applies only when x is a swept parameter (x is n)`},
+		{"bad y", "y: n_variance", "y: varaince", `t.yaml:22: plot.panels[0].y: "varaince", want one of mse, variance, n_variance, bias, abs_bias, mean_estimate`},
+		{"log bias", "y: n_variance", "y: bias\n      log_y: true", `t.yaml:23: plot.panels[0].log_y: a bias can be negative`},
+		{"no closed form", "series: [ch]\n      x: horizon\n      at_n: 10", "series: [sub]", `t.yaml:21: plot.panels[0].closed_form: no selected series and estimator has a closed form for n_variance`},
+		{"unknown panel key", "y: n_variance", "y: n_variance\n      colour: red", `line 23: field colour not found`},
+		{"bad label", "plot:\n", "plot:\n  labels: {chx/pdis: X}\n", `t.yaml:17: plot.labels: no series "chx"`},
+		{"label estimator", "plot:\n", "plot:\n  labels: {ch/incris: X}\n", `t.yaml:17: plot.labels: series ch has no estimator "incris"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(panelBase, tc.find, tc.replace, 1)
+			if cfg == panelBase {
+				t.Fatalf("test edit %q not applied", tc.find)
+			}
+			_, err := Parse([]byte(cfg), "t.yaml")
+			if err == nil {
+				t.Fatalf("no error for\n%s", cfg)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestOptionsChainHorizonNotMultiple: H must be a multiple of J; the
+// config is refused when it loads, naming the series and its line.
+func TestOptionsChainHorizonNotMultiple(t *testing.T) {
+	_, err := Parse([]byte("trials: 2\nn: [2]\nseries:\n  - {name: o, domain: optionschain, params: {horizon: 7, option_length: 2}, estimators: [options-pdis]}\n"), "t.yaml")
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:4: series[0].params: o: policies: horizon 7 is not a multiple of the option length 2") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestPanelConfigDefaults: x defaults to n with a log axis, y to mse with
+// a log axis; x a parameter defaults to a linear axis.
+func TestPanelConfigDefaults(t *testing.T) {
+	cfg := strings.Replace(panelBase, "plot:\n  panels:\n", "plot:\n  labels: {ch/pdis: \"H = {horizon}\"}\n  panels:\n    - {title: B}\n", 1)
+	r, err := Parse([]byte(cfg), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, a := r.Plot.Panels[0], r.Plot.Panels[1]
+	if b.X != "n" || b.Y != "mse" || !*b.LogX || !*b.LogY || b.AtN != 0 {
+		t.Errorf("defaults of an empty panel: %+v", b)
+	}
+	if a.X != "horizon" || *a.LogX || !*a.LogY {
+		t.Errorf("panel A: %+v", a)
+	}
+}

@@ -1,0 +1,117 @@
+package experiments
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/figure"
+	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/run"
+)
+
+// Options control how a run executes and what it records, never its
+// numbers.
+type Options struct {
+	// Workers is the number of goroutines running units (<= 0: all CPUs).
+	Workers int
+	// Shard and Resume select units and continue from a checkpoint (see
+	// run.ExecOptions).
+	Shard  run.Shard
+	Resume bool
+	// Revision is the code's revision, recorded in meta.json.
+	Revision string
+	// TruthCache keeps expensive true values on disk (nil: none).
+	TruthCache *domains.TruthCache
+	// Progress, TruthProgress and Log, when not nil, hear about units,
+	// long truth computations and what the run decided.
+	Progress      run.Progress
+	TruthProgress func(series string, frac float64)
+	Log           func(string)
+}
+
+// Result is a finished Run or Merge.
+type Result struct {
+	// Report is the whole run's report; nil for a shard.
+	Report *report.Report
+	// Checkpoint is a shard's checkpoint file, for Merge.
+	Checkpoint string
+	// Units counts the units of this run (for a shard, its own).
+	Units int
+	Wall  time.Duration
+}
+
+// Run executes plan p into dir (see run.Execute). For a whole run it then
+// computes the true values, writes the report's files and draws the
+// figure <dir>/<name>.png and .svg, and removes the checkpoint; a shard
+// keeps its checkpoint for Merge.
+func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result, error) {
+	start := time.Now()
+	out, err := run.Execute(ctx, p, dir, run.ExecOptions{
+		Options: run.Options{Workers: opt.Workers, Progress: opt.Progress},
+		Shard:   opt.Shard, Resume: opt.Resume, Log: opt.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Checkpoint: out.Checkpoint, Units: len(out.Results)}
+	if opt.Shard.Count > 1 {
+		res.Wall = time.Since(start)
+		return res, out.Close()
+	}
+	if res.Report, err = finish(p, out.Results, dir, opt, opt.Workers, start); err != nil {
+		out.Close()
+		return nil, err
+	}
+	res.Wall = time.Since(start)
+	return res, out.Discard()
+}
+
+// Merge combines the checkpoint files of a run's shards (run.Merge) into
+// the outputs of the whole run in dir: the same bytes an unsharded run
+// writes.
+func Merge(paths []string, dir string, opt Options) (*Result, error) {
+	start := time.Now()
+	p, results, err := run.Merge(paths)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := finish(p, results, dir, opt, 0, start)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Report: rep, Units: len(results), Wall: time.Since(start)}, nil
+}
+
+// finish computes the true values, builds the report, writes its files and
+// draws its figure.
+func finish(p *config.Plan, results []run.UnitResult, dir string, opt Options, workers int, start time.Time) (*report.Report, error) {
+	truths, err := run.Truths(p, opt.TruthCache, opt.TruthProgress)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := report.Build(p, results, truths)
+	if err != nil {
+		return nil, err
+	}
+	info := report.RunInfo{Revision: opt.Revision, Workers: workers, Wall: time.Since(start)}
+	if err := rep.Write(dir, info); err != nil {
+		return nil, err
+	}
+	if err := figure.Draw(rep.Figure(), filepath.Join(dir, p.Name)); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// Redraw draws the figure of the run stored in dir again, from its files
+// alone (report.ReadFigure).
+func Redraw(dir string) error {
+	f, name, err := report.ReadFigure(dir)
+	if err != nil {
+		return err
+	}
+	return figure.Draw(f, filepath.Join(dir, name))
+}

@@ -1,0 +1,188 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/report"
+)
+
+func loadPlan(t *testing.T, path string) *config.Plan {
+	t.Helper()
+	p, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runInto runs p with workers into a fresh directory (no truth cache, no
+// progress) and returns the directory.
+func runInto(t *testing.T, p *config.Plan, workers int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), p, dir, Options{Workers: workers, Revision: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWorkersDoNotChangeFiles: the same config and seed give byte-identical
+// curve.csv and kstar.csv with 1 and 4 workers (SPEC 3), nested and
+// independent.
+func TestWorkersDoNotChangeFiles(t *testing.T) {
+	for _, data := range []string{"nested", "independent"} {
+		p := loadPlan(t, "testdata/small.yaml")
+		p.Data = data
+		one, four := runInto(t, p, 1), runInto(t, p, 4)
+		for _, f := range []string{"curve.csv", "kstar.csv", "claims.csv", "series.csv"} {
+			if !bytes.Equal(readAll(t, filepath.Join(one, f)), readAll(t, filepath.Join(four, f))) {
+				t.Errorf("%s: %s differs between -workers 1 and 4", data, f)
+			}
+		}
+	}
+}
+
+// TestWriteAndRedraw writes a run and redraws its figure from the files.
+func TestWriteAndRedraw(t *testing.T) {
+	p := loadPlan(t, "testdata/small.yaml")
+	dir := runInto(t, p, 2)
+	for _, f := range []string{"curve.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "checkpoint.jsonl")); err == nil {
+		t.Error("a finished run left its checkpoint")
+	}
+	// series.csv: header, then one row per series, parameters as columns
+	// (the chain has no "subepisodes": empty there).
+	series := string(readAll(t, filepath.Join(dir, "series.csv")))
+	for _, want := range []string{"series,base,domain,p_e,p_b,subepisodes,", "\nsub,sub,subepisode,0.75,0.5,5,", "\nchain,chain,chainmdp,0.9,0.5,,"} {
+		if !strings.Contains(series, want) {
+			t.Errorf("series.csv lacks %q:\n%s", want, series)
+		}
+	}
+	png := readAll(t, filepath.Join(dir, "small.png"))
+	os.Remove(filepath.Join(dir, "small.png"))
+	if err := Redraw(dir); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(png, readAll(t, filepath.Join(dir, "small.png"))) {
+		t.Error("the redrawn PNG differs from the run's")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name()[0] == '.' {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestRedrawCommittedResults: every committed results directory is
+// self-contained: its figure, redrawn from a copy of its data files alone
+// (no PNG, no SVG), is byte-identical to the committed PNG and SVG.
+func TestRedrawCommittedResults(t *testing.T) {
+	dirs, _ := filepath.Glob("../results/*/meta.json")
+	if len(dirs) == 0 {
+		t.Fatal("no committed results")
+	}
+	for _, meta := range dirs {
+		src := filepath.Dir(meta)
+		name := filepath.Base(src)
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			entries, _ := os.ReadDir(src)
+			for _, e := range entries {
+				if ext := filepath.Ext(e.Name()); ext == ".png" || ext == ".svg" {
+					continue
+				}
+				if err := os.WriteFile(filepath.Join(dir, e.Name()), readAll(t, filepath.Join(src, e.Name())), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Redraw(dir); err != nil {
+				t.Fatal(err)
+			}
+			for _, ext := range []string{".png", ".svg"} {
+				got := readAll(t, filepath.Join(dir, name+ext))
+				if !bytes.Equal(got, readAll(t, filepath.Join(src, name+ext))) {
+					t.Errorf("%s%s redrawn from the files differs from the committed figure", name, ext)
+				}
+			}
+		})
+	}
+}
+
+const panelConfig = `name: t
+trials: 8
+n: [2, 10]
+series:
+  - name: ch
+    domain: chainmdp
+    params: {horizon: [2, 4], p_e: 1}
+    estimators: [pdis, wis]
+  - name: sub
+    domain: subepisode
+    estimators: [pdis]
+plot:
+  panels:
+    - title: A
+      series: [ch]
+      x: horizon
+      at_n: 10
+      y: n_variance
+      closed_form: true
+`
+
+// TestPanelsWriteAndRedraw: a run with panels writes stats.csv, panels.csv
+// and closedform.csv beside curve.csv; Redraw draws the same figure from
+// the files alone, and needs stats.csv and closedform.csv.
+func TestPanelsWriteAndRedraw(t *testing.T) {
+	p, err := config.Parse([]byte(panelConfig), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := runInto(t, p, 2)
+	for _, f := range []string{"curve.csv", "stats.csv", "panels.csv", "closedform.csv", "meta.json", "t.png", "t.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	f, _ := os.Open(filepath.Join(dir, "stats.csv"))
+	stats, err := report.ReadStatsCSV(f, "stats.csv")
+	f.Close()
+	if err != nil || len(stats) != 2*2*2+2 { // (ch x 2 horizons x 2 estimators + sub) x 2 n
+		t.Errorf("stats.csv: %d rows, %v", len(stats), err)
+	}
+	png := readAll(t, filepath.Join(dir, "t.png"))
+	os.Remove(filepath.Join(dir, "t.png"))
+	if err := Redraw(dir); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(png, readAll(t, filepath.Join(dir, "t.png"))) {
+		t.Error("redrawn figure with panels differs from the run's")
+	}
+	for _, f := range []string{"closedform.csv", "stats.csv"} {
+		data := readAll(t, filepath.Join(dir, f))
+		os.Remove(filepath.Join(dir, f))
+		if err := Redraw(dir); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("redraw without %s: %v", f, err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+}

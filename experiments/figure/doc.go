@@ -1,0 +1,38 @@
+// Package figure draws the figures of a run: the only package of the
+// repository that imports gonum/plot.
+//
+// Contract:
+//
+//   - Input is only a report.Figure, plain data: MSE points
+//     (report.Row), optionally a diagnostic side panel (the mean of an
+//     estimator's diagnostic, e.g. INCRIS's k*, against its index), or a
+//     grid of panels (report.Panel) of simulated points with standard
+//     errors and closed-form lines. The package never reads result files
+//     itself (report.ReadFigure does).
+//   - [Draw] renders one Figure to base+".png" (150 dpi) and base+".svg".
+//     The main panel shows MSE against n on log-log axes, one line with
+//     markers per (series, estimator) pair, each with a light ±1 standard
+//     error band; reference lines listed in Figure.Dashed are dashed. With
+//     Figure.Diagnostic.Rows a second panel to the right shows the
+//     diagnostic's mean against its index, one line per (series,
+//     estimator) and n.
+//   - Points that cannot be drawn on a log axis (MSE zero, negative, NaN or
+//     infinite; n not positive) are skipped, never passed to gonum/plot. The
+//     lower edge of a standard error band is clamped to MSE/100 so it stays
+//     positive. Draw returns an error rather than panicking, including when
+//     no MSE point is plottable or no finite diagnostic point has an n in
+//     Diagnostic.N.
+//   - Files are written whole (internal/atomicfile): an interrupted run never
+//     leaves a half-written figure and no temporary file survives Draw.
+//   - A Figure with Panels is instead a grid of panels (columns =
+//     ceil(sqrt(k)), 2 x 2 for four) under its title and note: per panel
+//     line one colour and marker, simulated points with +/- SE error bars,
+//     and the closed form as a solid line (a thin line joins the points when
+//     there is none), on log or linear axes, the legend to the right. Points
+//     a log axis cannot show are skipped; error bars are cut at the axis
+//     range, without a cap where cut; a closed form shows at most two
+//     decades beyond the points. Draw returns an error naming the panel if a
+//     panel has no drawable point.
+//   - Output depends only on the Figure: the same data give the same bytes,
+//     which golden-image tests check.
+package figure

@@ -1,0 +1,320 @@
+package figure
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ope-lab/longhorizon/experiments/report"
+)
+
+// Panel is one panel of a figure with panels (report.Panel): one colour
+// and marker per line; points drawn as markers with +/- SE error bars;
+// Closed, when non-empty, as a solid line of the same colour (the points
+// are then left unconnected, else a thin line joins them, dashed for a
+// reference line).
+type Panel = report.Panel
+
+// Grid geometry.
+const (
+	cellWidth    = 7 * vg.Inch   // width of one panel, legend included
+	cellHeight   = 4.6 * vg.Inch // height of one panel, title included
+	cellGapX     = 22            // points between panel columns
+	cellGapY     = 16            // points between panel rows
+	figTitleSize = 16
+	noteSize     = 11.5
+	barCapWidth  = 5 // points
+)
+
+// gridLayout is a figure with panels: title, note, and the panels in
+// rows of cols.
+type gridLayout struct {
+	title, note string
+	panels      []*panel
+	cols, rows  int
+}
+
+func gridShape(k int) (cols, rows int) {
+	cols = int(math.Ceil(math.Sqrt(float64(k))))
+	rows = (k + cols - 1) / cols
+	return cols, rows
+}
+
+var (
+	titleStyle = text.Style{Color: color.Black, Font: font.From(sans, vg.Points(figTitleSize)), Handler: text.Plain{Fonts: font.DefaultCache}}
+	noteStyle  = text.Style{Color: color.Gray{Y: 0x40}, Font: font.From(sans, vg.Points(noteSize)), Handler: text.Plain{Fonts: font.DefaultCache}}
+)
+
+func (g *gridLayout) header() vg.Length {
+	h := vg.Length(0)
+	if g.title != "" {
+		h += titleStyle.Rectangle(g.title).Size().Y + vg.Points(4)
+	}
+	if g.note != "" {
+		h += noteStyle.Rectangle(g.note).Size().Y + vg.Points(4)
+	}
+	if h > 0 {
+		h += vg.Points(8)
+	}
+	return h
+}
+
+func (g *gridLayout) size() (w, h vg.Length) {
+	w = vg.Length(g.cols)*cellWidth + vg.Length(g.cols-1)*vg.Points(cellGapX) + 2*vg.Points(margin)
+	h = vg.Length(g.rows)*cellHeight + vg.Length(g.rows-1)*vg.Points(cellGapY) + 2*vg.Points(margin) + g.header()
+	return w, h
+}
+
+func (g *gridLayout) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -vg.Points(margin))
+	y := c.Max.Y
+	for _, t := range []struct {
+		s   string
+		sty text.Style
+	}{{g.title, titleStyle}, {g.note, noteStyle}} {
+		if t.s == "" {
+			continue
+		}
+		sty := t.sty
+		sty.XAlign = draw.XLeft
+		sty.YAlign = draw.YTop
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: y}, t.s)
+		y -= sty.Rectangle(t.s).Size().Y + vg.Points(4)
+	}
+	top := c.Max.Y - g.header()
+	for i, pn := range g.panels {
+		row, col := i/g.cols, i%g.cols
+		cell := c
+		cell.Min.X = c.Min.X + vg.Length(col)*(cellWidth+vg.Points(cellGapX))
+		cell.Max.X = cell.Min.X + cellWidth
+		cell.Max.Y = top - vg.Length(row)*(cellHeight+vg.Points(cellGapY))
+		cell.Min.Y = cell.Max.Y - cellHeight
+		pn.draw(cell)
+	}
+}
+
+// buildGrid turns a figure with panels into its layout.
+func buildGrid(f Figure) (*gridLayout, error) {
+	g := &gridLayout{title: f.Title, note: f.Note}
+	g.cols, g.rows = gridShape(len(f.Panels))
+	for i, pn := range f.Panels {
+		p, err := buildViewPanel(pn)
+		if err != nil {
+			return nil, fmt.Errorf("figure %q, panel %d (%s): %w", f.Title, i+1, pn.Title, err)
+		}
+		g.panels = append(g.panels, p)
+	}
+	return g, nil
+}
+
+// axisRange accumulates a data range.
+type axisRange struct{ lo, hi float64 }
+
+func newRange() axisRange { return axisRange{math.Inf(1), math.Inf(-1)} }
+
+func (r *axisRange) add(v float64) {
+	if finite(v) {
+		r.lo, r.hi = math.Min(r.lo, v), math.Max(r.hi, v)
+	}
+}
+
+func (r axisRange) empty() bool { return r.lo > r.hi }
+
+// linPad widens [lo, hi] by 5% on each side (by 1, or 10% of |lo|, if
+// lo == hi).
+func linPad(lo, hi float64) (float64, float64) {
+	if !(hi > lo) {
+		d := math.Max(math.Abs(lo)*0.1, 1)
+		return lo - d, hi + d
+	}
+	d := 0.05 * (hi - lo)
+	return lo - d, hi + d
+}
+
+// buildViewPanel draws one Panel: error bars, markers and closed-form
+// lines, on log or linear axes. Points a log axis cannot show are left out;
+// error bars are cut at the axis range (no cap where cut).
+func buildViewPanel(pn Panel) (*panel, error) {
+	p := newPlot(pn.Title, pn.XLabel, pn.YLabel)
+	p.Title.TextStyle.Font = font.From(sans, vg.Points(13))
+	for _, ax := range []struct {
+		a   *plot.Axis
+		log bool
+	}{{&p.X, pn.LogX}, {&p.Y, pn.LogY}} {
+		if ax.log {
+			ax.a.Scale = plot.LogScale{}
+			ax.a.Tick.Marker = logTicks{}
+			ax.a.Tick.Label.Handler = powerText{text.Plain{Fonts: font.DefaultCache}}
+		}
+	}
+	okX := func(x float64) bool { return finite(x) && (!pn.LogX || x > 0) }
+	okY := func(y float64) bool { return finite(y) && (!pn.LogY || y > 0) }
+
+	type prepared struct {
+		pts    plotter.XYs
+		lo, hi []float64
+		closed plotter.XYs
+	}
+	lines := make([]prepared, len(pn.Lines))
+	xr, yr, barR := newRange(), newRange(), newRange()
+	for i, ln := range pn.Lines {
+		pr := &lines[i]
+		for _, pt := range ln.Points {
+			if !okX(pt.X) || !okY(pt.Y) {
+				continue
+			}
+			se := pt.SE
+			if !(se > 0) || !finite(se) {
+				se = 0
+			}
+			pr.pts = append(pr.pts, plotter.XY{X: pt.X, Y: pt.Y})
+			pr.lo = append(pr.lo, pt.Y-se)
+			pr.hi = append(pr.hi, pt.Y+se)
+			xr.add(pt.X)
+			yr.add(pt.Y)
+			if pn.LogY {
+				// Bars count towards the range within a factor of the point.
+				barR.add(math.Max(pt.Y-se, pt.Y/rangeFloor))
+				barR.add(math.Min(pt.Y+se, pt.Y*rangeCeil))
+			} else {
+				barR.add(pt.Y - se)
+				barR.add(pt.Y + se)
+			}
+		}
+	}
+	if yr.empty() {
+		return nil, errors.New("no simulated point can be drawn on these axes")
+	}
+	pointY := yr
+	for i, ln := range pn.Lines {
+		pr := &lines[i]
+		for _, c := range ln.Closed {
+			if !okX(c.X) || !okY(c.Y) {
+				continue
+			}
+			pr.closed = append(pr.closed, plotter.XY{X: c.X, Y: c.Y})
+			xr.add(c.X)
+			if pn.LogY {
+				// A closed form may run far below the data (a bias decaying
+				// like exp(-n/2^H)); show at most two decades more.
+				yr.add(math.Max(c.Y, pointY.lo/100))
+				yr.add(math.Min(c.Y, pointY.hi*100))
+			} else {
+				yr.add(c.Y)
+			}
+		}
+	}
+	if !barR.empty() {
+		yr.add(barR.lo)
+		yr.add(barR.hi)
+	}
+	if pn.LogX {
+		p.X.Min, p.X.Max = logPad(xr.lo, xr.hi)
+	} else {
+		p.X.Min, p.X.Max = linPad(xr.lo, xr.hi)
+	}
+	if pn.LogY {
+		p.Y.Min, p.Y.Max = logPad(yr.lo, yr.hi)
+	} else {
+		p.Y.Min, p.Y.Max = linPad(yr.lo, yr.hi)
+	}
+
+	leg := newLegend()
+	var closedLines, bars, marks []plot.Plotter
+	for i, ln := range pn.Lines {
+		pr := &lines[i]
+		col := palette[i%len(palette)]
+		var thumbs []plot.Thumbnailer
+		if len(pr.closed) >= 2 {
+			l, err := plotter.NewLine(pr.closed)
+			if err != nil {
+				return nil, fmt.Errorf("closed form of %s: %w", ln.Label, err)
+			}
+			l.Color = col
+			l.Width = vg.Points(1.6)
+			closedLines = append(closedLines, l)
+			thumbs = append(thumbs, l)
+		} else if len(pr.pts) >= 2 {
+			l, err := plotter.NewLine(pr.pts)
+			if err != nil {
+				return nil, fmt.Errorf("line of %s: %w", ln.Label, err)
+			}
+			l.Color = col
+			l.Width = vg.Points(0.8)
+			if ln.Dashed {
+				l.Width = vg.Points(1.4)
+				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			}
+			closedLines = append(closedLines, l)
+			thumbs = append(thumbs, l)
+		}
+		if len(pr.pts) > 0 {
+			bars = append(bars, &errBars{xys: pr.pts, lo: pr.lo, hi: pr.hi, color: col})
+			sc, err := plotter.NewScatter(pr.pts)
+			if err != nil {
+				return nil, fmt.Errorf("points of %s: %w", ln.Label, err)
+			}
+			sc.Color = col
+			sc.Shape = glyphs[i%len(glyphs)]
+			sc.Radius = vg.Points(3)
+			marks = append(marks, sc)
+			thumbs = append(thumbs, sc)
+		}
+		if len(thumbs) > 0 {
+			leg.Add(ln.Label, thumbs...)
+		}
+	}
+	p.Add(closedLines...)
+	p.Add(bars...)
+	p.Add(marks...)
+	// The y label is drawn by panel.draw, centred on the data area.
+	pnl := &panel{p: p, legend: leg, yLabel: p.Y.Label.TextStyle, yText: p.Y.Label.Text}
+	p.Y.Label.Text = ""
+	return pnl, nil
+}
+
+// errBars draws vertical +/- SE bars with caps, cut at the axis range
+// (a cut end has no cap). Unlike plotter.YErrorBars it never hands a
+// non-positive value to a log axis.
+type errBars struct {
+	xys    plotter.XYs
+	lo, hi []float64
+	color  color.Color
+}
+
+// Plot implements plot.Plotter.
+func (e *errBars) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	sty := draw.LineStyle{Color: e.color, Width: vg.Points(1)}
+	half := vg.Points(barCapWidth) / 2
+	for i, pt := range e.xys {
+		if pt.X < plt.X.Min || pt.X > plt.X.Max {
+			continue
+		}
+		lo, hi := e.lo[i], e.hi[i]
+		cutLo, cutHi := lo < plt.Y.Min, hi > plt.Y.Max
+		lo, hi = math.Max(lo, plt.Y.Min), math.Min(hi, plt.Y.Max)
+		if !(hi > lo) {
+			continue
+		}
+		x := trX(pt.X)
+		ylo, yhi := trY(lo), trY(hi)
+		c.StrokeLine2(sty, x, ylo, x, yhi)
+		if !cutLo {
+			c.StrokeLine2(sty, x-half, ylo, x+half, ylo)
+		}
+		if !cutHi {
+			c.StrokeLine2(sty, x-half, yhi, x+half, yhi)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package figure
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+)
+
+// logTicks is the tick marker used on log axes. It replaces plot.LogTicks,
+// whose labels come out as "1e+03" and which returns ticks outside the axis
+// range (widening the axis for labels that are never drawn) and panics on
+// non-positive bounds.
+//
+// logTicks labels each power of ten inside [min, max] and puts unlabelled
+// minor ticks at its multiples 2..9. When the range holds fewer than three
+// powers of ten, the multiples 2 and 5 (or, if that still makes fewer than
+// two labels, all of them) are labelled too; when it holds more than ten, only every second (third,
+// ...) power of ten is labelled. Labels are plain numbers ("0.01", "10",
+// "10000") when every label lies in [1e-3, 1e5], else powers of ten
+// written "10^6", "10^−4", which the powerText handler of the axis's tick
+// labels draws with a superscript exponent.
+type logTicks struct{}
+
+var _ plot.Ticker = logTicks{}
+
+// Ticks returns the ticks of a log axis spanning [min, max]; it returns no
+// ticks, rather than panicking, if the range is not positive and finite.
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) || math.IsInf(max, 0) {
+		return nil
+	}
+	const tol = 1e-9
+	in := func(v float64) bool { return v >= min*(1-tol) && v <= max*(1+tol) }
+	lo := int(math.Floor(math.Log10(min)))
+	hi := int(math.Ceil(math.Log10(max)))
+
+	type cand struct {
+		m, e int
+		v    float64
+	}
+	var all []cand
+	for e := lo; e <= hi; e++ {
+		for m := 1; m <= 9; m++ {
+			v := tickValue(m, e)
+			if in(v) {
+				all = append(all, cand{m, e, v})
+			}
+		}
+	}
+
+	countLabels := func(label func(c cand) bool) int {
+		n := 0
+		for _, c := range all {
+			if label(c) {
+				n++
+			}
+		}
+		return n
+	}
+	label := func(c cand) bool { return c.m == 1 }
+	minor := func(c cand) bool { return true }
+	switch decades := countLabels(label); {
+	case decades < 3:
+		label = func(c cand) bool { return c.m == 1 || c.m == 2 || c.m == 5 }
+		if countLabels(label) < 2 {
+			label = func(c cand) bool { return true }
+		}
+	case decades > 10:
+		step := (decades + 7) / 8
+		label = func(c cand) bool { return c.m == 1 && mod(c.e, step) == 0 }
+		if decades > 12 {
+			// Minor ticks at 2..9 would merge into a smear.
+			minor = func(c cand) bool { return c.m == 1 }
+		}
+	}
+
+	plain := true
+	for _, c := range all {
+		if label(c) && (c.v < 1e-3*(1-tol) || c.v > 1e5*(1+tol)) {
+			plain = false
+		}
+	}
+	var ticks []plot.Tick
+	for _, c := range all {
+		switch {
+		case label(c):
+			ticks = append(ticks, plot.Tick{Value: c.v, Label: tickLabel(c.m, c.e, c.v, plain)})
+		case minor(c):
+			ticks = append(ticks, plot.Tick{Value: c.v})
+		}
+	}
+	return ticks
+}
+
+// tickValue returns m·10^e as the float64 nearest to it, so that labels
+// print cleanly (3·0.1 would print as 0.30000000000000004).
+func tickValue(m, e int) float64 {
+	v, err := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64)
+	if err != nil {
+		return float64(m) * math.Pow10(e)
+	}
+	return v
+}
+
+func tickLabel(m, e int, v float64, plain bool) string {
+	if plain {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	exp := strings.Replace(strconv.Itoa(e), "-", "−", 1) // U+2212 minus sign
+	if m == 1 {
+		return "10^" + exp
+	}
+	return strconv.Itoa(m) + "×10^" + exp
+}
+
+// powerText is the text.Handler of log-axis tick labels: in "base^exp" it
+// draws exp as a superscript (smaller and raised). The bundled Liberation
+// fonts lack the Unicode superscripts ⁰, ⁹ and ⁻, and gonum's LaTeX
+// handler does not support "^". Other text is handled as by text.Plain.
+// The box of a power is that of plain text (the superscript fits within
+// the font's ascent), so axis layout is unchanged.
+type powerText struct{ text.Plain }
+
+var _ text.Handler = powerText{}
+
+const (
+	supScale = 0.7  // superscript size relative to the font size
+	supRaise = 0.38 // superscript baseline shift, in font sizes
+)
+
+// splitPower splits "base^exp" on a single line; ok is false for other text.
+func splitPower(txt string) (base, exp string, ok bool) {
+	base, exp, ok = strings.Cut(txt, "^")
+	if !ok || base == "" || exp == "" || strings.Contains(txt, "\n") || strings.Contains(exp, "^") {
+		return "", "", false
+	}
+	return base, exp, true
+}
+
+// Box implements text.Handler.
+func (h powerText) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	base, exp, ok := splitPower(txt)
+	if !ok {
+		return h.Plain.Box(txt, fnt)
+	}
+	face := h.Fonts.Lookup(fnt, fnt.Size)
+	small := h.Fonts.Lookup(fnt, fnt.Size*supScale)
+	ext := face.Extents()
+	return face.Width(base) + small.Width(exp), ext.Ascent, ext.Descent
+}
+
+// Draw implements text.Handler.
+func (h powerText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	base, exp, ok := splitPower(txt)
+	if !ok || sty.Rotation != 0 {
+		h.Plain.Draw(c, txt, sty, pt)
+		return
+	}
+	face := h.Fonts.Lookup(sty.Font, sty.Font.Size)
+	small := h.Fonts.Lookup(sty.Font, sty.Font.Size*supScale)
+	w, ht, dp := h.Box(txt, sty.Font)
+	// Same anchoring as text.Plain for a single line.
+	x := pt.X + vg.Length(sty.XAlign)*w
+	y := pt.Y + (ht+dp)*vg.Length(sty.YAlign) - face.Extents().Ascent + sty.Font.Size
+	c.SetColor(sty.Color)
+	c.FillString(face, vg.Point{X: x, Y: y}, base)
+	c.FillString(small, vg.Point{X: x + face.Width(base), Y: y + supRaise*sty.Font.Size}, exp)
+}
+
+func mod(a, b int) int {
+	r := a % b
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+// linTicks is the tick marker used on linear axes: about five labelled
+// ticks at steps of 1, 2, 2.5 or 5 times a power of ten, printed with just
+// the decimals the step needs ("0", "25", "50"; "0.5", "1", "1.5"), and a
+// minor tick halfway between labels. plot.DefaultTicks prints every label
+// with the same, often excessive, precision ("0.00", "25.00").
+type linTicks struct{}
+
+var _ plot.Ticker = linTicks{}
+
+// Ticks returns the ticks of a linear axis spanning [min, max]; it returns
+// no ticks if the range is empty or not finite.
+func (linTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+		return nil
+	}
+	const want = 5
+	raw := (max - min) / want
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	decimals := 0 // as many as the step needs: 2.5 needs 1, 0.25 needs 2
+	for decimals < 17 {
+		if r := step * math.Pow10(decimals); math.Abs(r-math.Round(r)) <= 1e-6*r {
+			break
+		}
+		decimals++
+	}
+	half := step / 2
+	tol := 1e-9 * step
+	var ticks []plot.Tick
+	for i := math.Ceil((min - tol) / half); ; i++ {
+		v := i * half
+		if v > max+tol {
+			break
+		}
+		if math.Abs(v) < tol {
+			v = 0 // not -0
+		}
+		if math.Mod(i, 2) == 0 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+		} else {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}

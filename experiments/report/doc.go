@@ -1,0 +1,21 @@
+// Package report turns the unit results of a run (package run) into
+// everything a results directory holds, and reads it back.
+//
+// Contract:
+//   - Aggregation follows SPEC 3: per series, estimator and n, over the
+//     trials in trial order, the mean estimate, bias, variance (denominator
+//     T), MSE and its standard error; results may come in any order, so
+//     the bytes never depend on workers or shards.
+//   - Diagnostics are generic: every diagnostic an estimator's registry
+//     entry lists is averaged over trials into <name>.csv.
+//   - Claims (SPEC 4) are checked at every n of their range; a claim whose
+//     range holds no grid point does not hold.
+//   - Files lists every file format; Report.Write writes the data files,
+//     each whole; the figure (package figure) is drawn from Report.Figure.
+//   - A results directory is self-contained: ReadFigure rebuilds the
+//     figure from its files alone (closed-form lines are stored in
+//     closedform.csv), and ClaimsMarkdown summarises claims from
+//     claims.csv and meta.json.
+//
+// The package never imports a plotting library.
+package report

@@ -1,0 +1,70 @@
+package report
+
+// Figure is everything a run's figure shows, as plain data: package figure
+// draws it, and ReadFigure rebuilds it from a results directory's files.
+type Figure struct {
+	Title string // e.g. "Fig. 4: sub-episode MDP, H = 100 (128 trials)"
+	// Rows are the MSE points; one line per (Series, Estimator) pair, in
+	// order of first appearance.
+	Rows []Row
+	// Labels maps "series/estimator" to a legend label; missing keys fall
+	// back to the estimator name when the figure has one series, else
+	// "series: estimator".
+	Labels map[string]string
+	// Dashed lists "series/estimator" keys (or bare estimator names,
+	// matching any series) drawn dashed: reference lines.
+	Dashed []string
+	// Diagnostic, when its Rows are not empty, adds a side panel: the mean
+	// of a diagnostic against its index, one line per (series, estimator)
+	// and n.
+	Diagnostic DiagnosticPanel
+	// Panels, when not empty, replace the MSE and diagnostic panels: the
+	// figure is a grid of these panels under Title and Note.
+	Panels []Panel
+	// Note is a line of smaller text under the title of a figure with
+	// panels (what points and lines mean).
+	Note string
+}
+
+// DiagnosticPanel is the side panel of a diagnostic's mean per index.
+type DiagnosticPanel struct {
+	Title, XLabel, YLabel string
+	// Rows are the points; N lists the sample sizes drawn, in legend order.
+	Rows []DiagRow
+	N    []int
+}
+
+// Panel is one panel of a figure with panels: lines of simulated points
+// with standard errors and, optionally, their closed forms.
+type Panel struct {
+	Title          string
+	XLabel, YLabel string
+	LogX, LogY     bool
+	Lines          []PanelLine
+}
+
+// PanelLine is one line of a panel.
+type PanelLine struct {
+	Label  string
+	Dashed bool
+	// Points are the simulated points, in increasing X.
+	Points []PanelXY
+	// Closed is the closed form, densely sampled; empty when none.
+	Closed []XY
+	// Series (the line's first series) and Estimator key Closed in
+	// closedform.csv.
+	Series, Estimator string
+}
+
+// PanelXY is a simulated point with its standard error.
+type PanelXY struct{ X, Y, SE float64 }
+
+// XY is a point of a closed-form line.
+type XY struct{ X, Y float64 }
+
+// PanelsNote is the note under the title of a figure with panels; when a
+// panel draws closed forms, PanelsClosedNote follows it.
+const (
+	PanelsNote       = "Points: simulated, with error bars of ±1 standard error over the trials"
+	PanelsClosedNote = "; lines: closed forms"
+)

@@ -1,0 +1,367 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/internal/atomicfile"
+)
+
+// Report is a finished run: its plan, every series' true value, and every
+// table derived from the unit results.
+type Report struct {
+	Plan   *config.Plan
+	Truths []domains.Truth
+	Rows   []Row
+	// Diagnostics holds one table per diagnostic the run's estimators
+	// report (kstar.csv for INCRIS's k*).
+	Diagnostics []DiagTable
+	// Stats holds the standard errors panels need (stats.csv); Panels and
+	// Points the panels and their points (panels.csv); all three only
+	// when the plan has panels.
+	Stats  []StatsRow
+	Panels []Panel
+	Points []PanelPoint
+	Claims []ClaimSummary
+}
+
+// Build turns the results of every unit of p (in any order: a run's, a
+// resumed run's, or merged shards') and the series' true values into a
+// report: curve rows, diagnostics, claims and, with panels, their points
+// and closed forms.
+func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*Report, error) {
+	rows, err := Aggregate(p, results, truths)
+	if err != nil {
+		return nil, err
+	}
+	diags, err := AggregateDiagnostics(p, results)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Claims: CheckClaims(p, rows)}
+	if len(p.Plot.Panels) > 0 {
+		if rep.Stats, err = AggregateStats(p, results); err != nil {
+			return nil, err
+		}
+		if rep.Panels, rep.Points, err = BuildPanels(p, rows, rep.Stats); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// Meta is the content of meta.json: everything needed to know what a run
+// computed and how, and to redraw its figure.
+type Meta struct {
+	Config      *config.Plan `json:"config"`
+	Truths      []SeriesMeta `json:"truths"`
+	GoVersion   string       `json:"go_version"`
+	Revision    string       `json:"git_revision"`
+	StartedUTC  string       `json:"started_utc"`
+	WallSeconds float64      `json:"wall_seconds"`
+	Workers     int          `json:"workers"`
+}
+
+// SeriesMeta records one series' true value and how it was obtained.
+type SeriesMeta struct {
+	Series string `json:"series"`
+	domains.Truth
+}
+
+// RunInfo says how a run was made: the parts of meta.json that are not
+// results.
+type RunInfo struct {
+	Revision string
+	Workers  int
+	Wall     time.Duration
+}
+
+// File names of a results directory.
+const (
+	CurveFile  = "curve.csv"
+	SeriesFile = "series.csv"
+	StatsFile  = "stats.csv"
+	PanelsFile = "panels.csv"
+	ClosedFile = "closedform.csv"
+	ClaimsFile = "claims.csv"
+	ClaimsMD   = "claims.md"
+	MetaFile   = "meta.json"
+)
+
+// Files lists every file a run may write, with when and what, for help
+// texts and docs/reference.md.
+var Files = []struct{ Name, When, Content string }{
+	{CurveFile, "always", "`" + strings.Join(Header, ",") + "`: one row per series, estimator and n. Variance has denominator T (so mse = bias^2 + variance); `mse_se` is the sample sd of the T squared errors over sqrt(T). Floats in shortest round-trip form."},
+	{SeriesFile, "always", "one row per series: `series,base,domain` and every domain parameter as a column; joined with curve.csv on `series` it is a tidy table of a sweep"},
+	{"<diagnostic>.csv", "when an estimator reports a diagnostic", "`series,estimator,n,<index>,mean_<diagnostic>`: the mean over trials (those whose vector reaches the index) of a diagnostic, e.g. `kstar.csv` with INCRIS's k* per step t"},
+	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `claim,n,ratio,holds`, and a readable summary"},
+	{StatsFile, "with plot.panels", "`" + strings.Join(StatsHeader, ",") + "`: standard errors of the bias and the variance of every curve row"},
+	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors"},
+	{ClosedFile, "with plot.panels that draw closed forms", "`" + strings.Join(ClosedHeader, ",") + "`: the closed-form lines as drawn, so that `runexp plot` needs no domain code"},
+	{MetaFile, "always", "the resolved config (every default filled in), seed, Go version, git revision, wall time, true values and how each was obtained"},
+	{"<name>.png, <name>.svg", "always", "the figure: MSE against n on log-log axes with ±1 standard-error bands (or the config's panels)"},
+}
+
+// Write stores the report's data files in dir (created if missing): curve.csv,
+// series.csv, one file per diagnostic, claims.csv and claims.md (with
+// claims), stats.csv, panels.csv and closedform.csv (with panels) and
+// meta.json. Every file is written whole, through a temporary file.
+func (r *Report) Write(dir string, info RunInfo) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p := r.Plan
+	write := func(name string, fill func(io.Writer) error) error {
+		return atomicfile.Write(filepath.Join(dir, name), fill)
+	}
+	if err := write(CurveFile, func(w io.Writer) error { return WriteCSV(w, r.Rows) }); err != nil {
+		return err
+	}
+	if err := write(SeriesFile, func(w io.Writer) error { return writeSeriesCSV(w, p) }); err != nil {
+		return err
+	}
+	for _, t := range r.Diagnostics {
+		if err := write(t.Name+".csv", func(w io.Writer) error { return WriteDiagCSV(w, t) }); err != nil {
+			return err
+		}
+	}
+	if len(p.Plot.Panels) > 0 {
+		if err := write(StatsFile, func(w io.Writer) error { return WriteStatsCSV(w, r.Stats) }); err != nil {
+			return err
+		}
+		if err := write(PanelsFile, func(w io.Writer) error { return WritePanelsCSV(w, p, r.Points) }); err != nil {
+			return err
+		}
+		if drawsClosedForms(p) {
+			if err := write(ClosedFile, func(w io.Writer) error { return WriteClosedCSV(w, r.Panels) }); err != nil {
+				return err
+			}
+		}
+	}
+	if len(r.Claims) > 0 {
+		if err := write(ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, r.Claims) }); err != nil {
+			return err
+		}
+		if err := write(ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }); err != nil {
+			return err
+		}
+	}
+	meta := Meta{Config: p, GoVersion: runtime.Version(), Revision: info.Revision,
+		StartedUTC: time.Now().Add(-info.Wall).UTC().Format(time.RFC3339), WallSeconds: info.Wall.Seconds(), Workers: info.Workers}
+	for s, t := range r.Truths {
+		meta.Truths = append(meta.Truths, SeriesMeta{Series: p.Series[s].Name, Truth: t})
+	}
+	return write(MetaFile, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(meta)
+	})
+}
+
+// drawsClosedForms reports whether some panel of p draws closed forms:
+// then closedform.csv is written, and needed to redraw.
+func drawsClosedForms(p *config.Plan) bool {
+	return slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.ClosedForm })
+}
+
+// Figure describes the report's figure.
+func (r *Report) Figure() Figure {
+	return figureOf(r.Plan, r.Rows, r.Diagnostics, r.Panels)
+}
+
+// figureOf describes the figure of a run from its plan and tables.
+func figureOf(p *config.Plan, rows []Row, diags []DiagTable, panels []Panel) Figure {
+	f := Figure{
+		Title:  fmt.Sprintf("%s (%d trials)", p.Title, p.Trials),
+		Rows:   rows,
+		Labels: p.Plot.Labels,
+		Dashed: p.Plot.Dashed,
+	}
+	if dp := p.Plot.Diagnostic; dp != nil && len(panels) == 0 {
+		f.Diagnostic = DiagnosticPanel{Title: dp.Title, XLabel: dp.XLabel, YLabel: dp.YLabel, N: dp.N}
+		for _, t := range diags {
+			if t.Name != dp.Name {
+				continue
+			}
+			for _, row := range t.Rows {
+				if slices.Contains(dp.Estimators, row.Estimator) && slices.Contains(dp.N, row.N) {
+					f.Diagnostic.Rows = append(f.Diagnostic.Rows, row)
+				}
+			}
+		}
+	}
+	if len(panels) > 0 {
+		f.Panels, f.Note = panels, PanelsNote
+		for _, pc := range p.Plot.Panels {
+			if pc.ClosedForm {
+				f.Note += PanelsClosedNote
+				break
+			}
+		}
+		f.Note += "."
+	}
+	return f
+}
+
+// ReadMeta reads a results directory's meta.json and checks its plan.
+func ReadMeta(dir string) (*Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var meta Meta
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if meta.Config == nil || meta.Config.Name == "" {
+		return nil, fmt.Errorf("%s: no config recorded", path)
+	}
+	if err := meta.Config.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &meta, nil
+}
+
+// ReadFigure rebuilds the figure of the run stored in dir from its files
+// alone: meta.json (the plan: titles, labels, panels), curve.csv, the
+// diagnostic's file, and with panels stats.csv and closedform.csv. It
+// returns the figure and the plan's name (the figure's file name).
+func ReadFigure(dir string) (Figure, string, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return Figure{}, "", err
+	}
+	p := meta.Config
+	rows, err := readFile(filepath.Join(dir, CurveFile), ReadCSV)
+	if err != nil {
+		return Figure{}, "", err
+	}
+	var diags []DiagTable
+	if dp := p.Plot.Diagnostic; dp != nil && len(p.Plot.Panels) == 0 {
+		t, err := readFile(filepath.Join(dir, dp.Name+".csv"), func(r io.Reader, path string) (DiagTable, error) {
+			return ReadDiagCSV(r, path, dp.Name, dp.Index)
+		})
+		if err != nil {
+			return Figure{}, "", err
+		}
+		diags = append(diags, t)
+	}
+	var panels []Panel
+	if len(p.Plot.Panels) > 0 {
+		stats, err := readFile(filepath.Join(dir, StatsFile), ReadStatsCSV)
+		if err != nil {
+			return Figure{}, "", err
+		}
+		closed := storedClosed{}
+		if drawsClosedForms(p) {
+			if closed, err = readFile(filepath.Join(dir, ClosedFile), readClosedCSV); err != nil {
+				return Figure{}, "", err
+			}
+		}
+		if panels, _, err = buildPanels(p, rows, stats, closed); err != nil {
+			return Figure{}, "", err
+		}
+	}
+	return figureOf(p, rows, diags, panels), p.Name, nil
+}
+
+func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+// writeSeriesCSV writes series.csv: one row per series with its base name,
+// domain and every parameter as a column (empty where the series' domain
+// has no such parameter). Joined with curve.csv on series it gives a tidy
+// table of a sweep: one column per parameter.
+func writeSeriesCSV(w io.Writer, p *config.Plan) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range p.Series {
+		for _, ps := range s.Spec().Params {
+			if !seen[ps.Name] {
+				seen[ps.Name] = true
+				names = append(names, ps.Name)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"series", "base", "domain"}, names...)); err != nil {
+		return err
+	}
+	for _, s := range p.Series {
+		rec := []string{s.Name, s.Base, s.Domain}
+		for _, name := range names {
+			v := ""
+			if ps, ok := s.Spec().Param(name); ok {
+				v = ps.Format(s.Params[name])
+			}
+			rec = append(rec, v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeClaimsCSV(w io.Writer, claims []ClaimSummary) error {
+	var rows []string
+	rows = append(rows, "claim,n,ratio,holds")
+	for _, c := range claims {
+		for _, p := range c.Points {
+			rows = append(rows, fmt.Sprintf("%s,%d,%s,%t", csvQuote(p.Claim), p.N, FormatFloat(p.Ratio), p.Holds))
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(rows, "\n")+"\n")
+	return err
+}
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+func writeClaimsMD(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Claims of %s (%d trials, seed %d)\n\n", p.Name, p.Trials, p.Seed)
+	for _, c := range claims {
+		status := "does NOT hold"
+		if c.Holds {
+			status = "holds"
+		}
+		fmt.Fprintf(&b, "## %s: %s\n\n", c.Claim.Name, status)
+		if c.Claim.Text != "" {
+			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
+		}
+		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (to 1e-9 relative; 0/0 counts as 1).\n\n",
+			c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
+		b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
+		for _, p := range c.Points {
+			fmt.Fprintf(&b, "| %d | %.4g | %s |\n", p.N, p.Ratio, map[bool]string{true: "yes", false: "no"}[p.Holds])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

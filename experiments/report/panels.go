@@ -1,0 +1,418 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/config"
+)
+
+// closedValue returns quantity y from closed-form moments cf at n; truth
+// (when known, haveTruth) converts between bias and mean estimate.
+func closedValue(y string, cf domains.Moments, n int, truth float64, haveTruth bool) (float64, bool) {
+	known := func(x float64) bool { return !math.IsNaN(x) }
+	bias := func() (float64, bool) {
+		if known(cf.Bias) {
+			return cf.Bias, true
+		}
+		if known(cf.Mean) && haveTruth {
+			return cf.Mean - truth, true
+		}
+		return 0, false
+	}
+	switch y {
+	case "variance":
+		return cf.Variance, known(cf.Variance)
+	case "n_variance":
+		return float64(n) * cf.Variance, known(cf.Variance)
+	case "bias":
+		return bias()
+	case "abs_bias":
+		b, ok := bias()
+		return math.Abs(b), ok
+	case "mean_estimate":
+		if known(cf.Mean) {
+			return cf.Mean, true
+		}
+		if known(cf.Bias) && haveTruth {
+			return truth + cf.Bias, true
+		}
+	case "mse":
+		b, okB := bias()
+		return cf.Variance + b*b, known(cf.Variance) && okB
+	}
+	return 0, false
+}
+
+// simulatedValue returns quantity y of a curve row and its standard error:
+// mse with mse_se; variance with variance_se; n_variance = n variance with
+// n variance_se; bias, |bias| and the mean estimate with bias_se.
+func simulatedValue(y string, row Row, st StatsRow) (value, se float64) {
+	switch y {
+	case "mse":
+		return row.MSE, row.MSESE
+	case "variance":
+		return row.Variance, st.VarianceSE
+	case "n_variance":
+		return float64(row.N) * row.Variance, float64(row.N) * st.VarianceSE
+	case "bias":
+		return row.Bias, st.BiasSE
+	case "abs_bias":
+		return math.Abs(row.Bias), st.BiasSE
+	case "mean_estimate":
+		return row.MeanEstimate, st.BiasSE
+	}
+	return math.NaN(), math.NaN()
+}
+
+// PanelPoint is one simulated point of a panel with its closed form, as
+// written to panels.csv.
+type PanelPoint struct {
+	Panel     int // 1-based
+	Series    string
+	Estimator string
+	Label     string
+	N         int
+	X, Y, SE  float64
+	// Closed is the closed-form value (NaN if none); Z = (Y - Closed)/SE,
+	// the deviation in standard errors (NaN if no closed form). When SE is
+	// 0 (all trials gave the same estimate) a bias or mean is measured by
+	// the closed form's sqrt(variance/T) instead; failing that Z is 0 if Y
+	// equals Closed to 1e-12, else +/-Inf.
+	Closed, Z float64
+}
+
+// statsKey indexes rows by series, estimator and n.
+type statsKey struct {
+	series, estimator string
+	n                 int
+}
+
+// panelLine is a line of a panel under construction.
+type panelLine struct {
+	group     string // series name with x = n; base name plus other swept values otherwise
+	base      string
+	estimator string
+	members   []int // series indices: one with x = n, one per x value otherwise
+}
+
+// closedSource gives the closed forms a panel draws: computed from the
+// domains at run time, read back from closedform.csv by ReadFigure.
+type closedSource interface {
+	// at returns the closed-form moments of est on rs at n (points).
+	at(rs *config.Series, est string, n int) (domains.Moments, bool)
+	// curve returns the dense closed-form line of est over the panel's x
+	// axis between lo and hi, the other parameters those of rs.
+	curve(panel int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY
+}
+
+// BuildPanels computes the panels of r from its curve rows and stats rows:
+// the figure's Panel views and every simulated point with its closed form
+// (from the domains) and deviation.
+func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow) ([]Panel, []PanelPoint, error) {
+	return buildPanels(r, rows, stats, computedClosed{})
+}
+
+func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource) ([]Panel, []PanelPoint, error) {
+	rowOf := map[statsKey]Row{}
+	for _, row := range rows {
+		rowOf[statsKey{row.Series, row.Estimator, row.N}] = row
+	}
+	statOf := map[statsKey]StatsRow{}
+	for _, st := range stats {
+		statOf[statsKey{st.Series, st.Estimator, st.N}] = st
+	}
+	var panels []Panel
+	var points []PanelPoint
+	for i := range r.Plot.Panels {
+		pc := &r.Plot.Panels[i]
+		pn, pts, err := buildPanel(r, i, pc, rowOf, statOf, cs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("plot.panels[%d] (%s): %w", i, pc.Title, err)
+		}
+		panels = append(panels, pn)
+		points = append(points, pts...)
+	}
+	return panels, points, nil
+}
+
+func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
+	ylabel, logY, _ := config.PanelY(pc.Y)
+	logX := pc.X == "n"
+	if pc.LogX != nil {
+		logX = *pc.LogX
+	}
+	if pc.LogY != nil {
+		logY = *pc.LogY
+	}
+	xlabel := pc.X
+	if pc.X == "n" {
+		xlabel = "n (trajectories)"
+	}
+	if pc.XLabel != "" {
+		xlabel = pc.XLabel
+	}
+	if pc.YLabel != "" {
+		ylabel = pc.YLabel
+	}
+	pn := Panel{Title: pc.Title, XLabel: xlabel, YLabel: ylabel, LogX: logX, LogY: logY}
+
+	// Group the selected series into lines.
+	var lines []*panelLine
+	byKey := map[string]*panelLine{}
+	bases := map[string]bool{}
+	ests := map[string]bool{}
+	for _, s := range r.PanelSeries(pc.Series) {
+		rs := &r.Series[s]
+		group := rs.Name
+		if pc.X != "n" {
+			group = sweepName(rs, pc.X)
+		}
+		for _, e := range pc.EstimatorsOf(rs) {
+			key := group + "/" + e
+			ln := byKey[key]
+			if ln == nil {
+				ln = &panelLine{group: group, base: rs.Base, estimator: e}
+				byKey[key] = ln
+				lines = append(lines, ln)
+			}
+			ln.members = append(ln.members, s)
+			bases[rs.Base] = true
+			ests[e] = true
+		}
+	}
+
+	var points []PanelPoint
+	for _, ln := range lines {
+		first := &r.Series[ln.members[0]]
+		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+		type sim struct {
+			x     float64
+			n     int
+			row   Row
+			value float64
+			se    float64
+			rs    *config.Series
+		}
+		var sims []sim
+		for _, s := range ln.members {
+			rs := &r.Series[s]
+			for _, n := range r.N {
+				if pc.X != "n" && n != pc.AtN {
+					continue
+				}
+				k := statsKey{rs.Name, ln.estimator, n}
+				row, ok := rowOf[k]
+				if !ok {
+					return pn, nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, ln.estimator, n)
+				}
+				st, ok := statOf[k]
+				if !ok && pc.Y != "mse" {
+					return pn, nil, fmt.Errorf("no stats row for %s/%s at n = %d (stats.csv missing or stale?)", rs.Name, ln.estimator, n)
+				}
+				y, se := simulatedValue(pc.Y, row, st)
+				x := float64(n)
+				if pc.X != "n" {
+					x = rs.Params[pc.X]
+				}
+				sims = append(sims, sim{x: x, n: n, row: row, value: y, se: se, rs: rs})
+			}
+		}
+		slices.SortStableFunc(sims, func(a, b sim) int { return cmp.Compare(a.x, b.x) })
+		for _, sm := range sims {
+			pl.Points = append(pl.Points, PanelXY{X: sm.x, Y: sm.value, SE: sm.se})
+			pt := PanelPoint{Panel: idx + 1, Series: sm.rs.Name, Estimator: ln.estimator, Label: pl.Label, N: sm.n,
+				X: sm.x, Y: sm.value, SE: sm.se, Closed: math.NaN(), Z: math.NaN()}
+			if pc.ClosedForm {
+				if cf, ok := cs.at(sm.rs, ln.estimator, sm.n); ok {
+					if c, ok := closedValue(pc.Y, cf, sm.n, sm.row.TrueValue, true); ok {
+						se := sm.se
+						if v := cf.Variance; !math.IsNaN(v) && se == 0 && (pc.Y == "bias" || pc.Y == "abs_bias" || pc.Y == "mean_estimate") {
+							// Every trial gave the same estimate (e.g. WIS = 1 in
+							// all of them while P(WIS = 0) = 1e-4): the sample has
+							// no spread, so measure the deviation by the standard
+							// error the closed form implies, sqrt(Var / T).
+							se = math.Sqrt(v / float64(sm.row.Trials))
+						}
+						pt.Closed, pt.Z = c, deviation(sm.value, c, se)
+					}
+				}
+			}
+			points = append(points, pt)
+		}
+		if pc.ClosedForm && len(sims) > 0 {
+			pl.Closed = cs.curve(idx, pc, first, ln.estimator, sims[0].x, sims[len(sims)-1].x, logX)
+		}
+		pn.Lines = append(pn.Lines, pl)
+	}
+	return pn, points, nil
+}
+
+// deviation returns (y - c)/se, treating se = 0 as exact agreement when y
+// equals c to 1e-12 (relative).
+func deviation(y, c, se float64) float64 {
+	d := y - c
+	if se > 0 {
+		return d / se
+	}
+	if math.Abs(d) <= 1e-12*math.Max(1, math.Abs(c)) {
+		return 0
+	}
+	return math.Copysign(math.Inf(1), d)
+}
+
+// sweepName is the series' base name with its swept values other than x,
+// e.g. "chain[p_e=0.9]" for "chain[horizon=4,p_e=0.9]" and x = horizon.
+func sweepName(rs *config.Series, x string) string {
+	var parts []string
+	for _, ps := range rs.Spec().Params {
+		if v, ok := rs.Sweep[ps.Name]; ok && ps.Name != x {
+			parts = append(parts, ps.Name+"="+ps.Format(v))
+		}
+	}
+	if len(parts) == 0 {
+		return rs.Base
+	}
+	return rs.Base + "[" + strings.Join(parts, ",") + "]"
+}
+
+// lineLabel is the legend label of a line: plot.labels of its
+// "series/estimator" (full, group or base name), with {param} placeholders
+// replaced by the line's parameter values; by default its base name (when
+// the panel has several), the swept values other than x, and the estimator
+// (when the panel has several).
+func lineLabel(r *config.Plan, pc *config.Panel, ln *panelLine, rs *config.Series, multiBase, multiEst bool) string {
+	for _, key := range []string{ln.group, ln.base} {
+		// A label naming the panel's x parameter would show one point's
+		// value for a whole line: such a panel uses the default label.
+		if l, ok := r.Plot.Labels[key+"/"+ln.estimator]; ok && (pc.X == "n" || !strings.Contains(l, "{"+pc.X+"}")) {
+			return expandLabel(l, rs)
+		}
+	}
+	var parts []string
+	if multiBase {
+		parts = append(parts, ln.base)
+	}
+	for _, ps := range rs.Spec().Params {
+		if v, ok := rs.Sweep[ps.Name]; ok && ps.Name != pc.X {
+			parts = append(parts, ps.Name+" = "+ps.Format(v))
+		}
+	}
+	if multiEst || len(parts) == 0 {
+		parts = append(parts, ln.estimator)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// expandLabel replaces {name} by the series' value of parameter name.
+func expandLabel(l string, rs *config.Series) string {
+	if !strings.Contains(l, "{") {
+		return l
+	}
+	for _, ps := range rs.Spec().Params {
+		l = strings.ReplaceAll(l, "{"+ps.Name+"}", ps.Format(rs.Params[ps.Name]))
+	}
+	return l
+}
+
+// computedClosed computes closed forms from the series' domains (by the
+// estimators' classes).
+type computedClosed struct{}
+
+func (computedClosed) at(rs *config.Series, est string, n int) (domains.Moments, bool) {
+	return config.ClosedForm(rs, est, n)
+}
+
+// curve evaluates the closed form of y along the panel's x axis between lo
+// and hi, densely: with x = n at about 160 sizes (log-spaced on a log
+// axis); with x a parameter at every integer (integer parameters) or at
+// 160 values, the other parameters those of rs. Values the domain does not
+// know (e.g. a horizon that is not a multiple of the option length) are
+// left out.
+func (computedClosed) curve(_ int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY {
+	spec := rs.Spec()
+	info, ok := estimators.Lookup(est)
+	if spec.ClosedForm == nil || !ok {
+		return nil
+	}
+	const dense = 160
+	var xs []float64
+	kind := domains.Int
+	if pc.X != "n" {
+		ps, _ := spec.Param(pc.X)
+		kind = ps.Kind
+	}
+	switch {
+	case kind == domains.Bool:
+		xs = []float64{lo, hi}
+	case kind == domains.Int && hi-lo <= 2*dense:
+		for x := math.Ceil(lo); x <= hi; x++ {
+			xs = append(xs, x)
+		}
+	default:
+		for i := 0; i <= dense; i++ {
+			f := float64(i) / dense
+			x := lo + f*(hi-lo)
+			if logX && lo > 0 {
+				x = lo * math.Pow(hi/lo, f)
+			}
+			if kind == domains.Int {
+				x = math.Round(x)
+			}
+			if len(xs) == 0 || x != xs[len(xs)-1] {
+				xs = append(xs, x)
+			}
+		}
+	}
+	var out []XY
+	params := maps.Clone(rs.Params)
+	for _, x := range xs {
+		n := pc.AtN
+		if pc.X == "n" {
+			n = int(x)
+		} else {
+			params[pc.X] = x
+		}
+		cf, ok := spec.ClosedForm(params, string(info.Class), n)
+		if !ok {
+			continue
+		}
+		if y, ok := closedValue(pc.Y, cf, n, 0, false); ok && !math.IsNaN(y) && !math.IsInf(y, 0) {
+			out = append(out, XY{X: x, Y: y})
+		}
+	}
+	return out
+}
+
+// storedClosed is closedform.csv read back: the dense lines only (a
+// redrawn figure shows no closed value at the points).
+type storedClosed map[closedKey][]XY
+
+type closedKey struct {
+	panel             int
+	series, estimator string
+}
+
+func (storedClosed) at(*config.Series, string, int) (domains.Moments, bool) {
+	return domains.Moments{}, false
+}
+
+func (s storedClosed) curve(panel int, _ *config.Panel, rs *config.Series, est string, _, _ float64, _ bool) []XY {
+	return s[closedKey{panel + 1, rs.Name, est}]
+}
+
+// formatZ writes a deviation for panels.csv (empty when there is none).
+func formatZ(z float64) string {
+	if math.IsNaN(z) {
+		return ""
+	}
+	return strconv.FormatFloat(z, 'f', 3, 64)
+}

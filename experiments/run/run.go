@@ -1,0 +1,215 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/internal/parallel"
+	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Unit is the unit of work: one trial of one series (DESIGN: work units).
+type Unit struct {
+	Series, Trial int
+}
+
+// UnitResult is what one unit produces: every estimator's estimate at every
+// n of the grid, and the diagnostics of estimators that report them.
+type UnitResult struct {
+	Series, Trial int
+	// Estimates[e][j] is estimator e (series order) at n = N[j].
+	Estimates [][]float64
+	// Diagnostics[e][d][j] is diagnostic d (in the order of estimator e's
+	// registry entry) at n = N[j], indexed by its index minus 1 (k* by
+	// step t-1); Diagnostics[e] is empty for estimators without any.
+	Diagnostics [][][][]float64
+}
+
+// Options control a run's execution, not its results: any Options give the
+// same numbers.
+type Options struct {
+	// Workers is the number of goroutines running units; <= 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Progress, when not nil, is told how many units there are and when
+	// each finishes.
+	Progress Progress
+	// OnResult, when not nil, is called with each finished unit, one call
+	// at a time, before the unit counts as done (e.g. to checkpoint it).
+	// An error stops the run.
+	OnResult func(UnitResult) error
+}
+
+// Progress receives a run's progress. Implementations decide how to show
+// it (a bar on a terminal, plain lines in a log).
+type Progress interface {
+	Start(total int)
+	Add(done int)
+	Finish()
+}
+
+// Units lists every (series, trial) unit of p in canonical order: series
+// by series, trials in order.
+func Units(p *config.Plan) []Unit {
+	units := make([]Unit, 0, len(p.Series)*p.Trials)
+	for s := range p.Series {
+		for t := 0; t < p.Trials; t++ {
+			units = append(units, Unit{Series: s, Trial: t})
+		}
+	}
+	return units
+}
+
+// Stream returns the random stream of one unit. It depends only on the
+// plan's seed, the series' name and the trial index (SPEC 3), so results
+// do not depend on workers, shards or the order of series in the file.
+func Stream(p *config.Plan, u Unit) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(p.Series[u.Series].Name))
+	return streams.New(p.Seed^streams.Mix(h.Sum64()), uint64(u.Trial))
+}
+
+// RunUnits runs the given units on a pool of goroutines and returns their
+// results in the order of units. The first error cancels the run; so does
+// ctx, after the units in flight finish (each is passed to OnResult), which
+// makes an interrupted run resumable from its checkpoint.
+func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([]UnitResult, error) {
+	if opt.Progress != nil {
+		opt.Progress.Start(len(units))
+		defer opt.Progress.Finish()
+	}
+	results := make([]UnitResult, len(units))
+	var mu sync.Mutex // serialises OnResult and Progress
+	err := parallel.Do(ctx, len(units), opt.Workers, func() func(int) error {
+		wk := newWorker(p)
+		return func(i int) error {
+			res, err := wk.run(units[i])
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if opt.OnResult != nil {
+				if err := opt.OnResult(res); err != nil {
+					return err
+				}
+			}
+			if opt.Progress != nil {
+				opt.Progress.Add(1)
+			}
+			results[i] = res
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// worker holds one goroutine's reusable state: domains, estimators and a
+// batch per series, built on first use.
+type worker struct {
+	p      *config.Plan
+	series []*seriesState
+}
+
+type seriesState struct {
+	domain domains.Domain
+	ests   []estimators.Estimator
+	ndiag  []int // diagnostics per estimator
+	batch  trajectory.Batch
+}
+
+func newWorker(p *config.Plan) *worker {
+	return &worker{p: p, series: make([]*seriesState, len(p.Series))}
+}
+
+func (w *worker) state(s int) (*seriesState, error) {
+	if st := w.series[s]; st != nil {
+		return st, nil
+	}
+	rs := &w.p.Series[s]
+	d, err := rs.Spec().New(rs.Params)
+	if err != nil {
+		return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+	}
+	st := &seriesState{domain: d}
+	for _, name := range rs.Estimators {
+		e, err := estimators.New(name)
+		if err != nil {
+			return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+		}
+		info, _ := estimators.Lookup(name)
+		st.ests = append(st.ests, e)
+		st.ndiag = append(st.ndiag, len(info.Diagnostics))
+	}
+	w.series[s] = st
+	return st, nil
+}
+
+// run computes one unit: nested data draws max(n) trajectories once and
+// estimates at each n from the first n, in one pass per estimator
+// (estimators.EstimateGrid); independent data draws afresh per n.
+func (w *worker) run(u Unit) (UnitResult, error) {
+	st, err := w.state(u.Series)
+	if err != nil {
+		return UnitResult{}, err
+	}
+	p := w.p
+	rng := Stream(p, u)
+	ne, nn := len(st.ests), len(p.N)
+	res := UnitResult{Series: u.Series, Trial: u.Trial, Estimates: make([][]float64, ne), Diagnostics: make([][][][]float64, ne)}
+	flat := make([]float64, ne*nn)
+	for e := range st.ests {
+		res.Estimates[e] = flat[e*nn : (e+1)*nn : (e+1)*nn]
+		res.Diagnostics[e] = make([][][]float64, st.ndiag[e])
+		for d := range res.Diagnostics[e] {
+			res.Diagnostics[e][d] = make([][]float64, nn)
+		}
+	}
+	name := p.Series[u.Series].Name
+	if p.Data == "nested" {
+		st.batch.Reset()
+		st.domain.Collect(&st.batch, p.NMax(), rng)
+		h := st.batch.Horizon()
+		for e, est := range st.ests {
+			diags := res.Diagnostics[e]
+			for d := range diags {
+				// one backing array per diagnostic; a vector at n has length <= h
+				buf := make([]float64, nn*h)
+				for j := range diags[d] {
+					diags[d][j] = buf[j*h : j*h : (j+1)*h]
+				}
+			}
+			if err := estimators.EstimateGrid(est, &st.batch, p.N, res.Estimates[e], diags); err != nil {
+				return UnitResult{}, fmt.Errorf("series %s, trial %d, %w", name, u.Trial, err)
+			}
+		}
+		return res, nil
+	}
+	for j, n := range p.N {
+		st.batch.Reset()
+		st.domain.Collect(&st.batch, n, rng)
+		for e, est := range st.ests {
+			v, err := est.Estimate(&st.batch)
+			if err != nil {
+				return UnitResult{}, fmt.Errorf("series %s, trial %d, n = %d: %w", name, u.Trial, n, err)
+			}
+			res.Estimates[e][j] = v
+			if r, ok := est.(estimators.Reporter); ok {
+				for d := range res.Diagnostics[e] {
+					res.Diagnostics[e][d][j] = r.AppendDiagnostic(nil, d)
+				}
+			}
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,28 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/experiments/config"
+)
+
+// Truths computes every series' true value (SPEC: truth is part of a
+// series). progress, when not nil, hears about long computations by
+// series name; cache, when not nil, keeps expensive ones on disk.
+func Truths(p *config.Plan, cache *domains.TruthCache, progress func(series string, frac float64)) ([]domains.Truth, error) {
+	out := make([]domains.Truth, len(p.Series))
+	for s, rs := range p.Series {
+		opt := domains.TruthOptions{Cache: cache}
+		if progress != nil {
+			name := rs.Name
+			opt.Progress = func(f float64) { progress(name, f) }
+		}
+		t, err := rs.Spec().TrueValue(rs.Params, opt)
+		if err != nil {
+			return nil, fmt.Errorf("series %s: true value: %w", rs.Name, err)
+		}
+		out[s] = t
+	}
+	return out, nil
+}

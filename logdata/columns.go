@@ -1,0 +1,43 @@
+package logdata
+
+// Column documents one column of the logged-data format: help texts and
+// docs/reference.md are generated from Schema, the one place the format's
+// columns are described.
+type Column struct {
+	Name string
+	// Presence is "required", "optional" or "options" (one of the option
+	// columns, which come together).
+	Presence string
+	Doc      string
+}
+
+// Schema lists every column of the format, in the order of colNames.
+var Schema = [numCols]Column{
+	{ColEpisode, "required", "episode id: any non-empty string (JSON: a string or a number, taken by its literal text, so 7 and \"7\" are one id, 7.0 another)"},
+	{ColStep, "required", "0-based step number within the episode: 0, 1, 2, ... with no gap or repeat"},
+	{ColReward, "required", "the step's reward, a finite number"},
+	{ColPiB, "required", "probability of the logged action under the behavior policy, in (0, 1]"},
+	{ColPiE, "required", "probability of the logged action under the evaluation policy, in [0, 1]"},
+	{ColSplit, "optional", "0 or 1: 1 on the last step of a part before a stationary option ends; partitioned-pdis restarts its weights after that step (paper, Theorem 4; a split on an episode's last step does nothing)"},
+	{ColOptionStart, "options", "0 or 1: 1 on an option's first step (so on every episode's step 0)"},
+	{ColMuB, "options", "probability of the running option under the behavior policy, in (0, 1]; required on option_start rows, on the option's later rows empty (JSON: null or absent) or equal to the start row's"},
+	{ColMuE, "options", "probability of the running option under the evaluation policy, in [0, 1]; as mu_b"},
+	{ColOptionChanged, "optional", "0 or 1 on option_start rows (later rows: empty or equal): the option's own policy differs between behavior and evaluation, so the action ratios inside it count; absent: 0. Needs the option columns"},
+}
+
+// Rules are the format's rules beyond single columns, for help texts.
+const Rules = `One record per primitive step; an episode's records are contiguous and its
+steps in order; columns in any order (CSV header names, JSON field names;
+exact, case-sensitive). option_start, mu_b and mu_e come together ("the
+option columns"); option_changed needs them. Flags (split, option_start,
+option_changed) are 0 or 1, also true or false (JSON booleans too).
+Numbers are decimal or exponent notation; NaN and infinities are errors.
+CSV: spaces around a number are ignored, an empty cell is "no value",
+blank lines are skipped, a leading UTF-8 byte order mark is ignored. JSON
+Lines: one object per line, numbers as JSON numbers, null as "no value";
+the first record fixes the columns. An unknown column is an error unless
+-allow-extra. Episodes shorter than the longest are padded with reward 0
+and ratio 1 (SPEC section 1).`
+
+// ColumnNames returns the names of every column the reader knows.
+func ColumnNames() []string { return colNames[:] }

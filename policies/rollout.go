@@ -1,0 +1,78 @@
+package policies
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Env is an environment driven by state-independent (stationary) policies:
+// the chain and sub-episode MDPs.
+type Env interface {
+	// Reset starts a new episode.
+	Reset()
+	// Step takes action a and returns the reward and whether the episode
+	// ended.
+	Step(a int) (reward float64, done bool)
+}
+
+// Pair is a behavior and an evaluation policy over the same actions, as one
+// series of an experiment uses them: the behavior policy draws the actions,
+// and each step records the ratio pi_e(a)/pi_b(a) of the action drawn.
+type Pair struct {
+	Behavior, Evaluation *Stationary
+	ratio                []float64 // pi_e(a)/pi_b(a) per action (0 where pi_b(a) = 0: never drawn)
+}
+
+// NewPair returns the pair (b, e). Both must have the same actions, and b
+// must give positive probability to every action e may take: otherwise
+// importance sampling cannot estimate V(pi_e).
+func NewPair(b, e *Stationary) (*Pair, error) {
+	if b.Actions() != e.Actions() {
+		return nil, fmt.Errorf("policies: behavior has %d actions, evaluation %d", b.Actions(), e.Actions())
+	}
+	p := &Pair{Behavior: b, Evaluation: e, ratio: make([]float64, b.Actions())}
+	for a := range p.ratio {
+		pb, pe := b.Prob(a), e.Prob(a)
+		if pb == 0 {
+			if pe > 0 {
+				return nil, fmt.Errorf("policies: behavior never takes action %d, which evaluation takes with probability %v: importance sampling cannot estimate V(pi_e)", a, pe)
+			}
+			continue
+		}
+		p.ratio[a] = pe / pb
+	}
+	return p, nil
+}
+
+// Ratio returns pi_e(a)/pi_b(a).
+func (p *Pair) Ratio(a int) float64 { return p.ratio[a] }
+
+// splitter is implemented by an Env that marks split points: Split reports
+// whether the step just taken ended a part (SPEC 1, partitioned PDIS).
+type splitter interface{ SubEnded() bool }
+
+// Collect appends n episodes of env under the behavior policy to b, each
+// step with its reward and ratio (Batch.Add). When env reports the ends of
+// sub-episodes (a SubEnded method), every end but the episode's last is
+// marked as a split point. Per step it draws one Float64 from rng (the
+// behavior's action), nothing else. It does not allocate once b has grown.
+func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
+	sp, splits := env.(splitter)
+	for range n {
+		env.Reset()
+		for {
+			a := p.Behavior.Sample(rng)
+			r, done := env.Step(a)
+			b.Add(r, p.ratio[a])
+			if done {
+				break
+			}
+			if splits && sp.SubEnded() {
+				b.MarkSplit()
+			}
+		}
+		b.End()
+	}
+}
