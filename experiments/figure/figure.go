@@ -404,7 +404,7 @@ func buildMSE(f Figure) (*panel, error) {
 			}
 			band, err := plotter.NewPolygon(ring)
 			if err != nil {
-				return nil, fmt.Errorf("plot: band of %s: %w", k, err)
+				return nil, fmt.Errorf("figure: band of %s: %w", k, err)
 			}
 			band.Color = color.NRGBA{col.R, col.G, col.B, bandAlpha}
 			band.LineStyle.Width = 0
@@ -412,7 +412,7 @@ func buildMSE(f Figure) (*panel, error) {
 		}
 		line, points, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return nil, fmt.Errorf("plot: line of %s: %w", k, err)
+			return nil, fmt.Errorf("figure: line of %s: %w", k, err)
 		}
 		line.Color = col
 		line.Width = vg.Points(1.6)
@@ -451,8 +451,8 @@ func logPad(lo, hi float64) (float64, float64) {
 	return math.Max(lo/f, math.SmallestNonzeroFloat64), math.Min(hi*f, math.MaxFloat64)
 }
 
-// kKey identifies one line of the diagnostic panel.
-type kKey struct {
+// diagKey identifies one line of the diagnostic panel.
+type diagKey struct {
 	series, estimator string
 	n                 int
 }
@@ -465,8 +465,8 @@ func buildDiagnostic(f Figure) (*panel, error) {
 	for _, n := range d.N {
 		wantN[n] = true
 	}
-	var order []kKey
-	pts := map[kKey]plotter.XYs{}
+	var order []diagKey
+	pts := map[diagKey]plotter.XYs{}
 	pairs := map[lineKey]int{} // (series, estimator) -> order of first appearance
 	for _, r := range d.Rows {
 		if len(wantN) > 0 && !wantN[r.N] {
@@ -475,7 +475,7 @@ func buildDiagnostic(f Figure) (*panel, error) {
 		if !finite(r.Mean) {
 			continue
 		}
-		k := kKey{r.Series, r.Estimator, r.N}
+		k := diagKey{r.Series, r.Estimator, r.N}
 		if _, ok := pts[k]; !ok {
 			order = append(order, k)
 			if _, ok := pairs[lineKey{r.Series, r.Estimator}]; !ok {
@@ -495,7 +495,7 @@ func buildDiagnostic(f Figure) (*panel, error) {
 		}
 		return n
 	}
-	slices.SortStableFunc(order, func(a, b kKey) int {
+	slices.SortStableFunc(order, func(a, b diagKey) int {
 		pa, pb := pairs[lineKey{a.series, a.estimator}], pairs[lineKey{b.series, b.estimator}]
 		if pa != pb {
 			return pa - pb
@@ -527,8 +527,9 @@ func buildDiagnostic(f Figure) (*panel, error) {
 		}
 		leg.Add(label, line)
 	}
-	// Diagnostics here count weights, so the axis starts at 0 (or below)
-	// and leaves headroom.
+	// The axis starts at 0 (or below: a diagnostic may be negative) and
+	// leaves headroom; k*, the diagnostic of today's estimators, counts
+	// weights.
 	p.Y.Min = yMin
 	if yMax > yMin {
 		p.Y.Max = yMax + 0.05*(yMax-yMin)

@@ -1,4 +1,4 @@
-package plot
+package figure
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/ope-lab/longhorizon/experiments/report"
 )
 
 // synthPanel returns a panel of exponential points 2^x - 1 with 10%
@@ -16,17 +18,18 @@ import (
 func synthPanel(title string, logY bool, lines int) Panel {
 	pn := Panel{Title: title, XLabel: "horizon H", YLabel: "n × Var(options-PDIS)", LogY: logY}
 	for l := 0; l < lines; l++ {
-		ln := PanelLine{Label: "line " + string(rune('a'+l))}
+		ln := report.PanelLine{Label: "line " + string(rune('a'+l))}
 		for x := 1.0; x <= 16; x++ {
 			y := (math.Pow(2, x/float64(l+1)) - 1)
-			ln.Points = append(ln.Points, PanelPoint{X: x, Y: y * 1.05, SE: 0.1 * y})
-			ln.Closed = append(ln.Closed, XY{X: x, Y: y})
+			ln.Points = append(ln.Points, report.PanelXY{X: x, Y: y * 1.05, SE: 0.1 * y})
+			ln.Closed = append(ln.Closed, report.XY{X: x, Y: y})
 		}
 		pn.Lines = append(pn.Lines, ln)
 	}
 	return pn
 }
 
+// TestGridShape: cols = ceil(sqrt(k)) and rows = ceil(k/cols) (doc.go).
 func TestGridShape(t *testing.T) {
 	for k, want := range map[int][2]int{1: {1, 1}, 2: {2, 1}, 3: {2, 2}, 4: {2, 2}, 5: {3, 2}, 9: {3, 3}} {
 		if c, r := gridShape(k); c != want[0] || r != want[1] {
@@ -44,6 +47,11 @@ func TestPanelsGrid(t *testing.T) {
 	}}
 	img := drawAndCheck(t, f)
 	b := img.Bounds()
+	// minW, minH: two cells of cellWidth x cellHeight (7 in x 4.6 in) at
+	// dpi. Beyond them come one column gap and the margins (22 + 2·8 pt ≈
+	// 79 px), and one row gap, the margins and the title and note lines
+	// (16 + 2·8 + ≈47 pt ≈ 165 px): the slack of 150 and 250 px allows
+	// those with room to spare, but not a third column or row.
 	if minW, minH := int(2*7*dpi), int(2*4.6*dpi); b.Dx() < minW || b.Dx() > minW+150 || b.Dy() < minH || b.Dy() > minH+250 {
 		t.Errorf("PNG is %dx%d, want about %dx%d (2 x 2 panels)", b.Dx(), b.Dy(), minW, minH)
 	}
@@ -56,21 +64,26 @@ func TestPanelsGrid(t *testing.T) {
 	}
 }
 
+// pt and xy build panel points briefly (go vet wants keyed fields in
+// literals of another package's structs).
+func pt(x, y, se float64) report.PanelXY { return report.PanelXY{X: x, Y: y, SE: se} }
+func xy(x, y float64) report.XY          { return report.XY{X: x, Y: y} }
+
 // TestPanelsBadPointsDoNotPanic: NaN, infinite, zero and negative values
 // on log axes, error bars reaching below zero or far beyond the data, and
 // single points are skipped or cut, never passed to a log axis.
 func TestPanelsBadPointsDoNotPanic(t *testing.T) {
-	pn := Panel{Title: "bad", LogX: true, LogY: true, Lines: []PanelLine{
-		{Label: "a", Points: []PanelPoint{{1, 1, 5}, {2, 0, 1}, {4, -1, 1}, {math.NaN(), 1, 1}, {8, math.Inf(1), 1}, {16, 3, math.NaN()}, {32, 2, 1e300}},
-			Closed: []XY{{1, 1}, {2, 0}, {4, 1e-300}, {8, math.NaN()}, {32, 2}}},
-		{Label: "single", Points: []PanelPoint{{0, 5, 1}, {3, 5, 0}}},
-		{Label: "closed only", Closed: []XY{{1, 2}, {32, 3}}},
+	pn := Panel{Title: "bad", LogX: true, LogY: true, Lines: []report.PanelLine{
+		{Label: "a", Points: []report.PanelXY{pt(1, 1, 5), pt(2, 0, 1), pt(4, -1, 1), pt(math.NaN(), 1, 1), pt(8, math.Inf(1), 1), pt(16, 3, math.NaN()), pt(32, 2, 1e300)},
+			Closed: []report.XY{xy(1, 1), xy(2, 0), xy(4, 1e-300), xy(8, math.NaN()), xy(32, 2)}},
+		{Label: "single", Points: []report.PanelXY{pt(0, 5, 1), pt(3, 5, 0)}},
+		{Label: "closed only", Closed: []report.XY{xy(1, 2), xy(32, 3)}},
 	}}
-	drawAndCheck(t, Figure{Title: "bad", Panels: []Panel{pn, {Title: "linear", Lines: []PanelLine{{Label: "x", Points: []PanelPoint{{1, -1, 2}}}}}}})
+	drawAndCheck(t, Figure{Title: "bad", Panels: []Panel{pn, {Title: "linear", Lines: []report.PanelLine{{Label: "x", Points: []report.PanelXY{pt(1, -1, 2)}}}}}})
 }
 
 func TestPanelNothingDrawableIsError(t *testing.T) {
-	pn := Panel{Title: "empty", LogY: true, Lines: []PanelLine{{Label: "a", Points: []PanelPoint{{1, 0, 1}, {2, -3, 1}}}}}
+	pn := Panel{Title: "empty", LogY: true, Lines: []report.PanelLine{{Label: "a", Points: []report.PanelXY{pt(1, 0, 1), pt(2, -3, 1)}}}}
 	err := Draw(Figure{Title: "f", Panels: []Panel{synthPanel("ok", true, 1), pn}}, t.TempDir()+"/x")
 	if err == nil || !strings.Contains(err.Error(), `panel 2 (empty)`) {
 		t.Errorf("error %v, want it to name panel 2", err)
@@ -101,6 +114,10 @@ func TestPanelLongYLabelOnLogAxis(t *testing.T) {
 	}
 	c := draw.New(vgimg.New(7*vg.Inch, 4.6*vg.Inch))
 	data := pnl.p.DataCanvas(c)
+	// Without a title, the data area's top sits about 2 pt below the
+	// canvas top (room for half the top tick label); 12 pt is about one
+	// line of 11-point tick labels. A long y label drawn by gonum/plot
+	// would push it down by a good part of the label's length, ~150 pt.
 	if gap := c.Max.Y - data.Max.Y; gap > vg.Points(12) {
 		t.Errorf("data area starts %v below the top of the panel", gap)
 	}

@@ -1,4 +1,4 @@
-package plot
+package figure
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/experiments/curve"
+	"github.com/ope-lab/longhorizon/experiments/report"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -21,27 +21,36 @@ import (
 var testNs = []int{10, 20, 50, 100, 200, 500, 1000}
 
 // synthRows returns MSE rows that fall as 1/n, one line per estimator.
-func synthRows(series string, ests ...string) []curve.Row {
-	var rows []curve.Row
+func synthRows(series string, ests ...string) []report.Row {
+	var rows []report.Row
 	for i, e := range ests {
 		for _, n := range testNs {
 			mse := float64(100*(i+1)) / float64(n)
-			rows = append(rows, curve.Row{Experiment: "t", Series: series, Estimator: e, N: n,
+			rows = append(rows, report.Row{Experiment: "t", Series: series, Estimator: e, N: n,
 				Trials: 16, MSE: mse, MSESE: 0.3 * mse})
 		}
 	}
 	return rows
 }
 
-func synthKStar(ns ...int) []curve.KStarRow {
-	var rows []curve.KStarRow
+// synthDiag returns diagnostic rows of series s, estimator incris: for each
+// n, indices 1..20 with mean i·n/(n+100), a k*-like curve that grows with
+// the index and saturates in n.
+func synthDiag(ns ...int) []report.DiagRow {
+	var rows []report.DiagRow
 	for _, n := range ns {
-		for t := 1; t <= 20; t++ {
-			rows = append(rows, curve.KStarRow{Series: "s", Estimator: "incris", N: n, T: t,
-				MeanKStar: float64(t) * float64(n) / float64(n+100)})
+		for i := 1; i <= 20; i++ {
+			rows = append(rows, report.DiagRow{Series: "s", Estimator: "incris", N: n, I: i,
+				Mean: float64(i) * float64(n) / float64(n+100)})
 		}
 	}
 	return rows
+}
+
+// diagPanel returns a diagnostic side panel of rows drawing the sample
+// sizes ns (all of them when ns is empty), labelled as k* panels are.
+func diagPanel(rows []report.DiagRow, ns ...int) report.DiagnosticPanel {
+	return report.DiagnosticPanel{Title: "mean k*", XLabel: "step t", YLabel: "mean k*", Rows: rows, N: ns}
 }
 
 // drawAndCheck draws f into a fresh directory, checks both files exist and
@@ -133,21 +142,21 @@ func hasColour(img image.Image) bool {
 func TestDrawBadPointsDoNotPanic(t *testing.T) {
 	rows := synthRows("s", "is", "wis")
 	rows = append(rows,
-		curve.Row{Series: "s", Estimator: "is", N: 2000, MSE: 0, MSESE: 1},
-		curve.Row{Series: "s", Estimator: "is", N: 5000, MSE: -3, MSESE: 1},
-		curve.Row{Series: "s", Estimator: "wis", N: 2000, MSE: math.NaN(), MSESE: 1},
-		curve.Row{Series: "s", Estimator: "wis", N: 5000, MSE: math.Inf(1), MSESE: 1},
-		curve.Row{Series: "s", Estimator: "wis", N: 0, MSE: 1, MSESE: 1},
-		curve.Row{Series: "s", Estimator: "wis", N: -10, MSE: 1, MSESE: 1},
+		report.Row{Series: "s", Estimator: "is", N: 2000, MSE: 0, MSESE: 1},
+		report.Row{Series: "s", Estimator: "is", N: 5000, MSE: -3, MSESE: 1},
+		report.Row{Series: "s", Estimator: "wis", N: 2000, MSE: math.NaN(), MSESE: 1},
+		report.Row{Series: "s", Estimator: "wis", N: 5000, MSE: math.Inf(1), MSESE: 1},
+		report.Row{Series: "s", Estimator: "wis", N: 0, MSE: 1, MSESE: 1},
+		report.Row{Series: "s", Estimator: "wis", N: -10, MSE: 1, MSESE: 1},
 		// Standard error above the MSE: the band's lower edge must be clamped.
-		curve.Row{Series: "s", Estimator: "is", N: 10000, MSE: 0.5, MSESE: 7},
+		report.Row{Series: "s", Estimator: "is", N: 10000, MSE: 0.5, MSESE: 7},
 		// Unusable standard errors.
-		curve.Row{Series: "s", Estimator: "wis", N: 10000, MSE: 0.5, MSESE: math.NaN()},
-		curve.Row{Series: "s", Estimator: "wis", N: 20000, MSE: 0.4, MSESE: -1},
-		curve.Row{Series: "s", Estimator: "wis", N: 50000, MSE: 0.3, MSESE: math.Inf(1)},
+		report.Row{Series: "s", Estimator: "wis", N: 10000, MSE: 0.5, MSESE: math.NaN()},
+		report.Row{Series: "s", Estimator: "wis", N: 20000, MSE: 0.4, MSESE: -1},
+		report.Row{Series: "s", Estimator: "wis", N: 50000, MSE: 0.3, MSESE: math.Inf(1)},
 		// A line with a single plottable point and one with none.
-		curve.Row{Series: "s", Estimator: "one", N: 100, MSE: 2, MSESE: 3},
-		curve.Row{Series: "s", Estimator: "none", N: 100, MSE: 0, MSESE: 0},
+		report.Row{Series: "s", Estimator: "one", N: 100, MSE: 2, MSESE: 3},
+		report.Row{Series: "s", Estimator: "none", N: 100, MSE: 0, MSESE: 0},
 	)
 	for i := range rows {
 		if rows[i].Estimator == "is" && rows[i].N < 100 {
@@ -158,7 +167,7 @@ func TestDrawBadPointsDoNotPanic(t *testing.T) {
 }
 
 func TestDrawTinyAndDegenerateRanges(t *testing.T) {
-	for name, rows := range map[string][]curve.Row{
+	for name, rows := range map[string][]report.Row{
 		"single point": {{Series: "s", Estimator: "is", N: 100, MSE: 3, MSESE: 1}},
 		"one decade":   {{Series: "s", Estimator: "is", N: 100, MSE: 3}, {Series: "s", Estimator: "is", N: 200, MSE: 7}},
 		"huge range":   {{Series: "s", Estimator: "is", N: 1, MSE: 1e-30}, {Series: "s", Estimator: "is", N: 1e9, MSE: 1e30}},
@@ -171,14 +180,17 @@ func TestDrawTinyAndDegenerateRanges(t *testing.T) {
 
 func TestDrawNothingPlottableIsError(t *testing.T) {
 	dir := t.TempDir()
-	for name, rows := range map[string][]curve.Row{
+	for name, rows := range map[string][]report.Row{
 		"no rows":   nil,
 		"all zero":  {{Series: "s", Estimator: "is", N: 10, MSE: 0}, {Series: "s", Estimator: "is", N: 20, MSE: math.NaN()}},
 		"bad n":     {{Series: "s", Estimator: "is", N: 0, MSE: 1}},
 		"neg infty": {{Series: "s", Estimator: "is", N: 10, MSE: math.Inf(-1)}},
 	} {
+		// Errors of the package start with its name, "figure".
 		if err := Draw(Figure{Title: name, Rows: rows}, filepath.Join(dir, "fig")); err == nil {
 			t.Errorf("%s: Draw succeeded, want an error", name)
+		} else if !strings.HasPrefix(err.Error(), "figure") {
+			t.Errorf("%s: error %q does not start with \"figure\"", name, err)
 		}
 	}
 	if err := Draw(Figure{Rows: synthRows("s", "is")}, ""); err == nil {
@@ -187,31 +199,37 @@ func TestDrawNothingPlottableIsError(t *testing.T) {
 	assertOnly(t, dir)
 }
 
-func TestKStarPanelWidensImage(t *testing.T) {
+func TestDiagnosticPanelWidensImage(t *testing.T) {
 	rows := synthRows("s", "is", "incris")
 	one := drawAndCheck(t, Figure{Title: "one panel", Rows: rows}).Bounds()
-	two := drawAndCheck(t, Figure{Title: "two panels", Rows: rows, KStar: synthKStar(100, 1000, 10000),
-		KStarN: []int{100, 10000}}).Bounds()
+	two := drawAndCheck(t, Figure{Title: "two panels", Rows: rows,
+		Diagnostic: diagPanel(synthDiag(100, 1000, 10000), 100, 10000)}).Bounds()
 	if two.Dx() <= one.Dx() {
-		t.Errorf("k* panel did not widen the image: %d <= %d", two.Dx(), one.Dx())
+		t.Errorf("diagnostic panel did not widen the image: %d <= %d", two.Dx(), one.Dx())
 	}
 	if two.Dy() != one.Dy() {
-		t.Errorf("k* panel changed the height: %d != %d", two.Dy(), one.Dy())
+		t.Errorf("diagnostic panel changed the height: %d != %d", two.Dy(), one.Dy())
 	}
-	// All n, non-finite k* values, and several (series, estimator) pairs.
-	ks := append(synthKStar(100, 1000), curve.KStarRow{Series: "s", Estimator: "incris", N: 100, T: 21, MeanKStar: math.NaN()})
-	ks = append(ks, curve.KStarRow{Series: "other", Estimator: "incris", N: 100, T: 1, MeanKStar: 1},
-		curve.KStarRow{Series: "other", Estimator: "incris", N: 100, T: 2, MeanKStar: 2})
-	drawAndCheck(t, Figure{Title: "all n", Rows: rows, KStar: ks})
-	// A flat k* line (all equal) and a single step.
-	drawAndCheck(t, Figure{Title: "flat", Rows: rows, KStar: []curve.KStarRow{{Series: "s", Estimator: "incris", N: 10, T: 1, MeanKStar: 0}}})
+	// All n, non-finite means, and several (series, estimator) pairs.
+	ds := append(synthDiag(100, 1000), report.DiagRow{Series: "s", Estimator: "incris", N: 100, I: 21, Mean: math.NaN()})
+	ds = append(ds, report.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 1, Mean: 1},
+		report.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 2, Mean: 2})
+	drawAndCheck(t, Figure{Title: "all n", Rows: rows, Diagnostic: diagPanel(ds)})
+	// A flat diagnostic line (all equal) and a single index.
+	drawAndCheck(t, Figure{Title: "flat", Rows: rows, Diagnostic: diagPanel([]report.DiagRow{{Series: "s", Estimator: "incris", N: 10, I: 1, Mean: 0}})})
+	// A panel without title or axis labels (they come only from the struct).
+	drawAndCheck(t, Figure{Title: "bare", Rows: rows, Diagnostic: report.DiagnosticPanel{Rows: synthDiag(100)}})
 }
 
-func TestKStarNoMatchingNIsError(t *testing.T) {
+func TestDiagnosticNoMatchingNIsError(t *testing.T) {
 	dir := t.TempDir()
-	err := Draw(Figure{Rows: synthRows("s", "is"), KStar: synthKStar(100), KStarN: []int{5}}, filepath.Join(dir, "fig"))
+	// synthDiag(100) has rows for n = 100 only; the panel asks for n = 5.
+	err := Draw(Figure{Rows: synthRows("s", "is"), Diagnostic: diagPanel(synthDiag(100), 5)}, filepath.Join(dir, "fig"))
 	if err == nil {
-		t.Fatal("Draw succeeded with no k* row for the requested n, want an error")
+		t.Fatal("Draw succeeded with no diagnostic row for the requested n, want an error")
+	}
+	if !strings.HasPrefix(err.Error(), "figure") {
+		t.Errorf("error %q does not start with \"figure\"", err)
 	}
 	assertOnly(t, dir)
 }
@@ -262,10 +280,13 @@ func TestLabelsAndDashed(t *testing.T) {
 		{lineKey{"b", "pdis"}, true, "b: pdis", true},
 		{lineKey{"b", "is"}, true, "b: is", true},
 	} {
-		if got := f.label(c.k, c.multi); got != c.label {
+		// Expected: f.Labels["a/pdis"] wins; else "series: estimator" with
+		// several series, the bare estimator with one. Dashed by key
+		// ("b/is") or by bare estimator name ("pdis", any series).
+		if got := labelOf(&f, c.k, c.multi); got != c.label {
 			t.Errorf("label(%v, multi=%v) = %q, want %q", c.k, c.multi, got, c.label)
 		}
-		if got := f.dashed(c.k); got != c.dashed {
+		if got := dashed(&f, c.k); got != c.dashed {
 			t.Errorf("dashed(%v) = %v, want %v", c.k, got, c.dashed)
 		}
 	}
@@ -291,12 +312,19 @@ func TestLogTicks(t *testing.T) {
 		min, max float64
 		want     string
 	}{
+		// Expected labels follow the rules in logTicks's doc comment.
+		// 3..10 powers of ten inside: only they are labelled, plainly
+		// (all within [1e-3, 1e5]).
 		{8, 12000, "10,100,1000,10000"},
 		{0.05, 20000, "0.1,1,10,100,1000,10000"},
+		// No power of ten inside: the multiples 2 and 5 as well.
 		{2, 8, "2,5"},
+		// 1, 2, 5 would label only 2 (< two labels): every multiple.
 		{2, 4.5, "2,3,4"},
+		// Labels below 1e-3 (or above 1e5) turn all labels into powers.
 		{1e-7, 1e-5, "10^−7,10^−6,10^−5"},
 		{0.3, 3e6, "10^0,10^1,10^2,10^3,10^4,10^5,10^6"},
+		// Two powers of ten (< 3): 1, 2 and 5 times them.
 		{20, 2000, "20,50,100,200,500,1000,2000"},
 	} {
 		got := strings.Join(labels(c.min, c.max), ",")
@@ -304,6 +332,8 @@ func TestLogTicks(t *testing.T) {
 			t.Errorf("logTicks(%g, %g) labels %q, want %q", c.min, c.max, got, c.want)
 		}
 	}
+	// 61 powers of ten (> 10): every step = (61+7)/8 = 8th is labelled,
+	// 10^−24 ... 10^24, i.e. 7; any count of 4..10 stays readable.
 	if n := len(labels(1e-30, 1e30)); n < 4 || n > 10 {
 		t.Errorf("logTicks over 60 decades gives %d labels, want 4..10", n)
 	}
@@ -319,12 +349,16 @@ func TestLinTicks(t *testing.T) {
 		min, max float64
 		want     string
 	}{
-		{0, 31, "0,10,20,30"},
-		{1, 100, "20,40,60,80,100"},
-		{0, 1.2, "0.00,0.25,0.50,0.75,1.00"},
-		{0, 0.9, "0.0,0.2,0.4,0.6,0.8"},
-		{0, 12, "0.0,2.5,5.0,7.5,10.0"},
-		{-5, 5, "-4,-2,0,2,4"},
+		// Expected labels: step = the first of 1, 2, 2.5, 5, 10 times
+		// 10^floor(log10(raw)) that is >= raw = (max-min)/5, labels at
+		// the multiples of step inside [min, max], with the decimals the
+		// step needs (linTicks's doc comment).
+		{0, 31, "0,10,20,30"},                // raw 6.2: step 10
+		{1, 100, "20,40,60,80,100"},          // raw 19.8: step 20; 0 < min
+		{0, 1.2, "0.00,0.25,0.50,0.75,1.00"}, // raw 0.24: step 0.25, 2 decimals
+		{0, 0.9, "0.0,0.2,0.4,0.6,0.8"},      // raw 0.18: step 0.2
+		{0, 12, "0.0,2.5,5.0,7.5,10.0"},      // raw 2.4: step 2.5, 1 decimal
+		{-5, 5, "-4,-2,0,2,4"},               // raw 2: step 2
 	} {
 		var got []string
 		for _, tk := range (linTicks{}).Ticks(c.min, c.max) {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"testing"
-
 )
 
 var update = flag.Bool("update", false, "rewrite ../testdata/golden_curve.csv (do it on purpose, and say why in the commit)")

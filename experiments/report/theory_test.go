@@ -62,6 +62,7 @@ func runTheoryTest(t *testing.T) (*config.Plan, *Report, []PanelPoint) {
 	rep := buildReport(t, r, 2)
 	return r, rep, rep.Points
 }
+
 // TestTheoryClosedFormsBySimulation compares every closed form with the
 // simulation within 4 standard errors: Theorem 1 (n Var(PDIS), IS = PDIS,
 // unbiasedness) at H = 2, 5, 8 (p_e = 1) and 3, 7 (p_e = 0.9); Theorem 2
@@ -126,6 +127,7 @@ func TestTheoryClosedFormsBySimulation(t *testing.T) {
 		t.Errorf("points per panel %v, want %v", count, want)
 	}
 }
+
 // TestCorollary2FlatInH: with one changed option the simulated n Var stays
 // within 4 standard errors of 2^J - 1 = 7 (J = 3) from H = 3 to H = 30
 // (the closed form itself: domains.TestCorollary2ClosedFormFlatInH).
@@ -137,6 +139,7 @@ func TestCorollary2FlatInH(t *testing.T) {
 		}
 	}
 }
+
 // TestStatsFormulas checks stats.csv's standard errors on a hand-computed
 // case: estimates 0, 0, 0, 4 (T = 4): mean 1, variance v = 12/4 = 3,
 // fourth central moment m4 = (1+1+1+81)/4 = 21, so
@@ -170,6 +173,7 @@ func TestStatsFormulas(t *testing.T) {
 		t.Errorf("bad header: %v", err)
 	}
 }
+
 const panelBase = `name: t
 trials: 4
 n: [2, 10]
