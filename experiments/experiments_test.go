@@ -128,35 +128,11 @@ func TestRedrawCommittedResults(t *testing.T) {
 	}
 }
 
-const panelConfig = `name: t
-trials: 8
-n: [2, 10]
-series:
-  - name: ch
-    domain: chainmdp
-    params: {horizon: [2, 4], p_e: 1}
-    estimators: [pdis, wis]
-  - name: sub
-    domain: subepisode
-    estimators: [pdis]
-plot:
-  panels:
-    - title: A
-      series: [ch]
-      x: horizon
-      at_n: 10
-      y: n_variance
-      closed_form: true
-`
-
 // TestPanelsWriteAndRedraw: a run with panels writes stats.csv, panels.csv
 // and closedform.csv beside curve.csv; Redraw draws the same figure from
 // the files alone, and needs stats.csv and closedform.csv.
 func TestPanelsWriteAndRedraw(t *testing.T) {
-	p, err := config.Parse([]byte(panelConfig), "t.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadPlan(t, "testdata/panels.yaml")
 	dir := runInto(t, p, 2)
 	for _, f := range []string{"curve.csv", "stats.csv", "panels.csv", "closedform.csv", "meta.json", "t.png", "t.svg"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
@@ -166,7 +142,7 @@ func TestPanelsWriteAndRedraw(t *testing.T) {
 	f, _ := os.Open(filepath.Join(dir, "stats.csv"))
 	stats, err := report.ReadStatsCSV(f, "stats.csv")
 	f.Close()
-	if err != nil || len(stats) != 2*2*2+2 { // (ch x 2 horizons x 2 estimators + sub) x 2 n
+	if err != nil || len(stats) != (2*2+1+1)*2 { // (ch: 2 horizons x 2 estimators, ch1, sub) x 2 n
 		t.Errorf("stats.csv: %d rows, %v", len(stats), err)
 	}
 	png := readAll(t, filepath.Join(dir, "t.png"))

@@ -1,34 +1,10 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
-
-const panelBase = `name: t
-trials: 4
-n: [2, 10]
-series:
-  - name: ch
-    domain: chainmdp
-    params: {horizon: [2, 4], p_e: 1}
-    estimators: [pdis, wis]
-  - name: ch1
-    domain: chainmdp
-    params: {horizon: 3}
-    estimators: [pdis]
-  - name: sub
-    domain: subepisode
-    estimators: [pdis]
-plot:
-  panels:
-    - title: A
-      series: [ch]
-      x: horizon
-      at_n: 10
-      y: n_variance
-      closed_form: true
-`
 
 // TestPanelConfigErrors: each bad panel spec fails with file:line: field.
 func TestPanelConfigErrors(t *testing.T) {
@@ -93,3 +69,12 @@ func TestPanelConfigDefaults(t *testing.T) {
 		t.Errorf("panel A: %+v", a)
 	}
 }
+
+// panelBase is testdata/panels.yaml, a config with a parameter panel.
+var panelBase = func() string {
+	data, err := os.ReadFile("../testdata/panels.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()

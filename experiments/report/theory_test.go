@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -174,31 +175,6 @@ func TestStatsFormulas(t *testing.T) {
 	}
 }
 
-const panelBase = `name: t
-trials: 4
-n: [2, 10]
-series:
-  - name: ch
-    domain: chainmdp
-    params: {horizon: [2, 4], p_e: 1}
-    estimators: [pdis, wis]
-  - name: ch1
-    domain: chainmdp
-    params: {horizon: 3}
-    estimators: [pdis]
-  - name: sub
-    domain: subepisode
-    estimators: [pdis]
-plot:
-  panels:
-    - title: A
-      series: [ch]
-      x: horizon
-      at_n: 10
-      y: n_variance
-      closed_form: true
-`
-
 // TestPanelLabelsAndClosedLines: labels of lines with x = n (one per
 // series and estimator; plot.labels may use base names and {param}
 // placeholders) and the closed-form line of a parameter panel.
@@ -229,3 +205,12 @@ func TestPanelLabelsAndClosedLines(t *testing.T) {
 		t.Errorf("panel A pdis closed form %v, want n Var at H = 2, 3, 4 ending (4, 15)", cl)
 	}
 }
+
+// panelBase is testdata/panels.yaml, a config with a parameter panel.
+var panelBase = func() string {
+	data, err := os.ReadFile("../testdata/panels.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
