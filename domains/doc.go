@@ -14,10 +14,10 @@
 //     given random stream only; it does not allocate once the batch has
 //     grown. Rollouts live in package policies; this package only wires an
 //     environment to its policies.
-//   - True values are closed forms (chainmdp, optionschain, subepisode) or
-//     an exact dynamic program with a Monte Carlo cross-check (noisytaxi);
-//     expensive ones are cached on disk (TruthCache) under a key made of
-//     everything that determines them.
+//   - True values are closed forms or exact dynamic programs (each Spec's
+//     TruthDoc says which); expensive ones (Spec.CacheTruth) are cached on
+//     disk (TruthCache) under a key made of everything that determines
+//     them.
 //   - Closed forms speak of classes of estimators (ClassUnweighted,
 //     ClassSelfNormalized, as package estimators classifies its entries),
 //     never of estimator names.

@@ -122,10 +122,22 @@ type Info struct {
 
 // Memory returns an upper bound, in bytes, of the workspace the estimator
 // allocates for n trajectories of horizon h, the batch itself not counted.
-func (i Info) Memory(n, h int) float64 { return i.memory.bytes(float64(n), float64(h)) }
+// An entry without a bound allocates nothing that grows with n or H (a
+// test checks every entry's bound against what it allocates).
+func (i Info) Memory(n, h int) float64 {
+	if i.memory.bytes == nil {
+		return 0
+	}
+	return i.memory.bytes(float64(n), float64(h))
+}
 
 // MemoryDoc writes Memory's formula, for help texts.
-func (i Info) MemoryDoc() string { return i.memory.doc }
+func (i Info) MemoryDoc() string {
+	if i.memory.doc == "" {
+		return "none that grows with n or H"
+	}
+	return i.memory.doc
+}
 
 // kstar is the diagnostic of every INCRIS variant.
 var kstar = Diagnostic{Name: "kstar", Index: "t", IndexLabel: "step t", Label: "mean k*",

@@ -370,6 +370,11 @@ func TestLinTicks(t *testing.T) {
 			t.Errorf("linTicks(%g, %g) labels %q, want %q", c.min, c.max, s, c.want)
 		}
 	}
+	// An axis up to MaxFloat64 (a huge error bar): max + tolerance
+	// overflows to +Inf, and the ticks must still end.
+	if n := len((linTicks{}).Ticks(0, math.MaxFloat64)); n < 4 || n > 20 {
+		t.Errorf("linTicks(0, MaxFloat64): %d ticks, want a few", n)
+	}
 }
 
 func TestPowerText(t *testing.T) {

@@ -218,7 +218,7 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 	var ticks []plot.Tick
 	for i := math.Ceil((min - tol) / half); ; i++ {
 		v := i * half
-		if v > max+tol {
+		if v > max+tol || math.IsInf(v, 0) { // max+tol is +Inf near MaxFloat64
 			break
 		}
 		if math.Abs(v) < tol {
