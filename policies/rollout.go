@@ -49,17 +49,21 @@ func NewPair(b, e *Stationary) (*Pair, error) {
 // Ratio returns pi_e(a)/pi_b(a).
 func (p *Pair) Ratio(a int) float64 { return p.ratio[a] }
 
-// splitter is implemented by an Env that marks split points: Split reports
-// whether the step just taken ended a part (SPEC 1, partitioned PDIS).
-type splitter interface{ SubEnded() bool }
+// splitter is implemented by an Env that marks split points (SPEC 1,
+// partitioned PDIS): SubEndFlag returns the flag its Step sets when the
+// step just taken ended a part. Reading the flag costs no call per step.
+type splitter interface{ SubEndFlag() *bool }
 
 // Collect appends n episodes of env under the behavior policy to b, each
 // step with its reward and ratio (Batch.Add). When env reports the ends of
-// sub-episodes (a SubEnded method), every end but the episode's last is
+// sub-episodes (a SubEndFlag method), every end but the episode's last is
 // marked as a split point. Per step it draws one Float64 from rng (the
 // behavior's action), nothing else. It does not allocate once b has grown.
 func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
-	sp, splits := env.(splitter)
+	var subEnd *bool
+	if sp, ok := env.(splitter); ok {
+		subEnd = sp.SubEndFlag()
+	}
 	for range n {
 		env.Reset()
 		for {
@@ -69,7 +73,7 @@ func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
 			if done {
 				break
 			}
-			if splits && sp.SubEnded() {
+			if subEnd != nil && *subEnd {
 				b.MarkSplit()
 			}
 		}

@@ -10,14 +10,18 @@ import (
 
 // twoStep is an Env of two steps whose reward is the action taken, with a
 // sub-episode end after the first step.
-type twoStep struct{ step int }
+type twoStep struct {
+	step   int
+	subEnd bool
+}
 
 func (e *twoStep) Reset() { e.step = 0 }
 func (e *twoStep) Step(a int) (float64, bool) {
 	e.step++
+	e.subEnd = e.step == 1
 	return float64(a), e.step == 2
 }
-func (e *twoStep) SubEnded() bool { return e.step == 1 }
+func (e *twoStep) SubEndFlag() *bool { return &e.subEnd }
 
 // TestPairCollect: every step records the reward and pi_e(a)/pi_b(a) of
 // the action drawn (0.8/0.5 for a1, 0.2/0.5 for a2), one Float64 per step,

@@ -102,3 +102,7 @@ func (e *Env) Step(a int) (reward float64, done bool) {
 // back in S1, or the episode is over): the split points of partitioned
 // PDIS in this domain (SPEC 1).
 func (e *Env) SubEnded() bool { return e.subEnd }
+
+// SubEndFlag returns the flag behind SubEnded, which every Step sets: a
+// rollout reads it without a call per step.
+func (e *Env) SubEndFlag() *bool { return &e.subEnd }
