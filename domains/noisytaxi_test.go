@@ -2,9 +2,9 @@ package domains
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"

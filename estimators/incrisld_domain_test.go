@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 

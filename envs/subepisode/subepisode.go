@@ -45,7 +45,7 @@ func (p Params) Horizon() int { return 2 * p.Subepisodes }
 
 // Env is the sub-episode MDP.
 type Env struct {
-	P     Params
+	P      Params
 	state  int
 	eps    float64
 	done   int  // sub-episodes finished

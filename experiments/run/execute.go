@@ -31,10 +31,7 @@ type Outcome struct {
 	// Checkpoint is the path of the checkpoint file: DIR/checkpoint.jsonl,
 	// or DIR/shard-i-of-N.jsonl for a shard.
 	Checkpoint string
-	// Resumed counts the units read back from the checkpoint, Ran those
-	// computed now.
-	Resumed, Ran int
-	ckpt         *Checkpoint
+	ckpt       *Checkpoint
 }
 
 // Discard removes the checkpoint, once the run's outputs are safely
@@ -96,7 +93,7 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		ckpt.Close()
 		return nil, err
 	}
-	return &Outcome{Results: append(done, results...), Checkpoint: path, Resumed: len(done), Ran: len(results), ckpt: ckpt}, nil
+	return &Outcome{Results: append(done, results...), Checkpoint: path, ckpt: ckpt}, nil
 }
 
 func logf(log func(string), format string, args ...any) {
