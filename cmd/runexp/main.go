@@ -32,6 +32,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // revision is the git revision, set by the Makefile with -ldflags -X.
@@ -105,6 +106,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errInterrupted):
 		return 130
+	case inputerr.Is(err):
+		fmt.Fprintf(stderr, "runexp: %v\n", err)
+		return 2
 	default:
 		fmt.Fprintf(stderr, "runexp: %v\n", err)
 		return 1

@@ -1,0 +1,53 @@
+// Package inputerr marks errors caused by bad input (flags, configs,
+// logged data, checkpoints, shards, results directories read back) apart
+// from failures of the machine (I/O, permissions, a full disk), so that a
+// command can exit 2 for the first and 1 for the second.
+//
+// A marked error keeps its message and its chain: errors.Is(err,
+// ErrBadInput) is true for it and for any error wrapping it, whatever
+// wraps it on the way up.
+package inputerr
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// ErrBadInput is the mark: errors.Is(err, ErrBadInput) reports whether
+// err is, or wraps, bad input.
+var ErrBadInput = errors.New("bad input")
+
+// marked is an error marked as bad input.
+type marked struct{ err error }
+
+func (m marked) Error() string        { return m.err.Error() }
+func (m marked) Unwrap() error        { return m.err }
+func (m marked) Is(target error) bool { return target == ErrBadInput }
+
+// Mark returns err marked as bad input (nil for nil).
+func Mark(err error) error {
+	if err == nil || Is(err) {
+		return err
+	}
+	return marked{err}
+}
+
+// Errorf is fmt.Errorf marked as bad input.
+func Errorf(format string, args ...any) error {
+	return marked{fmt.Errorf(format, args...)}
+}
+
+// Is reports whether err is, or wraps, bad input.
+func Is(err error) bool { return errors.Is(err, ErrBadInput) }
+
+// Open marks an error from opening or reading a file the user named as
+// bad input when it says the file is not there or is a directory; other
+// errors (permissions, I/O) stay failures of the machine.
+func Open(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
+		return Mark(err)
+	}
+	return err
+}
