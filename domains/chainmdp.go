@@ -20,7 +20,8 @@ func init() {
 			{Name: "p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of a1 (SPEC: uniform, 0.5)"},
 			{Name: "bottom_absorbing", Kind: Bool, Default: 0, Interp: true, Doc: "bottom chain absorbing instead of advancing y_i -> y_{i+1} (no reward or ratio depends on it)"},
 		},
-		New: newChain,
+		New:      newChain,
+		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
 			return Truth{Value: ChainValue(p.Int("horizon"), p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}, nil
 		},

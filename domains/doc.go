@@ -17,7 +17,8 @@
 //   - True values are closed forms or exact dynamic programs (each Spec's
 //     TruthDoc says which); expensive ones (Spec.CacheTruth) are cached on
 //     disk (TruthCache) under a key made of everything that determines
-//     them.
+//     them; an entry is used only when its checksum holds and it records
+//     exactly the domain and parameters asked for, else it is recomputed.
 //   - Closed forms speak of classes of estimators (ClassUnweighted,
 //     ClassSelfNormalized, as package estimators classifies its entries),
 //     never of estimator names.

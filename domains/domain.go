@@ -116,6 +116,10 @@ type Spec struct {
 	// parameters (coverage, a horizon that is a multiple of the option
 	// length) are checked here.
 	New func(p Params) (Domain, error)
+	// MaxSteps returns the longest trajectory, in steps, that the domain
+	// draws with parameters p: what sizes a run before anything is
+	// allocated.
+	MaxSteps func(p Params) int
 	// Truth computes the evaluation policy's true value; progress, when
 	// not nil, may be called with the fraction done of a long computation.
 	// Call TrueValue, which adds the cache.

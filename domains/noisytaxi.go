@@ -3,6 +3,7 @@ package domains
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/policies"
@@ -21,9 +22,11 @@ func init() {
 			{Name: "position_noise", Kind: Float, Default: 0.075, Min: 0, Max: 0.5, Doc: "probability of seeing the taxi's row (column) one lower, and likewise one higher, clamped into the grid"},
 			{Name: "switch_prob", Kind: Float, Default: 0.15, Min: 0, Max: 1, Doc: "probability that the passenger's location, before pickup, is seen as a uniform draw from R, G, Y, B"},
 			{Name: "dest_may_equal_passenger", Kind: Bool, Default: 1, Interp: true, Doc: "destination uniform over R, G, Y, B independently of the passenger (false: over the other three)"},
-			{Name: "mc_episodes", Kind: Int, Default: 1000000, Min: 0, Max: 1 << 40, Doc: "episodes of the Monte Carlo cross-check of the exact true value (0: none)"},
+			{Name: "mc_episodes", Kind: Int, Default: 1000000, Min: 0, Max: taxiMaxMCEpisodes, Doc: "episodes of the Monte Carlo cross-check of the exact true value (0: none); " +
+				"at most 1e8, which take about 70 s on 2 cores at the other defaults (1e6 episodes: 0.7 s), longer in proportion to the mean episode length (about 20 steps at the defaults)"},
 		},
 		New:        newTaxi,
+		MaxSteps:   func(p Params) int { return p.Int("cap") },
 		Truth:      taxiTruth,
 		CacheTruth: true,
 		TruthDoc: "exact finite-horizon dynamic programming over (hidden state, option state, steps left), with a deterministic Monte Carlo " +
@@ -40,6 +43,7 @@ func taxiParams(p Params) noisytaxi.Params {
 type taxiDomain struct {
 	env     *noisytaxi.Env
 	rollout *policies.TaxiRollout
+	cap     int // episode cap, primitive steps
 }
 
 func newTaxi(p Params) (Domain, error) {
@@ -51,14 +55,15 @@ func newTaxi(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &taxiDomain{env: env, rollout: ro}, nil
+	return &taxiDomain{env: env, rollout: ro, cap: p.Int("cap")}, nil
 }
 
 // Collect draws n episodes under the behavior policy, recording the
 // primitive ratio (m = 1) or the option ratios (m >= 2) and the split point
 // after the first successful pickup.
 func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	b.Grow(n, n*24)
+	// about 24 steps an episode at the defaults, never more than the cap
+	b.Grow(n, n*min(24, d.cap))
 	for range n {
 		d.rollout.Episode(d.env, rng, b)
 	}
@@ -68,10 +73,46 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 // fixed computation, independent of the run's seed, so it can be cached.
 const taxiMCSeed = 20171204
 
+// taxiMaxMCEpisodes bounds mc_episodes so that the cross-check ends in
+// minutes, not days (1 << 40 would take about 9 days): 1e8 episodes under
+// each of the two policies take about 70 s on 2 cores at the defaults
+// (measured: 4e6 took 6.1 s of CPU, 16 and 23 steps an episode under
+// evaluation and behavior). The time is 40 to 50 ns of CPU per primitive
+// step, so it grows with the episode length: about 15 minutes when every
+// episode runs to the default cap of 200 (eps 1: 188 steps an episode).
+const taxiMaxMCEpisodes = 1e8
+
+// truthProgressEvery is the least time between two progress reports of
+// the Monte Carlo cross-check; the end (fraction 1) is always reported.
+const truthProgressEvery = 2 * time.Second
+
 // taxiTruth computes V(pi_e) exactly by dynamic programming and records
 // the Monte Carlo cross-check and episode statistics under behavior and
-// evaluation.
+// evaluation, reporting the cross-check's progress every couple of
+// seconds.
 func taxiTruth(p Params, progress func(float64)) (Truth, error) {
+	return taxiTruthEvery(p, progress, truthProgressEvery)
+}
+
+// throttle returns a progress function that passes a fraction on to
+// progress when at least every has passed since it last did, or when the
+// fraction is 1; nil when progress is nil.
+func throttle(progress func(float64), every time.Duration) func(float64) {
+	if progress == nil {
+		return nil
+	}
+	var last time.Time
+	return func(frac float64) {
+		if now := time.Now(); frac >= 1 || now.Sub(last) >= every {
+			last = now
+			progress(frac)
+		}
+	}
+}
+
+// taxiTruthEvery is taxiTruth reporting progress at most once every every
+// (and at the end).
+func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Truth, error) {
 	tp := taxiParams(p)
 	m := p.Int("option_length")
 	eval, err := policies.TaxiExactValue(tp, p["eps_e"], m)
@@ -95,11 +136,17 @@ func taxiTruth(p Params, progress func(float64)) (Truth, error) {
 		},
 	}
 	if eps := p.Int("mc_episodes"); eps > 0 {
+		report := throttle(progress, every)
 		for i, who := range []struct {
 			name string
 			eps  float64
 		}{{"eval", p["eps_e"]}, {"behavior", p["eps_b"]}} {
-			mc, err := policies.TaxiMonteCarlo(tp, who.eps, m, eps, taxiMCSeed+uint64(i), 0)
+			// policy i's episodes are the i-th half of the work
+			var chunkDone func(done int)
+			if report != nil {
+				chunkDone = func(done int) { report((float64(i) + float64(done)/float64(eps)) / 2) }
+			}
+			mc, err := policies.TaxiMonteCarloProgress(tp, who.eps, m, eps, taxiMCSeed+uint64(i), 0, chunkDone)
 			if err != nil {
 				return Truth{}, err
 			}
@@ -107,9 +154,6 @@ func taxiTruth(p Params, progress func(float64)) (Truth, error) {
 			t.Extra[who.name+"_mc_se"] = mc.SE
 			t.Extra[who.name+"_mc_mean_length"] = mc.MeanLength
 			t.Extra[who.name+"_mc_cap_prob"] = mc.CapProb
-			if progress != nil {
-				progress(float64(i+1) / 2)
-			}
 		}
 		t.Extra["mc_episodes"] = float64(eps)
 		t.Method += fmt.Sprintf("; Monte Carlo cross-check with %d episodes", eps)

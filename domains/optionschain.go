@@ -26,6 +26,7 @@ func init() {
 			{Name: "inner_p_e", Kind: Float, Default: 1, Min: 0, Max: 1, Doc: "evaluation's probability of a1 inside a changed a1-option"},
 			{Name: "inner_p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior's probability of a1 inside a changed a1-option"},
 		},
+		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		New: func(p Params) (Domain, error) {
 			o := chainOptions(p)
 			if err := o.Validate(); err != nil {

@@ -19,7 +19,8 @@ func init() {
 			{Name: "eps_step", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of eps at each entry into s2 (0 makes sub-episodes independent)"},
 			{Name: "eps_before_reward", Kind: Bool, Default: 1, Interp: true, Doc: "eps grows on entering s2 before the s2 reward is paid"},
 		},
-		New: newSubepisode,
+		New:      newSubepisode,
+		MaxSteps: func(p Params) int { return 2 * p.Int("subepisodes") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
 			return Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
 				Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}, nil

@@ -2,7 +2,9 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -10,6 +12,8 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/internal/atomicfile"
+	"github.com/ope-lab/longhorizon/internal/membudget"
 )
 
 // Options control how a run executes and what it records, never its
@@ -21,12 +25,20 @@ type Options struct {
 	// run.ExecOptions).
 	Shard  run.Shard
 	Resume bool
+	// MaxMemory is the memory budget in bytes a run may plan to use
+	// (run.Estimate); a run needing more is refused before it starts.
+	// 0 means membudget.Default(), a fraction of physical memory.
+	MaxMemory float64
+	// Holder describes this process in lock files (e.g. its command
+	// line), for the message another writer is refused with.
+	Holder string
 	// Revision is the code's revision, recorded in meta.json.
 	Revision string
 	// TruthCache keeps expensive true values on disk (nil: none).
 	TruthCache *domains.TruthCache
 	// Progress, TruthProgress and Log, when not nil, hear about units,
-	// long truth computations and what the run decided.
+	// long truth computations, and what the run decided or found wrong
+	// (a corrupt truth-cache entry, recomputed).
 	Progress      run.Progress
 	TruthProgress func(series string, frac float64)
 	Log           func(string)
@@ -49,9 +61,20 @@ type Result struct {
 // keeps its checkpoint for Merge.
 func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result, error) {
 	start := time.Now()
+	need := run.Estimate(p, workers(opt.Workers), opt.Shard)
+	budget := opt.MaxMemory
+	if budget <= 0 {
+		budget = membudget.Default()
+	}
+	if err := need.Check(budget); err != nil {
+		return nil, fmt.Errorf("config %s: %w", p.File, err)
+	}
+	if opt.Progress != nil && opt.Log != nil {
+		opt.Log(fmt.Sprintf("%s: %s", p.Name, need))
+	}
 	out, err := run.Execute(ctx, p, dir, run.ExecOptions{
 		Options: run.Options{Workers: opt.Workers, Progress: opt.Progress},
-		Shard:   opt.Shard, Resume: opt.Resume, Log: opt.Log,
+		Shard:   opt.Shard, Resume: opt.Resume, Log: opt.Log, Holder: opt.Holder,
 	})
 	if err != nil {
 		return nil, err
@@ -69,6 +92,14 @@ func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result,
 	return res, out.Discard()
 }
 
+// workers resolves Options.Workers as run.RunUnits does.
+func workers(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}
+
 // Merge combines the checkpoint files of a run's shards (run.Merge) into
 // the outputs of the whole run in dir: the same bytes an unsharded run
 // writes.
@@ -78,6 +109,13 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Locked after reading: LockDir creates dir, and a merge refused for
+	// its input must leave nothing behind.
+	lk, err := run.LockDir(dir, opt.Holder)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Release()
 	rep, err := finish(p, results, dir, opt, 0, start)
 	if err != nil {
 		return nil, err
@@ -88,7 +126,7 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 // finish computes the true values, builds the report, writes its files and
 // draws its figure.
 func finish(p *config.Plan, results []run.UnitResult, dir string, opt Options, workers int, start time.Time) (*report.Report, error) {
-	truths, err := run.Truths(p, opt.TruthCache, opt.TruthProgress)
+	truths, err := run.Truths(p, opt.TruthCache, opt.TruthProgress, opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +135,17 @@ func finish(p *config.Plan, results []run.UnitResult, dir string, opt Options, w
 		return nil, err
 	}
 	info := report.RunInfo{Revision: opt.Revision, Workers: workers, Wall: time.Since(start)}
-	if err := rep.Write(dir, info); err != nil {
+	files, err := rep.Files(info)
+	if err != nil {
 		return nil, err
 	}
-	if err := figure.Draw(rep.Figure(), filepath.Join(dir, p.Name)); err != nil {
+	fig, err := figure.Files(rep.Figure(), p.Name)
+	if err != nil {
+		return nil, err
+	}
+	// All of the run's files or none: a figure that cannot be drawn or
+	// written leaves no curve.csv behind.
+	if err := atomicfile.WriteAll(dir, append(files, fig...)); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -14,7 +14,7 @@ type Column struct {
 // Schema lists every column of the format, in the order of colNames.
 var Schema = [numCols]Column{
 	{ColEpisode, "required", "episode id: any non-empty string (JSON: a string or a number, taken by its literal text, so 7 and \"7\" are one id, 7.0 another)"},
-	{ColStep, "required", "0-based step number within the episode: 0, 1, 2, ... with no gap or repeat"},
+	{ColStep, "required", "0-based step number within the episode: 0, 1, 2, ... with no gap or repeat (an integer: decimal digits)"},
 	{ColReward, "required", "the step's reward, a finite number"},
 	{ColPiB, "required", "probability of the logged action under the behavior policy, in (0, 1]"},
 	{ColPiE, "required", "probability of the logged action under the evaluation policy, in [0, 1]"},
@@ -31,12 +31,20 @@ steps in order; columns in any order (CSV header names, JSON field names;
 exact, case-sensitive). option_start, mu_b and mu_e come together ("the
 option columns"); option_changed needs them. Flags (split, option_start,
 option_changed) are 0 or 1, also true or false (JSON booleans too).
-Numbers are decimal or exponent notation; NaN and infinities are errors.
+Numbers are read in decimal or exponent notation only: an optional sign
+(- or +), digits with an optional decimal point, an optional exponent (e or
+E, optional sign, digits), as in -1, 0.5, .5, 5., 1e-3, 1E+3, +2; step is an
+integer in decimal digits (no sign). Hexadecimal (0x10, 0x1p-1), underscores (1_000),
+Inf, infinity, NaN and numbers beyond the float64 range (1e400) are errors.
 CSV: spaces around a number are ignored, an empty cell is "no value",
 blank lines are skipped, a leading UTF-8 byte order mark is ignored. JSON
-Lines: one object per line, numbers as JSON numbers, null as "no value";
-the first record fixes the columns. An unknown column is an error unless
--allow-extra. Episodes shorter than the longest are padded with reward 0
+Lines: one object per line, numbers as JSON numbers (JSON's grammar: no +,
+.5 or 5.), null as "no value"; the first record fixes the columns; a
+leading byte order mark is ignored. An unknown column is an error unless
+-allow-extra. Caps against endless input: a line (CSV: a record) holds at
+most 1048576 bytes (1 MiB), and the data at most 50000000 steps (the default
+of -max-steps); beyond either, reading stops with an error naming the line.
+Errors name the line and column. Episodes shorter than the longest are padded with reward 0
 and ratio 1 (SPEC section 1).`
 
 // ColumnNames returns the names of every column the reader knows.

@@ -11,17 +11,25 @@
 // and docs/reference.md print that table.
 //
 // Flags (split, option_start, option_changed) are 0 or 1 (also true or
-// false; JSON booleans too). Numbers are decimal or exponent notation as
-// strconv.ParseFloat reads them; NaN and infinities are errors everywhere.
-// In CSV, spaces around a number are ignored, an empty cell is "no value",
-// and blank lines are skipped; a leading UTF-8 byte order mark is ignored.
-// An unknown column is an error unless Options.AllowExtra, which ignores
-// it.
+// false; JSON booleans too). Numbers are read in decimal or exponent
+// notation only: an optional sign (- or +), decimal digits with an optional
+// decimal point and at least one digit before or after it, and an optional
+// exponent (e or E, an optional sign, digits); so -1, 0.5, .5, 5., 1e-3,
+// 1E+3 and +2 are numbers. The other forms strconv.ParseFloat reads are
+// errors naming the line and column: hexadecimal (0x10, 0x1p-1),
+// underscores (1_000), Inf, infinity and NaN; so is a number beyond the
+// float64 range (1e400), while one below the smallest subnormal reads as 0.
+// step is an integer in decimal digits, no sign (007 is 7). In
+// CSV, spaces around a number are ignored, an empty cell is "no value",
+// and blank lines are skipped; a leading UTF-8 byte order mark is ignored
+// (in JSON Lines too). An unknown column is an error unless
+// Options.AllowExtra, which ignores it.
 //
 // # JSON Lines
 //
 // One JSON object per line, with the field names above; numbers as JSON
-// numbers (a string is not a number), flags as booleans or 0/1, null as "no
+// numbers (a string is not a number; JSON's grammar is a subset of the
+// above, without +, .5 or 5.), flags as booleans or 0/1, null as "no
 // value". Blank lines are skipped. The first record fixes the file's
 // columns, as a CSV header does: a later record may leave out only mu_b,
 // mu_e and option_changed on rows that do not start an option, and may not
@@ -41,9 +49,20 @@
 // # Errors and memory
 //
 // Reading stops at the first bad record with an *Error naming the line (in
-// JSON Lines also the record number) and the column. On error the batch
-// holds a partial read and should be discarded. Input is streamed: memory is
-// the batch (26 bytes a step) plus one map entry per finished episode id, not
-// the text. Options.SizeHint, when the input's size is known, lets the
-// reader size the batch once instead of growing it by doubling.
+// JSON Lines also the record number) and the column. Every error the data
+// causes is an *Error, and an *Error is bad input for package
+// internal/inputerr (errors.Is(err, inputerr.ErrBadInput)); an error of the
+// io.Reader itself is returned as it is. On error the batch holds a partial
+// read and should be discarded.
+//
+// Input is streamed, and capped so that endless or huge input is refused
+// rather than exhausting memory: a line (in CSV a record, whose quoted
+// fields may span lines) holds at most MaxLine bytes (1 MiB), and the input
+// at most Options.MaxSteps steps (DefaultMaxSteps, 50 million, when 0).
+// Past either cap reading stops with an *Error naming the line, before
+// memory is taken for what is refused. Memory is the batch (26 bytes a
+// step) plus one map entry per finished episode (an id longer than 32 bytes
+// is kept as its SHA-256) plus a line, not the text. Options.SizeHint, when
+// the input's size is known, lets the reader size the batch once (up to the
+// step cap) instead of growing it by doubling.
 package logdata

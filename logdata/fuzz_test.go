@@ -6,13 +6,14 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // checkRead reads data and checks what must hold whatever the input: no
-// panic; an error is an *logdata.Error (the input is in memory, so there
-// are no I/O errors); a success is a valid batch whose every step has a
+// panic; an error is an *logdata.Error marked as bad input (the input is in
+// memory, so there are no I/O errors); a success is a valid batch whose every step has a
 // finite reward and finite non-negative ratios, as Info says.
 func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 	var b trajectory.Batch
@@ -21,6 +22,9 @@ func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 		var le *logdata.Error
 		if !errors.As(err, &le) {
 			t.Fatalf("error %v (%T) is not a *logdata.Error", err, err)
+		}
+		if !inputerr.Is(err) {
+			t.Fatalf("error %v is not marked as bad input", err)
 		}
 		if err.Error() == "" {
 			t.Fatal("empty error message")

@@ -7,23 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// MaxLineJSONL is the longest JSON Lines record the reader accepts.
-const MaxLineJSONL = 64 << 20
-
 // ReadJSONL reads JSON Lines, one object per step (see the package doc),
 // and appends its episodes to b.
 func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, bufSize(opt.SizeHint)), MaxLineJSONL)
+	// the buffer holds a line and its line feed
+	sc.Buffer(make([]byte, 0, bufSize(opt.SizeHint)), MaxLine+1)
 	var (
 		bd       *builder
-		index    map[string]int // field name -> column, -1 for ignored extras
+		index    map[string]int // field name -> column; ignored extra k -> -k-1
 		cells    [numCols]cell
 		seen     [numCols]bool
 		line     int
@@ -34,12 +31,23 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		// field names and columns of the previous record, by position
 		lastNames []string
 		lastCols  []int
-		extraSeen []string // ignored extra fields of the current record
+		extras    int   // ignored extra fields of the first record
+		extraSeen []int // extra k was seen in record extraSeen[k]
 	)
+	tooLong := func(line int) error {
+		return &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
+	}
 	for sc.Scan() {
 		line++
 		raw := sc.Bytes()
+		if len(raw) > MaxLine { // the last line, without a line feed
+			return infoOf(bd), tooLong(line)
+		}
 		consumed += int64(len(raw)) + 1
+		if line == 1 {
+			// a UTF-8 byte order mark, as CSV ignores it
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+		}
 		raw = bytes.TrimRight(raw, "\r")
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
@@ -62,18 +70,24 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			if err != nil {
 				return Info{}, err
 			}
-			bd = newBuilder(b, JSONL, cols)
+			bd = newBuilder(b, JSONL, cols, opt.maxSteps())
 			bd.info.Extra = extra
+			// columns by name; ignored extras as -1, -2, ... to check
+			// each is given once per record in constant time
 			index = make(map[string]int, len(names))
 			for i, n := range names {
 				index[n] = idx[i]
+				if idx[i] < 0 {
+					extras++
+					index[n] = -extras
+				}
 			}
+			extraSeen = make([]int, extras)
 		}
 		for i := range cells {
 			cells[i] = cell{}
 			seen[i] = false
 		}
-		extraSeen = extraSeen[:0]
 		for k, f := range fields {
 			// records usually repeat the previous one's field order
 			var c int
@@ -100,10 +114,10 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 				continue
 			}
 			if c < 0 { // an ignored extra, but given once only
-				if slices.Contains(extraSeen, f.name) {
+				if extraSeen[-c-1] == record {
 					return bd.info, jerr(f.name, "given twice in one object")
 				}
-				extraSeen = append(extraSeen, f.name)
+				extraSeen[-c-1] = record
 				continue
 			}
 			if seen[c] {
@@ -132,7 +146,7 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return infoOf(bd), &Error{Line: line + 1, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes", MaxLineJSONL)}
+			return infoOf(bd), tooLong(line + 1)
 		}
 		return infoOf(bd), err
 	}

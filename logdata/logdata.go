@@ -1,14 +1,15 @@
 package logdata
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -28,7 +29,8 @@ func (f Format) String() string {
 	return "csv"
 }
 
-// ParseFormat returns the format called s ("csv" or "jsonl").
+// ParseFormat returns the format called s ("csv" or "jsonl"); an unknown
+// name is bad input (inputerr).
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "csv":
@@ -36,7 +38,7 @@ func ParseFormat(s string) (Format, error) {
 	case "jsonl":
 		return JSONL, nil
 	}
-	return CSV, fmt.Errorf("unknown format %q (known: csv, jsonl)", s)
+	return CSV, inputerr.Errorf("unknown format %q (known: csv, jsonl)", s)
 }
 
 // FormatOf guesses the format from a file name: JSONL for names ending in
@@ -99,6 +101,24 @@ type Columns struct {
 	Changed bool
 }
 
+// MaxLine is the most bytes a line may hold, not counting its line feed:
+// a longer one is refused with an *Error naming the line, so that endless or
+// huge input without line feeds (/dev/zero) cannot exhaust memory. In CSV it
+// bounds a whole record, whose quoted fields may span lines.
+const MaxLine = 1 << 20
+
+// MaxLineJSONL is the former name of MaxLine, which now bounds both formats.
+//
+// Deprecated: use MaxLine.
+const MaxLineJSONL = MaxLine
+
+// DefaultMaxSteps is the most steps (records) Read accepts when
+// Options.MaxSteps is 0. The batch holds 26 bytes a step, 1.3 GB at this
+// cap; reading takes more at its peak (the batch's growth, the ids of
+// finished episodes, the garbage collector's headroom): measured, about
+// 65 bytes a step in long episodes and 140 in one-step episodes.
+const DefaultMaxSteps = 50_000_000
+
 // Options control reading.
 type Options struct {
 	// AllowExtra ignores unknown columns instead of rejecting them.
@@ -106,6 +126,19 @@ type Options struct {
 	// SizeHint is the input's size in bytes when known (0: unknown). The
 	// reader uses it to size the batch once from the first records.
 	SizeHint int64
+	// MaxSteps is the most steps (records) the input may hold; reading
+	// stops at the next record with an *Error naming its line, before the
+	// step is added, so endless input is refused (0 or less:
+	// DefaultMaxSteps).
+	MaxSteps int
+}
+
+// maxSteps is o.MaxSteps or its default.
+func (o Options) maxSteps() int {
+	if o.MaxSteps <= 0 {
+		return DefaultMaxSteps
+	}
+	return o.MaxSteps
 }
 
 // Info describes what was read.
@@ -118,7 +151,8 @@ type Info struct {
 	Extra []string
 }
 
-// Error is a bad record or header.
+// Error is a bad record or header. It is bad input: errors.Is(err,
+// inputerr.ErrBadInput) holds for it and for any error wrapping it.
 type Error struct {
 	// Line is the 1-based line of the input (CSV: the line where the field
 	// starts); 0 when the error is not about one line (an empty input).
@@ -157,10 +191,17 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrNoData reports an input without data records.
-var ErrNoData = errors.New("no data records")
+// Is marks the error as bad input: it reports whether target is
+// inputerr.ErrBadInput.
+func (e *Error) Is(target error) bool { return target == inputerr.ErrBadInput }
+
+// ErrNoData reports an input without data records (inside an *Error); it is
+// bad input.
+var ErrNoData = inputerr.Mark(errors.New("no data records"))
 
 // Read reads the whole input in format f, appending its episodes to b.
+// Every error caused by the data is an *Error (bad input: inputerr.Is holds);
+// an error of r itself is returned as it is.
 func Read(r io.Reader, f Format, b *trajectory.Batch, opt Options) (Info, error) {
 	if f == JSONL {
 		return ReadJSONL(r, b, opt)
@@ -210,15 +251,16 @@ func bufSize(hint int64) int {
 // cross-record rules: contiguous episodes, steps 0, 1, 2, ..., option
 // structure.
 type builder struct {
-	b      *trajectory.Batch
-	format Format
-	cols   Columns
+	b        *trajectory.Batch
+	format   Format
+	cols     Columns
+	maxSteps int
 
 	started  bool
 	cur      string // current episode id (owned copy)
 	curLine  int    // line of the current episode's first record
 	nextStep int
-	finished map[string]int // finished episode id -> its first line
+	finished map[string]int // episodeKey of a finished episode id -> its first line
 
 	// the running option
 	muB, muE float64
@@ -227,8 +269,21 @@ type builder struct {
 	info Info
 }
 
-func newBuilder(b *trajectory.Batch, f Format, cols Columns) *builder {
-	return &builder{b: b, format: f, cols: cols, finished: make(map[string]int)}
+func newBuilder(b *trajectory.Batch, f Format, cols Columns, maxSteps int) *builder {
+	return &builder{b: b, format: f, cols: cols, maxSteps: maxSteps, finished: make(map[string]int)}
+}
+
+// episodeKey is an episode id's key in builder.finished: the id itself
+// when it is at most sha256.Size bytes, else its SHA-256 digest and a
+// marker byte (sha256.Size+1 bytes, so no short id equals it). The map's
+// memory is then bounded by the number of episodes, itself bounded by
+// Options.MaxSteps, however long the ids (up to MaxLine).
+func episodeKey(id string) string {
+	if len(id) <= sha256.Size {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return string(sum[:]) + "#"
 }
 
 // missing describes a cell with no value in the input's wording.
@@ -256,10 +311,78 @@ func (bd *builder) numeral(c cell, col int, want, wantJSON string) (string, *fie
 	return "", ferr(col, "%s, want %s", describe(c), wantJSON)
 }
 
+// numberForms and integerForms say in errors which texts are read.
+const (
+	numberForms  = "want decimal or exponent notation such as 2, -0.5, .5, 5., 1e-3 or 1E+3 (no hexadecimal, underscores, Inf or NaN)"
+	integerForms = "want decimal digits such as 0, 1, 2 (no sign, decimal point, exponent, hexadecimal or underscores)"
+)
+
+// isDecimal reports whether s is a number in decimal or exponent notation:
+// an optional sign (+ or -); digits with an optional decimal point, at least
+// one digit before or after it; an optional exponent, e or E, an optional
+// sign and digits. JSON numbers are a subset. strconv.ParseFloat reads more
+// (hexadecimal, underscores, Inf, NaN), which the format refuses.
+func isDecimal(s string) bool {
+	i := skipSign(s, 0)
+	j := skipDigits(s, i)
+	digits := j - i
+	if j < len(s) && s[j] == '.' {
+		k := skipDigits(s, j+1)
+		digits += k - (j + 1)
+		j = k
+	}
+	if digits == 0 {
+		return false
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := skipSign(s, j+1)
+		if j = skipDigits(s, k); j == k {
+			return false
+		}
+	}
+	return j == len(s)
+}
+
+// isStepNumber reports whether s is decimal digits, the only form of the one
+// integer column, step (0, 1, 2, ...: no sign).
+func isStepNumber(s string) bool {
+	return s != "" && skipDigits(s, 0) == len(s)
+}
+
+func skipSign(s string, i int) int {
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		return i + 1
+	}
+	return i
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// isNonFinite reports whether s spells NaN or an infinity as
+// strconv.ParseFloat would read it.
+func isNonFinite(s string) bool {
+	switch strings.ToLower(s[skipSign(s, 0):]) {
+	case "nan", "inf", "infinity":
+		return true
+	}
+	return false
+}
+
 func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
 	s, fe := bd.numeral(c, col, "a number", "a JSON number")
 	if fe != nil {
 		return 0, fe
+	}
+	if !isDecimal(s) {
+		if isNonFinite(s) {
+			return 0, ferr(col, "%s: NaN and infinities are not allowed (%s)", quoteCell(s), numberForms)
+		}
+		return 0, ferr(col, "%s is not a number: %s", quoteCell(s), numberForms)
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -269,11 +392,11 @@ func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
 			return v, nil
 		}
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, ferr(col, "%s is out of the float64 range", quoteCell(s))
+			return 0, ferr(col, "%s is out of the float64 range (a number must be finite)", quoteCell(s))
 		}
-		return 0, ferr(col, "%s is not a number", quoteCell(s))
+		return 0, ferr(col, "%s is not a number: %s", quoteCell(s), numberForms)
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) || math.IsInf(v, 0) { // unreachable after isDecimal; kept so no such value can pass
 		return 0, ferr(col, "%s: NaN and infinities are not allowed", quoteCell(s))
 	}
 	return v, nil
@@ -315,9 +438,12 @@ func (bd *builder) integer(c cell, col int) (int, *fieldErr) {
 	if fe != nil {
 		return 0, fe
 	}
+	if !isStepNumber(s) {
+		return 0, ferr(col, "%s is not an integer in decimal digits: %s", quoteCell(s), integerForms)
+	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, ferr(col, "%s is not an integer", quoteCell(s))
+		return 0, ferr(col, "%s is out of the integer range", quoteCell(s))
 	}
 	return v, nil
 }
@@ -403,6 +529,11 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		}
 		return &Error{Line: l, Record: record, Column: colNames[fe.col], Format: bd.format, Err: fe.err}
 	}
+	// the cap comes first: nothing of the refused step is kept or allocated
+	if bd.info.Steps >= bd.maxSteps {
+		return &Error{Line: line, Record: record, Format: bd.format,
+			Err: fmt.Errorf("more than %d steps (the cap): raise -max-steps or split the data", bd.maxSteps)}
+	}
 	id, fe := bd.id(cells[cEpisode], cEpisode)
 	if fe != nil {
 		return wrap(fe)
@@ -436,7 +567,7 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	// episode and step order
 	newEpisode := !bd.started || id != bd.cur
 	if newEpisode {
-		if first, seen := bd.finished[id]; seen {
+		if first, seen := bd.finished[episodeKey(id)]; seen {
 			return wrap(ferr(cEpisode, "episode %q (first seen on line %d) appears again after episode %q: an episode's records must be contiguous", id, first, bd.cur))
 		}
 		if step != 0 {
@@ -516,7 +647,7 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if newEpisode {
 		if bd.started {
 			bd.b.End()
-			bd.finished[bd.cur] = bd.curLine
+			bd.finished[episodeKey(bd.cur)] = bd.curLine
 		}
 		bd.started = true
 		bd.cur = strings.Clone(id)
@@ -555,15 +686,17 @@ func (bd *builder) finish() (Info, error) {
 }
 
 // sizeHint grows the batch once for the whole input, from the bytes per
-// record seen so far.
+// record seen so far, but never beyond the step cap: a huge input is
+// refused there, not allocated for.
 func (bd *builder) sizeHint(total, consumed int64) {
 	if total <= 0 || consumed <= 0 || bd.info.Steps == 0 || total <= consumed {
 		return
 	}
 	perStep := float64(consumed) / float64(bd.info.Steps)
 	more := float64(total-consumed)/perStep*1.02 + 16
+	more = min(more, float64(bd.maxSteps-bd.info.Steps))
 	perEp := float64(bd.info.Steps) / float64(max(bd.info.Episodes, 1))
-	if more > 1<<40 {
+	if more <= 0 || more > 1<<40 {
 		return
 	}
 	bd.b.Grow(int(more/perEp)+1, int(more))
@@ -576,6 +709,7 @@ func (bd *builder) sizeHint(total, consumed int64) {
 func setColumns(names []string, f Format, allowExtra bool, line int) (cols Columns, index []int, extra []string, err error) {
 	index = make([]int, len(names))
 	var seen [numCols]bool
+	extraSeen := make(map[string]bool) // a map: a 1 MiB header has 100000s of names
 	herr := func(col string, format string, args ...any) error {
 		return &Error{Line: line, Record: 0, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
 	}
@@ -591,9 +725,10 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 			if !allowExtra {
 				return cols, nil, nil, herr(n, "unknown column (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
 			}
-			if slices.Contains(extra, n) {
+			if extraSeen[n] {
 				return cols, nil, nil, herr(n, "column appears twice")
 			}
+			extraSeen[n] = true
 			extra = append(extra, n)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -105,7 +106,7 @@ func TestReadJSONLIDs(t *testing.T) {
 }
 
 // TestBadInput: every bad input of the brief gives an *Error naming the
-// line (JSONL: and record) and the column.
+// line (JSONL: and record) and the column, marked as bad input (inputerr).
 func TestBadInput(t *testing.T) {
 	const head = "episode,step,reward,pi_b,pi_e\n"
 	const opts = "episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,option_changed\n"
@@ -145,6 +146,7 @@ func TestBadInput(t *testing.T) {
 		{"header and blank lines", logdata.CSV, head + "\n\n", []string{"no data records"}},
 		{"wrong field count", logdata.CSV, head + "a,0,1,1,1\na,1,1,1\n", []string{"line 3", "number of fields"}},
 		{"bad quote", logdata.CSV, head + "a,0,1,1,1\na\"b,1,1,1,1\n", []string{"line 3", "bare"}},
+		{"quote never closed", logdata.CSV, head + "a,0,1,1,1\n\"a,1,1,1,1\nb,0,1,1,1\n", []string{"line 3: record runs on to line 4", "quoted-field"}},
 		{"split not a flag", logdata.CSV, "episode,step,reward,pi_b,pi_e,split\na,0,1,1,1,2\n", []string{"line 2", `column "split"`, "not 0 or 1"}},
 		{"split empty", logdata.CSV, "episode,step,reward,pi_b,pi_e,split\na,0,1,1,1,\n", []string{"line 2", `column "split"`, "empty"}},
 		{"option not started", logdata.CSV, opts + "a,0,1,1,1,0,,,\n", []string{"line 2", `column "option_start"`, "does not start an option"}},
@@ -186,6 +188,9 @@ func TestBadInput(t *testing.T) {
 			var le *logdata.Error
 			if !errors.As(err, &le) {
 				t.Fatalf("error %v (%T) is not a *logdata.Error", err, err)
+			}
+			if !inputerr.Is(err) {
+				t.Errorf("error %v is not marked as bad input", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/internal/parallel"
@@ -244,6 +245,14 @@ func (a moments) se() float64 {
 // the chunks' results are merged in chunk order, so the result depends on
 // seed and episodes only, not on workers (workers <= 0: GOMAXPROCS).
 func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m, episodes int, seed uint64, workers int) (MCStats, error) {
+	return TaxiMonteCarloProgress(p, eps, m, episodes, seed, workers, nil)
+}
+
+// TaxiMonteCarloProgress is TaxiMonteCarlo that also calls progress, when
+// not nil, with the number of episodes done after each chunk: calls come
+// one at a time (from the workers' goroutines), with increasing counts, the
+// last with episodes. The result is TaxiMonteCarlo's, bit for bit.
+func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
 	if episodes < 2 {
 		return MCStats{}, fmt.Errorf("policies: %d Monte Carlo episodes, want at least 2", episodes)
 	}
@@ -257,6 +266,10 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m, episodes int, seed uint6
 	chunks := (episodes + taxiChunk - 1) / taxiChunk
 	type result struct{ ret, length, capped moments }
 	results := make([]result, chunks)
+	var (
+		mu   sync.Mutex
+		done int
+	)
 	err = parallel.Do(context.Background(), chunks, workers, func() func(int) error {
 		env, _ := noisytaxi.New(p)
 		var pcg rand.PCG
@@ -276,6 +289,12 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m, episodes int, seed uint6
 				res.capped.add(capped)
 			}
 			results[c] = res
+			if progress != nil {
+				mu.Lock()
+				done += n
+				progress(done)
+				mu.Unlock()
+			}
 			return nil
 		}
 	})

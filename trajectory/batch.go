@@ -195,3 +195,19 @@ type Recorder interface {
 }
 
 var _ Recorder = (*Batch)(nil)
+
+// Bytes a Batch stores: per step a reward, a ratio and an option ratio
+// (float64) and the changed and split flags (bool); per trajectory an
+// offset.
+const (
+	BytesPerStep       = 3*8 + 2
+	BytesPerTrajectory = 8
+)
+
+// Size returns an upper bound, in bytes, of the memory of a batch holding
+// n trajectories of steps steps in total, counting the slack of append's
+// doubling (at most as much again). It is a float64 so that sizes far
+// beyond memory can be computed, and refused, without overflow.
+func Size(n, steps float64) float64 {
+	return 2 * (BytesPerStep*steps + BytesPerTrajectory*(n+1))
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -20,10 +21,37 @@ import (
 // stdin is what DATA "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// maxWorkspace bounds the workspace an estimator may ask for (its registry
-// entry's Memory for the data's n and H): a longer horizon is refused up
-// front rather than exhausting memory.
-const maxWorkspace = 8 << 30
+// estimateNeed bounds the memory of the estimates and the bootstrap on
+// batch b, beyond b itself: every estimator's workspace (its registry
+// entry's Memory at the data's n and H); per bootstrap worker a resampled
+// copy of b, its index and the workspaces again; and the reps x estimators
+// replicate estimates.
+func estimateNeed(b *trajectory.Batch, names []string, reps, workers int) (need float64, largest string, largestBytes float64) {
+	n, h := b.N(), b.Horizon()
+	var work float64
+	for _, name := range names {
+		info, _ := estimators.Lookup(name)
+		m := info.Memory(n, h)
+		work += m
+		if m > largestBytes {
+			largest, largestBytes = fmt.Sprintf("%s's workspace (%s)", name, info.MemoryDoc()), m
+		}
+	}
+	need = work
+	if reps > 0 {
+		w := float64(min(workers, reps))
+		copies := w * (trajectory.Size(float64(n), float64(b.Steps())) + 8*float64(n) + work)
+		results := 8 * float64(reps) * float64(len(names))
+		need += copies + results
+		if copies > largestBytes {
+			largest, largestBytes = fmt.Sprintf("%.0f bootstrap workers' resampled copies of the data with workspaces (-workers)", w), copies
+		}
+		if results > largestBytes {
+			largest, largestBytes = fmt.Sprintf("%d replicates x %d estimators (-bootstrap)", reps, len(names)), results
+		}
+	}
+	return need, largest, largestBytes
+}
 
 var estimateCommand = command{
 	name: "estimate", args: "[flags] DATA",
@@ -64,11 +92,17 @@ prints one object:
    "estimates": {"is": {"value": V, "ci_low": L, "ci_high": U, "ess": E}, ...}}
 (an estimate that failed has "error" instead of "value").
 
-Exit status: 0 done; 2 bad flags, a DATA file that cannot be opened, or bad
-data (the message names the line and column; nothing is written to standard
-output), or an estimator whose workspace for the data would exceed 8 GiB;
-1 an estimate failed (not representable as a float64: "failed" in its row,
-the others printed) or reading failed midway.
+Exit status: 0 done; 2 bad input, with a message naming it and nothing
+on standard output: bad flags or -estimators, a DATA file that does not
+exist or is a directory, bad data (the message names the file, line and
+column: a value the format does not read, a line over 1 MiB, more steps than
+-max-steps), too few episodes for an estimator, or estimates and bootstrap
+whose memory (every estimator's workspace from the registry, per worker a
+resampled copy of the data, B x estimators replicates) would exceed
+-max-memory; 1 an estimate failed (not
+representable as a float64: "failed" in its row, the others printed), or
+the machine failed: DATA could not be opened for lack of permission or
+reading it failed midway (an I/O error).
 
 Estimators (runexp help estimators): ` + strings.Join(estimators.Names(), ", ")
 }
@@ -104,6 +138,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	format := fs.String("format", "", "input format, csv or jsonl (default: jsonl for names ending in .jsonl, else csv)")
 	allowExtra := fs.Bool("allow-extra", false, "ignore unknown columns instead of rejecting them")
 	workers := fs.Int("workers", runtime.NumCPU(), "goroutines for the estimates and the bootstrap; results do not depend on it")
+	var maxMemory membudget.Flag
+	fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
+	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
 	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		if fs.NArg() != 1 {
@@ -118,6 +155,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		if *workers < 1 {
 			return usageErr("-workers %d, want >= 1", *workers)
 		}
+		if *maxSteps < 1 {
+			return usageErr("-max-steps %d, want >= 1", *maxSteps)
+		}
 		names, err := parseEstimators(*estList)
 		if err != nil {
 			return usageErr("%v", err)
@@ -131,15 +171,12 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			}
 		}
 		var b trajectory.Batch
-		info, err := readData(path, f, &b, logdata.Options{AllowExtra: *allowExtra})
-		var le *logdata.Error
+		info, err := readData(path, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps})
 		switch {
-		case errors.As(err, &le):
-			return usageErr("%s: %v", info.path, err)
-		case errors.Is(err, errOpen):
+		case inputerr.Is(err):
 			return usageErr("%v", err)
 		case err != nil:
-			return fmt.Errorf("estimate: reading %s: %w", info.path, err)
+			return fmt.Errorf("estimate: %w", err)
 		}
 		if len(info.Extra) > 0 {
 			fmt.Fprintf(stderr, "runexp estimate: note: ignoring columns %s (-allow-extra)\n", strings.Join(info.Extra, ", "))
@@ -153,15 +190,15 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			if b.N() < inf.MinN {
 				return usageErr("%s: %s needs at least %d episodes, the data has %d", info.path, n, inf.MinN, b.N())
 			}
-			if m := inf.Memory(b.N(), b.Horizon()); m > maxWorkspace {
-				return usageErr("%s: %s needs about %.3g GiB (%s) for the data's n = %d, H = %d; leave it out of -estimators",
-					info.path, n, m/(1<<30), inf.MemoryDoc(), b.N(), b.Horizon())
-			}
 			if missing := inf.Uses &^ have; missing != 0 {
 				fmt.Fprintf(stderr, "runexp estimate: note: the data has no %s, so %s equals %s\n", missing, n, inf.Without)
 			}
 		}
 
+		if need, what, bytes := estimateNeed(&b, names, *reps, *workers); need > maxMemory.Bytes() {
+			return usageErr("%s: the estimates need about %s of memory for the data's n = %d, H = %d, above the budget of %s (-max-memory): %s takes %s",
+				info.path, membudget.Format(need), b.N(), b.Horizon(), membudget.Format(maxMemory.Bytes()), what, membudget.Format(bytes))
+		}
 		values, errs := estimators.EstimateEach(&b, names, *workers)
 		var ivs []estimators.Interval
 		if *reps > 0 {
@@ -215,15 +252,16 @@ func parseEstimators(list string) ([]string, error) {
 	return names, nil
 }
 
-// errOpen marks a DATA file that cannot be opened: bad input, exit 2.
-var errOpen = errors.New("cannot open")
-
 type dataInfo struct {
 	logdata.Info
 	path string // the file, or "standard input"
 }
 
-// readData reads DATA (a path, or - for standard input) into b.
+// readData reads DATA (a path, or - for standard input) into b. Its errors
+// name the file. Bad input is marked (inputerr): a file that does not exist
+// or is a directory, and every error of the data (logdata's); a file that
+// cannot be opened otherwise (permissions) or an I/O error while reading is
+// a failure of the machine and stays unmarked.
 func readData(path string, f logdata.Format, b *trajectory.Batch, opt logdata.Options) (dataInfo, error) {
 	in := stdin
 	info := dataInfo{path: "standard input"}
@@ -231,17 +269,29 @@ func readData(path string, f logdata.Format, b *trajectory.Batch, opt logdata.Op
 		info.path = path
 		file, err := os.Open(path)
 		if err != nil {
-			return info, fmt.Errorf("%w: %v", errOpen, err)
+			return info, inputerr.Open(err) // an *fs.PathError names the file
 		}
 		defer file.Close()
-		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-			opt.SizeHint = st.Size()
+		if st, err := file.Stat(); err == nil {
+			if st.IsDir() {
+				return info, inputerr.Errorf("%s is a directory, want a CSV or JSON Lines file", path)
+			}
+			if st.Mode().IsRegular() {
+				opt.SizeHint = st.Size()
+			}
 		}
 		in = file
 	}
 	var err error
 	info.Info, err = logdata.Read(in, f, b, opt)
-	return info, err
+	switch {
+	case err == nil:
+		return info, nil
+	case inputerr.Is(err):
+		return info, fmt.Errorf("%s: %w", info.path, err)
+	}
+	// EISDIR from a read marks a directory the Stat above missed
+	return info, inputerr.Open(fmt.Errorf("reading %s: %w", info.path, err))
 }
 
 // estimateResult is what runexp estimate prints; as JSON, the documented

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -360,5 +361,145 @@ func TestEstimateHelp(t *testing.T) {
 	}
 	if _, out, _ := runMain(t, "help"); !strings.Contains(out, "runexp estimate") {
 		t.Errorf("usage does not list estimate:\n%s", out)
+	}
+}
+
+// endless is an endless standard input, made as it is read: head once,
+// then row forever (for /dev/zero: no head, a zero byte).
+type endless struct {
+	head, row string
+	buf       []byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if len(e.buf) == 0 {
+		e.buf = append(e.buf, e.head...)
+		e.head = ""
+		for len(e.buf) < 4096 {
+			e.buf = append(e.buf, e.row...)
+		}
+	}
+	n := copy(p, e.buf)
+	e.buf = e.buf[n:]
+	return n, nil
+}
+
+// endlessSteps is one endless episode a: header, then steps 0, 1, 2, ...
+type endlessSteps struct {
+	step int
+	buf  []byte
+}
+
+func (e *endlessSteps) Read(p []byte) (int, error) {
+	if len(e.buf) == 0 {
+		if e.step == 0 {
+			e.buf = append(e.buf, "episode,step,reward,pi_b,pi_e\n"...)
+		}
+		e.buf = append(e.buf, "a,"+strconv.Itoa(e.step)+",1,0.5,0.5\n"...)
+		e.step++
+	}
+	n := copy(p, e.buf)
+	e.buf = e.buf[n:]
+	return n, nil
+}
+
+// TestEstimateHostileInput (issue 12): input that is bad in form or size,
+// a directory or a missing file exits 2 with nothing on standard output
+// and a message naming the file (or standard input) and the line and
+// column; endless input is refused at the caps (1 MiB a line, -max-steps),
+// not read until memory runs out. A JSON Lines file with a byte order mark
+// is read, as CSV is.
+func TestEstimateHostileInput(t *testing.T) {
+	dir := t.TempDir()
+	const head = "episode,step,reward,pi_b,pi_e\n"
+	const rec = `{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.5}` + "\n" + `{"episode":"b","step":0,"reward":1,"pi_b":0.5,"pi_e":0.5}` + "\n"
+	for _, tc := range []struct {
+		name string
+		file string    // written to dir/name unless "" (then name is used as it is)
+		in   io.Reader // standard input for DATA "-" (name "-")
+		args []string
+		code int
+		want []string // substrings of stderr
+	}{
+		// the BOM is ignored; is = (1*1 + 1*1)/2 episodes = 1
+		{"bom.jsonl", "\ufeff" + rec, nil, []string{"-estimators", "is"}, 0, nil},
+		{"underscore.csv", head + "a,0,1_000,0.5,0.5\n", nil, nil, 2,
+			[]string{"underscore.csv: line 2", `column "reward"`, `"1_000" is not a number`, "decimal or exponent notation"}},
+		{"hexfloat.csv", head + "a,0,1,0.5,0.5\na,1,1,1,0x1p-1\n", nil, nil, 2,
+			[]string{"hexfloat.csv: line 3", `column "pi_e"`, `"0x1p-1" is not a number`, "no hexadecimal"}},
+		{"hexint.csv", head + "a,0x0,1,0.5,0.5\n", nil, nil, 2,
+			[]string{"hexint.csv: line 2", `column "step"`, "not an integer", "decimal digits"}},
+		{"infinity.csv", head + "a,0,Inf,0.5,0.5\n", nil, nil, 2,
+			[]string{"infinity.csv: line 2", `column "reward"`, "NaN and infinities are not allowed"}},
+		{"infinity.jsonl", `{"episode":"a","step":0,"reward":Infinity,"pi_b":0.5,"pi_e":0.5}` + "\n", nil, nil, 2,
+			[]string{"infinity.jsonl: line 1", "not valid JSON"}},
+		{"too-many.csv", head + "a,0,1,0.5,0.5\nb,0,1,0.5,0.5\nc,0,1,0.5,0.5\n", nil, []string{"-max-steps", "2"}, 2,
+			[]string{"too-many.csv: line 4", "more than 2 steps", "-max-steps"}},
+		{"a-directory", "", nil, nil, 2, []string{"a-directory is a directory"}},
+		{"missing.csv", "", nil, nil, 2, []string{"missing.csv", "no such file"}},
+		// /dev/zero: one endless line, in either format
+		{"-", "", &endless{row: "\x00"}, nil, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},
+		{"-", "", &endless{row: "\x00"}, []string{"-format", "jsonl"}, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},
+		// a quoted field that never closes: one endless record from line 2
+		{"-", "", &endless{head: head + `a,0,1,0.5,"`, row: "\n"}, nil, 2, []string{"standard input: line 2", "record longer than 1048576 bytes"}},
+		// endless valid rows: steps 0..999 of episode a on lines 2..1001
+		{"-", "", &endlessSteps{}, []string{"-max-steps", "1000"}, 2, []string{"standard input: line 1002", "more than 1000 steps"}},
+		{"ok.csv", head + "a,0,1,0.5,0.5\n", nil, []string{"-max-steps", "0"}, 2, []string{"-max-steps 0, want >= 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.name
+			switch {
+			case tc.in != nil:
+				old := stdin
+				defer func() { stdin = old }()
+				stdin = tc.in
+			case tc.name == "a-directory":
+				path = filepath.Join(dir, tc.name)
+				if err := os.Mkdir(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				path = filepath.Join(dir, tc.name)
+				if tc.file != "" {
+					if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			args := append(append([]string{"estimate", "-bootstrap", "0"}, tc.args...), path)
+			code, out, errOut := runMain(t, args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut)
+			}
+			if tc.code == 2 && out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if tc.code == 0 && !strings.Contains(out, "2 episodes, 2 steps") {
+				t.Errorf("stdout %q, want the 2 episodes read", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q does not contain %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// TestEstimateUnreadable: a DATA file that exists but cannot be opened for
+// lack of permission is a failure of the machine (inputerr.Open): exit 1,
+// nothing on standard output. Skipped where permissions do not bind (root).
+func TestEstimateUnreadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "locked.csv")
+	if err := os.WriteFile(path, []byte("episode,step,reward,pi_b,pi_e\na,0,1,1,1\n"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.Open(path); err == nil {
+		f.Close()
+		t.Skip("permissions do not bind here (root?)")
+	}
+	code, out, errOut := runMain(t, "estimate", path)
+	if code != 1 || out != "" || !strings.Contains(errOut, "locked.csv") || !strings.Contains(errOut, "permission denied") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, and the file's permission error", code, out, errOut)
 	}
 }

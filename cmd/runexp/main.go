@@ -33,6 +33,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/membudget"
 )
 
 // revision is the git revision, set by the Makefile with -ldflags -X.
@@ -67,13 +68,27 @@ func usage() string {
 		fmt.Fprintf(&b, "  %-44s %s\n", "runexp "+c.name+" "+c.args, c.summary)
 	}
 	fmt.Fprintf(&b, "  %-44s %s\n", "runexp help [COMMAND | TOPIC]", "show help: a command's flags, or a topic")
-	fmt.Fprintf(&b, "\nTopics (generated from the registries): %s.\n", strings.Join(topicNames(), ", "))
+	fmt.Fprintf(&b, "\nTopics (generated from the registries): %s.\n\n%s", strings.Join(topicNames(), ", "), exitStatus)
 	return b.String()
 }
 
 func main() {
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// exitStatus is the exit-status contract of every subcommand.
+const exitStatus = `Exit status, for every command:
+  0    done
+  2    bad input of any kind: flags, a config, logged data, a checkpoint or
+       shard file, a results directory read back (plot, claims, merge), work
+       refused as too large for -max-memory, or an output directory or
+       checkpoint in use by another runexp; the message names the file, and
+       the line and field where there is one, and nothing is written to
+       standard output
+  1    a failure of the machine (I/O, permissions, a full disk), or an
+       estimate that is not representable (runexp estimate)
+  130  interrupted (^C); a run keeps its checkpoint: rerun with -resume
+`
 
 // errUsage marks a bad invocation: exit status 2.
 var errUsage = errors.New("usage")
@@ -179,7 +194,9 @@ same bytes as an unsharded run.`,
 		out := fs.String("out", "", "output directory (default results/<config name>)")
 		shardFlag := fs.String("shard", "", "run only shard i/N of the units (0 <= i < N) and write DIR/shard-i-of-N.jsonl for 'runexp merge'")
 		resume := fs.Bool("resume", false, "continue from the checkpoint in the output directory, skipping finished units")
-		quiet := fs.Bool("quiet", false, "no progress on standard error")
+		quiet := fs.Bool("quiet", false, "no progress on standard error (a true value taking longer than a few seconds still reports)")
+		var maxMemory membudget.Flag
+		fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 			if fs.NArg() != 1 {
 				fs.Usage()
@@ -202,6 +219,9 @@ same bytes as an unsharded run.`,
 			if err != nil {
 				return err
 			}
+			if *trials > config.MaxTrials {
+				return usageError(stderr, "run", "-trials %d, want at most %d", *trials, config.MaxTrials)
+			}
 			if *trials > 0 {
 				plan.Trials = *trials
 			}
@@ -219,7 +239,11 @@ same bytes as an unsharded run.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			opt := harnessOptions(stderr, plan.Name, *quiet)
-			opt.Workers, opt.Shard, opt.Resume = *workers, shard, *resume
+			opt.Workers, opt.Shard, opt.Resume, opt.MaxMemory = *workers, shard, *resume, maxMemory.Bytes()
+			opt.Holder = "runexp run " + fs.Arg(0)
+			if shard.Count > 1 {
+				opt.Holder += " -shard " + shard.String()
+			}
 			res, err := experiments.Run(ctx, plan, dir, opt)
 			if errors.Is(err, context.Canceled) {
 				fmt.Fprintf(stderr, "runexp: interrupted; finished units are in %s: rerun with -resume to continue\n", run.CheckpointPath(dir, shard))
@@ -238,17 +262,28 @@ same bytes as an unsharded run.`,
 	},
 }
 
+// maxMemoryUsage is the help of every -max-memory flag.
+var maxMemoryUsage = fmt.Sprintf("memory budget: refuse work estimated to need more, before it starts (e.g. 4GiB, 512MiB, 80%%; default %.0f%% of physical memory)",
+	100*membudget.DefaultFraction)
+
+// quietTruthAfter is how long a true value may take before -quiet runs
+// report its progress anyway: a silent wait of minutes looks like a hang.
+const quietTruthAfter = 5 * time.Second
+
 // harnessOptions are the options every harness command shares: progress
 // on stderr (a bar on a terminal, lines otherwise, none when quiet), the
 // user's truth cache and the revision.
 func harnessOptions(stderr io.Writer, name string, quiet bool) experiments.Options {
 	opt := experiments.Options{Revision: revision, TruthCache: domains.DefaultTruthCache(),
-		Log: func(msg string) { fmt.Fprintln(stderr, msg) }}
-	if !quiet {
-		opt.Progress = newProgress(stderr, name)
-		opt.TruthProgress = func(series string, frac float64) {
+		Log: func(msg string) { fmt.Fprintln(stderr, "runexp: "+msg) }}
+	start := time.Now()
+	opt.TruthProgress = func(series string, frac float64) {
+		if !quiet || time.Since(start) > quietTruthAfter {
 			fmt.Fprintf(stderr, "true value of %s: %.0f%%\n", series, 100*frac)
 		}
+	}
+	if !quiet {
+		opt.Progress = newProgress(stderr, name)
 	}
 	return opt
 }
@@ -285,7 +320,7 @@ configs or seeds, duplicated units and missing units are errors.`,
 				if st, err := os.Stat(a); err == nil && st.IsDir() {
 					m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.jsonl"))
 					if len(m) == 0 {
-						return fmt.Errorf("merge: no shard-*-of-*.jsonl files in %s", a)
+						return inputerr.Errorf("merge: no shard-*-of-*.jsonl files in %s", a)
 					}
 					files = append(files, m...)
 				} else {
@@ -296,7 +331,9 @@ configs or seeds, duplicated units and missing units are errors.`,
 			if dir == "" {
 				dir = filepath.Dir(files[0])
 			}
-			res, err := experiments.Merge(files, dir, harnessOptions(stderr, "merge", *quiet))
+			opt := harnessOptions(stderr, "merge", *quiet)
+			opt.Holder = "runexp merge " + strings.Join(fs.Args(), " ")
+			res, err := experiments.Merge(files, dir, opt)
 			if err != nil {
 				return err
 			}

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
@@ -149,15 +154,42 @@ func (s *Series) Spec() *domains.Spec {
 }
 
 // Check verifies a plan decoded from JSON (a checkpoint's header, a
-// results directory's meta.json): every series' domain and estimators are
-// known.
+// results directory's meta.json) as Parse verifies a config: names from
+// the safe set (they become file names), a strictly increasing n grid
+// within MaxN, trials within MaxTrials, known domains and estimators,
+// parameters within their ranges. Its errors are bad input.
 func (p *Plan) Check() error {
-	if len(p.N) == 0 || len(p.Series) == 0 || p.Trials < 1 {
-		return fmt.Errorf("plan %q: empty n grid, no series or no trials", p.Name)
+	return inputerr.Mark(p.check())
+}
+
+func (p *Plan) check() error {
+	if !safeName.MatchString(p.Name) || len(p.Name) > MaxNameLen {
+		return fmt.Errorf("plan name %q is not a safe file name", p.Name)
+	}
+	if len(p.N) == 0 || len(p.Series) == 0 || p.Trials < 1 || p.Trials > MaxTrials {
+		return fmt.Errorf("plan %q: empty n grid, no series, or trials %d outside [1, %d]", p.Name, p.Trials, MaxTrials)
+	}
+	for i, n := range p.N {
+		if n < 1 || n > MaxN || i > 0 && n <= p.N[i-1] {
+			return fmt.Errorf("plan %q: n grid %v is not strictly increasing in [1, %d]", p.Name, p.N, int64(MaxN))
+		}
+	}
+	if p.Data != "nested" && p.Data != "independent" {
+		return fmt.Errorf("plan %q: data %q, want nested or independent", p.Name, p.Data)
 	}
 	for _, s := range p.Series {
-		if s.Spec() == nil {
+		spec := s.Spec()
+		if spec == nil {
 			return fmt.Errorf("series %s: unknown domain %q", s.Name, s.Domain)
+		}
+		if !safeName.MatchString(s.Base) || len(s.Base) > MaxNameLen || !strings.HasPrefix(s.Name, s.Base) {
+			return fmt.Errorf("series %q (base %q): not a safe series name", s.Name, s.Base)
+		}
+		if _, err := spec.Resolve(s.Params); err != nil || len(s.Params) != len(spec.Params) {
+			return fmt.Errorf("series %s: parameters %v do not resolve: %v", s.Name, s.Params, err)
+		}
+		if len(s.Estimators) == 0 {
+			return fmt.Errorf("series %s: no estimators", s.Name)
 		}
 		for _, e := range s.Estimators {
 			if _, ok := estimators.Lookup(e); !ok {
@@ -174,7 +206,7 @@ func (r *Plan) NMax() int { return r.N[len(r.N)-1] }
 // Load reads, strictly decodes and validates the YAML config at path.
 // Errors name the file, the line and the field.
 func Load(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -185,28 +217,97 @@ func Load(path string) (*Plan, error) {
 	return r, nil
 }
 
+// Limits of a config, checked before anything is sized from it: a
+// config is a small hand-written file, and a typo of a few digits must be
+// refused, not planned.
+const (
+	// MaxFileBytes bounds a config file.
+	MaxFileBytes = 1 << 20
+	// MaxTrials bounds trials.
+	MaxTrials = 1 << 24
+	// MaxN bounds every n of the grid (memory is checked separately, see
+	// run.Estimate).
+	MaxN = 1 << 40
+	// MaxNameLen bounds the run's and a series' name.
+	MaxNameLen = 100
+)
+
+// readCapped reads the file at path, refusing one longer than limit bytes
+// (an endless device such as /dev/zero included) without reading more
+// than limit+1 bytes.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputerr.Open(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, inputerr.Open(fmt.Errorf("%s: %w", path, err))
+	}
+	if int64(len(data)) > limit {
+		return nil, inputerr.Errorf("%s: larger than %d bytes; a config is a small YAML file", path, limit)
+	}
+	return data, nil
+}
+
 // Parse decodes and validates config bytes; path labels errors and gives
-// the default name.
+// the default name. Every error it returns is bad input
+// (inputerr.ErrBadInput) naming the file, and the line and field where
+// there is one.
 func Parse(data []byte, path string) (*Plan, error) {
+	r, err := parse(data, path)
+	return r, inputerr.Mark(err)
+}
+
+func parse(data []byte, path string) (*Plan, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("config %s: empty file", path)
+		}
 		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("config %s: empty file", path)
 	}
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+		line := second.Line
+		if err != nil || line == 0 {
+			return nil, fmt.Errorf("config %s: more than one YAML document (a line '---' starts another); a config is one document", path)
+		}
+		return nil, fmt.Errorf("config %s:%d: a second YAML document; a config is one document", path, line)
+	}
+	// Scalars first: yaml.v3 would decode 2.5 into an int as 2.
+	v := validator{path: path, root: root.Content[0]}
+	v.scalars(v.root, reflect.TypeOf(file{}), "")
+	if v.err != nil {
+		return nil, v.err
+	}
 	var c file
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
 	}
-	v := validator{path: path, root: root.Content[0]}
 	r := v.resolve(&c)
 	if v.err != nil {
 		return nil, v.err
 	}
 	return r, nil
+}
+
+// safeName is the character set of the run's and the series' names: they
+// become file and directory names and CSV fields.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
+// checkName refuses a name outside safeName or longer than MaxNameLen.
+func (v *validator) checkName(field string, at []any, name string) {
+	if !safeName.MatchString(name) || len(name) > MaxNameLen {
+		v.fail(field, at, "%q, want 1 to %d letters, digits, '_', '.', '+' or '-', starting with a letter or digit", name, MaxNameLen)
+	}
 }
 
 // cleanYAMLError turns yaml.v3's "yaml: unmarshal errors:\n  line 3: ..."
@@ -277,9 +378,7 @@ func (v *validator) resolve(c *file) *Plan {
 	if r.Name == "" {
 		r.Name = strings.TrimSuffix(filepath.Base(v.path), filepath.Ext(v.path))
 	}
-	if strings.ContainsAny(r.Name, `/\`) || r.Name == "." || r.Name == ".." {
-		v.fail("name", []any{"name"}, "%q is not a plain file name", r.Name)
-	}
+	v.checkName("name", []any{"name"}, r.Name)
 	if r.Title == "" {
 		r.Title = r.Name
 	}
@@ -290,8 +389,8 @@ func (v *validator) resolve(c *file) *Plan {
 	r.Trials = 128
 	if c.Trials != nil {
 		r.Trials = *c.Trials
-		if r.Trials < 1 {
-			v.fail("trials", []any{"trials"}, "%d, want an integer >= 1", r.Trials)
+		if r.Trials < 1 || r.Trials > MaxTrials {
+			v.fail("trials", []any{"trials"}, "%d, want an integer in [1, %d]", r.Trials, MaxTrials)
 		}
 	}
 	switch r.Data {
@@ -314,8 +413,8 @@ func (v *validator) grid(c *file, r *Plan) {
 		return
 	}
 	for i, n := range c.N {
-		if n < 1 {
-			v.fail(fmt.Sprintf("n[%d]", i), []any{"n", i}, "%d, want an integer >= 1", n)
+		if n < 1 || n > MaxN {
+			v.fail(fmt.Sprintf("n[%d]", i), []any{"n", i}, "%d, want an integer in [1, %d]", n, int64(MaxN))
 		}
 		if i > 0 && n <= c.N[i-1] {
 			v.fail(fmt.Sprintf("n[%d]", i), []any{"n", i}, "%d after %d: the n grid must be strictly increasing", n, c.N[i-1])
@@ -333,9 +432,7 @@ func (v *validator) series(c *file, r *Plan) {
 	for i, sc := range c.Series {
 		at := func(keys ...any) []any { return append([]any{"series", i}, keys...) }
 		field := fmt.Sprintf("series[%d]", i)
-		if sc.Name == "" || strings.ContainsAny(sc.Name, "/,\"\n") {
-			v.fail(field+".name", at("name"), "%q, want a non-empty name without / , or quotes", sc.Name)
-		}
+		v.checkName(field+".name", at("name"), sc.Name)
 		if seen[sc.Name] {
 			v.fail(field+".name", at("name"), "%q is used by an earlier series", sc.Name)
 		}
@@ -505,7 +602,7 @@ func scalarParam(ps domains.ParamSpec, val *yaml.Node) (float64, error) {
 	switch ps.Kind {
 	case domains.Bool:
 		b, err := strconv.ParseBool(val.Value)
-		if err != nil {
+		if err != nil || val.Tag != "!!bool" {
 			return 0, fmt.Errorf("%q is not a boolean (true or false)", val.Value)
 		}
 		if b {
@@ -514,13 +611,13 @@ func scalarParam(ps domains.ParamSpec, val *yaml.Node) (float64, error) {
 		return x, nil
 	case domains.Int:
 		i, err := strconv.Atoi(val.Value)
-		if err != nil {
+		if err != nil || !decimalInt.MatchString(val.Value) || val.Tag != "!!int" {
 			return 0, fmt.Errorf("%q is not an integer", val.Value)
 		}
 		x = float64(i)
 	default:
 		f, err := strconv.ParseFloat(val.Value, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || val.Tag != "!!int" && val.Tag != "!!float" {
 			return 0, fmt.Errorf("%q is not a finite number", val.Value)
 		}
 		x = f
@@ -563,6 +660,8 @@ func (v *validator) claims(c *file, r *Plan) {
 		}
 		if cl.NMin > cl.NMax {
 			v.fail(field+".n_min", at("n_min"), "%d is above n_max %d", cl.NMin, cl.NMax)
+		} else if !slices.ContainsFunc(r.N, func(n int) bool { return n >= cl.NMin && n <= cl.NMax }) {
+			v.fail(field+".n_min", at("n_min"), "no n of the grid %v lies in [%d, %d]: the claim would be checked at no point", r.N, cl.NMin, cl.NMax)
 		}
 		r.Claims = append(r.Claims, cl)
 	}

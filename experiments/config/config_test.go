@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 const goodConfig = `name: t
@@ -41,7 +43,7 @@ func TestBadConfigs(t *testing.T) {
 		name, find, replace, want string
 	}{
 		{"unknown top-level key", "trials: 4", "trials: 4\ntrails: 5", "t.yaml: line 4: field trails not found"},
-		{"wrong type", "trials: 4", "trials: many", "t.yaml: line 3: cannot unmarshal !!str `many`"},
+		{"wrong type", "trials: 4", "trials: many", `t.yaml:3: trials: "many" is not an integer`},
 		{"epsilon outside [0,1]", "p_e: 0.75", "p_e: 1.5", "t.yaml:9: series[0].params.p_e: 1.5 is outside [0, 1]"},
 		{"unknown param", "p_e: 0.75", "p_x: 0.75", "t.yaml:9: series[0].params.p_x: unknown parameter of domain subepisode"},
 		{"param type", "p_e: 0.75", "p_e: high", "t.yaml:9: series[0].params.p_e: \"high\" is not a finite number"},
@@ -51,7 +53,28 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown estimator", "[pdis, incris]", "[pdis, incriss]", "t.yaml:10: series[0].estimators[1]: unknown estimator \"incriss\""},
 		{"unknown domain", "domain: subepisode", "domain: taxi", "t.yaml:7: series[0].domain: unknown domain \"taxi\""},
 		{"bad data mode", "trials: 4", "trials: 4\ndata: sometimes", "t.yaml:4: data: \"sometimes\", want nested or independent"},
-		{"zero trials", "trials: 4", "trials: 0", "t.yaml:3: trials: 0, want an integer >= 1"},
+		{"zero trials", "trials: 4", "trials: 0", "t.yaml:3: trials: 0, want an integer in [1, 16777216]"},
+		// Issue 12: values yaml.v3 would truncate, wrap or accept silently.
+		{"fractional trials", "trials: 4", "trials: 2.5", `t.yaml:3: trials: "2.5" is not an integer`},
+		{"fractional n", "n: [2, 10]", "n: [2.5, 10]", `t.yaml:4: n[0]: "2.5" is not an integer`},
+		{"hex n", "n: [2, 10]", "n: [2, 0x10]", `t.yaml:4: n[1]: "0x10" is not an integer`},
+		{"fractional seed", "seed: 3", "seed: 1.9", `t.yaml:2: seed: "1.9" is not an integer`},
+		{"seed 2^64", "seed: 3", "seed: 18446744073709551616", "t.yaml:2: seed: 18446744073709551616 is outside [0, 18446744073709551615]"},
+		{"negative seed", "seed: 3", "seed: -1", "t.yaml:2: seed: -1 is outside [0, 18446744073709551615]"},
+		{"huge trials", "trials: 4", "trials: 100000000000", "t.yaml:3: trials: 100000000000, want an integer in [1, 16777216]"},
+		{"huge n", "n: [2, 10]", "n: [2, 100000000000000]", "t.yaml:4: n[1]: 100000000000000, want an integer in [1, 1099511627776]"},
+		{"second document", "trials: 4", "trials: 4\n---\ntrials: 5", "t.yaml:4: a second YAML document"},
+		{"newline in name", "name: t", `name: "a\nb"`, `t.yaml:1: name: "a\nb" holds a control character`},
+		{"path in name", "name: t", "name: ../../evil", `t.yaml:1: name: "../../evil", want 1 to 100 letters`},
+		{"long name", "name: t", "name: " + strings.Repeat("x", 300), "t.yaml:1: name: \"xxxx"},
+		{"series name with comma", "- name: s", "- name: a,b", `t.yaml:6: series[0].name: "a,b", want 1 to 100`},
+		{"infinite param", "p_e: 0.75", "p_e: .inf", `t.yaml:9: series[0].params.p_e: ".inf" is not a finite number`},
+		{"hex float param", "p_e: 0.75", "p_e: 0x1p-1", `t.yaml:9: series[0].params.p_e: "0x1p-1" is not a finite number`},
+		{"fractional int param", "p_e: 0.75", "subepisodes: 2.5", `t.yaml:9: series[0].params.subepisodes: "2.5" is not an integer`},
+		{"infinite max_ratio", "trials: 4", "trials: 4\nclaims: [{name: c, subject: s/incris, versus: [s/pdis], max_ratio: .inf}]",
+			`t.yaml:4: claims[0].max_ratio: ".inf" is not a finite number`},
+		{"claim range without grid point", "trials: 4", "trials: 4\nclaims: [{name: c, subject: s/incris, versus: [s/pdis], max_ratio: 1, n_min: 3, n_max: 9}]",
+			"t.yaml:4: claims[0].n_min: no n of the grid [2 10] lies in [3, 9]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := strings.Replace(goodConfig, tc.find, tc.replace, 1)
@@ -156,6 +179,31 @@ func TestConfigDomainConstraints(t *testing.T) {
 		_, err := Parse([]byte(cfg), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.replace, err, tc.want)
+		}
+	}
+}
+
+// TestLoadRefusesEndlessInput reads /dev/zero as a config: it must be
+// refused after MaxFileBytes+1 bytes, never read to the end.
+func TestLoadRefusesEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero on this system")
+	}
+	_, err := Load("/dev/zero")
+	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Fatalf("Load(/dev/zero) = %v, want a bad-input refusal naming the 1 MiB limit", err)
+	}
+}
+
+// TestErrorsAreBadInput checks that every Parse and Load error carries the
+// bad-input mark (the command's exit status 2), a directory included.
+func TestErrorsAreBadInput(t *testing.T) {
+	if _, err := Parse([]byte("trials: 2.5"), "t.yaml"); !inputerr.Is(err) {
+		t.Errorf("Parse error %v is not marked as bad input", err)
+	}
+	for _, path := range []string{t.TempDir(), filepath.Join(t.TempDir(), "none.yaml")} {
+		if _, err := Load(path); !inputerr.Is(err) {
+			t.Errorf("Load(%s) error %v is not marked as bad input", path, err)
 		}
 	}
 }

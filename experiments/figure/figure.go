@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -92,20 +91,24 @@ func Draw(f Figure, base string) error {
 	if base == "" {
 		return errors.New("figure: empty output base name")
 	}
-	png, svg, err := render(f)
+	files, err := Files(f, filepath.Base(base))
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	if err := atomicfile.WriteBytes(base+".png", png); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	if err := atomicfile.WriteBytes(base+".svg", svg); err != nil {
+	if err := atomicfile.WriteAll(filepath.Dir(base), files); err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
 	return nil
+}
+
+// Files draws f into its two files, name.png and name.svg, in memory, for
+// a caller that writes them together with others (atomicfile.WriteAll).
+func Files(f Figure, name string) ([]atomicfile.File, error) {
+	png, svg, err := render(f)
+	if err != nil {
+		return nil, err
+	}
+	return []atomicfile.File{{Name: name + ".png", Data: png}, {Name: name + ".svg", Data: svg}}, nil
 }
 
 // render draws f into PNG and SVG bytes.

@@ -1,13 +1,14 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
+
+	"github.com/ope-lab/longhorizon/experiments/config"
 )
 
 // ClaimsMarkdown summarises the claims of finished runs (their claims.csv
@@ -24,25 +25,21 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		f, err := os.Open(filepath.Join(dir, "claims.csv"))
+		points, err := readFile(filepath.Join(dir, ClaimsFile), func(r io.Reader, path string) ([]ClaimResult, error) {
+			return readClaimsCSV(r, path, meta.Config)
+		})
 		if err != nil {
 			return "", err
 		}
-		recs, err := csv.NewReader(f).ReadAll()
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", filepath.Join(dir, "claims.csv"), err)
-		}
 		for _, cl := range meta.Config.Claims {
 			lo, hi, held, total := math.Inf(1), math.Inf(-1), 0, 0
-			for _, rec := range recs[1:] {
-				if rec[0] != cl.Name {
+			for _, pt := range points {
+				if pt.Claim != cl.Name {
 					continue
 				}
-				ratio, _ := strconv.ParseFloat(rec[2], 64)
-				lo, hi = math.Min(lo, ratio), math.Max(hi, ratio)
+				lo, hi = math.Min(lo, pt.Ratio), math.Max(hi, pt.Ratio)
 				total++
-				if rec[3] == "true" {
+				if pt.Holds {
 					held++
 				}
 			}
@@ -56,4 +53,36 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ClaimsHeader is the column list of claims.csv.
+var ClaimsHeader = []string{"claim", "n", "ratio", "holds"}
+
+// readClaimsCSV reads claims.csv back, checking every line against the
+// plan: a claim it states, an n of the claim's range, a ratio >= 0 and
+// true or false.
+func readClaimsCSV(r io.Reader, path string, p *config.Plan) ([]ClaimResult, error) {
+	recs, err := readRecords(r, path, ClaimsHeader)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ClaimResult, 0, len(recs))
+	for i, rec := range recs {
+		fp := fieldParser{name: path, line: i + 2, header: ClaimsHeader}
+		pt := ClaimResult{Claim: rec[0], N: fp.int(rec, 1), Ratio: fp.ratio(rec, 2), Holds: fp.bool(rec, 3)}
+		if fp.err != nil {
+			return nil, fp.err
+		}
+		j := slices.IndexFunc(p.Claims, func(c config.Claim) bool { return c.Name == pt.Claim })
+		if j < 0 {
+			fp.fail(0, "%q is not a claim of meta.json's config", pt.Claim)
+		} else if c := p.Claims[j]; pt.N < c.NMin || pt.N > c.NMax || !slices.Contains(p.N, pt.N) {
+			fp.fail(1, "%d is not an n of claim %s's range", pt.N, pt.Claim)
+		}
+		if fp.err != nil {
+			return nil, fp.err
+		}
+		out = append(out, pt)
+	}
+	return out, nil
 }

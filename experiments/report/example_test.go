@@ -27,7 +27,7 @@ claims:
 		panic(err)
 	}
 	results, _ := run.RunUnits(context.Background(), p, run.Units(p), run.Options{})
-	truths, _ := run.Truths(p, nil, nil)
+	truths, _ := run.Truths(p, nil, nil, nil)
 	rep, err := report.Build(p, results, truths)
 	if err != nil {
 		panic(err)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // Report is a finished run: its plan, every series' true value, and every
@@ -113,60 +115,70 @@ var Files = []struct{ Name, When, Content string }{
 	{"<name>.png, <name>.svg", "always", "the figure: MSE against n on log-log axes with ±1 standard-error bands (or the config's panels)"},
 }
 
-// Write stores the report's data files in dir (created if missing): curve.csv,
+// Write stores the report's data files in dir (created if missing), all
+// or none (atomicfile.WriteAll): see Files.
+func (r *Report) Write(dir string, info RunInfo) error {
+	files, err := r.Files(info)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteAll(dir, files)
+}
+
+// Files returns the report's data files, whole, in memory: curve.csv,
 // series.csv, one file per diagnostic, claims.csv and claims.md (with
 // claims), stats.csv, panels.csv and closedform.csv (with panels) and
-// meta.json. Every file is written whole, through a temporary file.
-func (r *Report) Write(dir string, info RunInfo) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// meta.json. A caller adds the figure's files and writes them all at once.
+func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	p := r.Plan
-	write := func(name string, fill func(io.Writer) error) error {
-		return atomicfile.Write(filepath.Join(dir, name), fill)
+	var files []atomicfile.File
+	add := func(name string, fill func(io.Writer) error) error {
+		var buf bytes.Buffer
+		if err := fill(&buf); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		files = append(files, atomicfile.File{Name: name, Data: buf.Bytes()})
+		return nil
 	}
-	if err := write(CurveFile, func(w io.Writer) error { return WriteCSV(w, r.Rows) }); err != nil {
-		return err
+	type file struct {
+		name string
+		fill func(io.Writer) error
+		when bool
 	}
-	if err := write(SeriesFile, func(w io.Writer) error { return writeSeriesCSV(w, p) }); err != nil {
-		return err
+	list := []file{
+		{CurveFile, func(w io.Writer) error { return WriteCSV(w, r.Rows) }, true},
+		{SeriesFile, func(w io.Writer) error { return writeSeriesCSV(w, p) }, true},
 	}
 	for _, t := range r.Diagnostics {
-		if err := write(t.Name+".csv", func(w io.Writer) error { return WriteDiagCSV(w, t) }); err != nil {
-			return err
-		}
+		list = append(list, file{t.Name + ".csv", func(w io.Writer) error { return WriteDiagCSV(w, t) }, true})
 	}
-	if len(p.Plot.Panels) > 0 {
-		if err := write(StatsFile, func(w io.Writer) error { return WriteStatsCSV(w, r.Stats) }); err != nil {
-			return err
-		}
-		if err := write(PanelsFile, func(w io.Writer) error { return WritePanelsCSV(w, p, r.Points) }); err != nil {
-			return err
-		}
-		if drawsClosedForms(p) {
-			if err := write(ClosedFile, func(w io.Writer) error { return WriteClosedCSV(w, r.Panels) }); err != nil {
-				return err
-			}
-		}
-	}
-	if len(r.Claims) > 0 {
-		if err := write(ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, r.Claims) }); err != nil {
-			return err
-		}
-		if err := write(ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }); err != nil {
-			return err
-		}
-	}
+	panels := len(p.Plot.Panels) > 0
+	list = append(list,
+		file{StatsFile, func(w io.Writer) error { return WriteStatsCSV(w, r.Stats) }, panels},
+		file{PanelsFile, func(w io.Writer) error { return WritePanelsCSV(w, p, r.Points) }, panels},
+		file{ClosedFile, func(w io.Writer) error { return WriteClosedCSV(w, r.Panels) }, panels && drawsClosedForms(p)},
+		file{ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, r.Claims) }, len(r.Claims) > 0},
+		file{ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }, len(r.Claims) > 0},
+	)
 	meta := Meta{Config: p, GoVersion: runtime.Version(), Revision: info.Revision,
 		StartedUTC: time.Now().Add(-info.Wall).UTC().Format(time.RFC3339), WallSeconds: info.Wall.Seconds(), Workers: info.Workers}
 	for s, t := range r.Truths {
 		meta.Truths = append(meta.Truths, SeriesMeta{Series: p.Series[s].Name, Truth: t})
 	}
-	return write(MetaFile, func(w io.Writer) error {
+	list = append(list, file{MetaFile, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(meta)
-	})
+	}, true})
+	for _, f := range list {
+		if !f.when {
+			continue
+		}
+		if err := add(f.name, f.fill); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 // drawsClosedForms reports whether some panel of p draws closed forms:
@@ -214,19 +226,31 @@ func figureOf(p *config.Plan, rows []Row, diags []DiagTable, panels []Panel) Fig
 	return f
 }
 
-// ReadMeta reads a results directory's meta.json and checks its plan.
+// maxMetaFile bounds meta.json read back.
+const maxMetaFile = 16 << 20
+
+// ReadMeta reads a results directory's meta.json and checks its plan
+// (config.Plan.Check): everything read from it, the figure's file name
+// included, is validated like a config. Its errors are bad input, except
+// failures to read an existing file.
 func ReadMeta(dir string) (*Meta, error) {
 	path := filepath.Join(dir, MetaFile)
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, func(r io.Reader, path string) ([]byte, error) {
+		data, err := io.ReadAll(io.LimitReader(r, maxMetaFile+1))
+		if err == nil && len(data) > maxMetaFile {
+			err = inputerr.Errorf("%s: larger than %d bytes", path, maxMetaFile)
+		}
+		return data, err
+	})
 	if err != nil {
 		return nil, err
 	}
 	var meta Meta
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, inputerr.Errorf("%s: %w", path, err)
 	}
 	if meta.Config == nil || meta.Config.Name == "" {
-		return nil, fmt.Errorf("%s: no config recorded", path)
+		return nil, inputerr.Errorf("%s: no config recorded", path)
 	}
 	if err := meta.Config.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -246,6 +270,9 @@ func ReadFigure(dir string) (Figure, string, error) {
 	p := meta.Config
 	rows, err := readFile(filepath.Join(dir, CurveFile), ReadCSV)
 	if err != nil {
+		return Figure{}, "", err
+	}
+	if err := checkRows(filepath.Join(dir, CurveFile), p, rows); err != nil {
 		return Figure{}, "", err
 	}
 	var diags []DiagTable
@@ -277,14 +304,59 @@ func ReadFigure(dir string) (Figure, string, error) {
 	return figureOf(p, rows, diags, panels), p.Name, nil
 }
 
+// readFile opens a file of a results directory and reads it with read.
+// Anything but a regular file (a directory, a device such as /dev/zero, a
+// named pipe) is bad input, refused before reading.
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	var zero T
+	st, err := os.Stat(path)
+	if err != nil {
+		return zero, inputerr.Open(err)
+	}
+	if !st.Mode().IsRegular() {
+		return zero, inputerr.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		var zero T
-		return zero, err
+		return zero, inputerr.Open(err)
 	}
 	defer f.Close()
 	return read(f, path)
+}
+
+// checkRows checks curve rows read back against the plan that wrote them:
+// one row per series, estimator and n, in the order Aggregate writes them,
+// each with the plan's trials.
+func checkRows(path string, p *config.Plan, rows []Row) error {
+	i := 0
+	for _, s := range p.Series {
+		for _, e := range s.Estimators {
+			for _, n := range p.N {
+				if i >= len(rows) {
+					return inputerr.Errorf("%s: %d rows, want %d (one per series, estimator and n of meta.json's config); the first missing is %s/%s at n = %d",
+						path, len(rows), curveRows(p), s.Name, e, n)
+				}
+				r := rows[i]
+				if r.Series != s.Name || r.Estimator != e || r.N != n || r.Trials != p.Trials {
+					return inputerr.Errorf("%s: line %d: row %s/%s at n = %d with %d trials, want %s/%s at n = %d with %d trials (meta.json's config)",
+						path, i+2, r.Series, r.Estimator, r.N, r.Trials, s.Name, e, n, p.Trials)
+				}
+				i++
+			}
+		}
+	}
+	if i < len(rows) {
+		return inputerr.Errorf("%s: line %d: more rows than meta.json's config has curves (%d)", path, i+2, i)
+	}
+	return nil
+}
+
+func curveRows(p *config.Plan) int {
+	k := 0
+	for _, s := range p.Series {
+		k += len(s.Estimators) * len(p.N)
+	}
+	return k
 }
 
 // writeSeriesCSV writes series.csv: one row per series with its base name,

@@ -16,7 +16,7 @@ func buildReport(t *testing.T, p *config.Plan, workers int) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truths, err := run.Truths(p, nil, nil)
+	truths, err := run.Truths(p, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package run
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -17,6 +17,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // checkpointFormat versions the checkpoint file layout (2: diagnostics of
@@ -112,27 +113,30 @@ type Checkpoint struct {
 	f    *os.File
 	r    *config.Plan
 	path string
+	dups int // exact duplicate lines ignored when it was read
 }
 
 // OpenCheckpoint opens the checkpoint at path for run r and shard s. With
 // resume, an existing file's finished units are returned and appended to;
 // a file from another config, seed or shard is refused. Without resume, or
 // when no file exists, a new file is started.
+//
+// OpenCheckpoint does not lock the file: callers hold its lock (Execute
+// does), or two writers can append the same units twice.
 func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []UnitResult, error) {
-	var done []UnitResult
+	var c *checkpointFile
 	if resume {
-		h, res, err := ReadCheckpoint(path)
+		var err error
+		c, err = readCheckpoint(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			resume = false
 		case err != nil:
 			return nil, nil, err
-		case h.Fingerprint != Fingerprint(r):
-			return nil, nil, fmt.Errorf("checkpoint %s was written for a different config or seed (fingerprint %s, this run %s): remove it or run without -resume", path, h.Fingerprint, Fingerprint(r))
-		case h.Shard != s.String():
-			return nil, nil, fmt.Errorf("checkpoint %s belongs to shard %s, this run is shard %s", path, h.Shard, s)
-		default:
-			done = res
+		case c.h.Fingerprint != Fingerprint(r):
+			return nil, nil, inputerr.Errorf("checkpoint %s was written for a different config or seed (fingerprint %s, this run %s): remove it or run without -resume", path, c.h.Fingerprint, Fingerprint(r))
+		case c.h.Shard != s.String():
+			return nil, nil, inputerr.Errorf("checkpoint %s belongs to shard %s, this run is shard %s", path, c.h.Shard, s)
 		}
 	}
 	if !resume {
@@ -146,14 +150,23 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 		}); err != nil {
 			return nil, nil, err
 		}
-	} else if err := dropPartialLine(path); err != nil {
-		return nil, nil, err
+	} else if c.partial {
+		// The remains of a write cut by a kill: appending after them
+		// would glue the next unit to them.
+		if err := os.Truncate(path, c.end); err != nil {
+			return nil, nil, err
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Checkpoint{f: f, r: r, path: path}, done, nil
+	ck := &Checkpoint{f: f, r: r, path: path}
+	var done []UnitResult
+	if c != nil {
+		done, ck.dups = c.results, c.dups
+	}
+	return ck, done, nil
 }
 
 // Append records a finished unit. It is safe for concurrent use.
@@ -179,80 +192,218 @@ func (c *Checkpoint) Remove() error {
 	return os.Remove(c.path)
 }
 
-// dropPartialLine truncates a trailing line without its newline: the
-// remains of a write cut by a kill.
-func dropPartialLine(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		return os.Truncate(path, int64(i+1))
-	}
-	return nil
-}
+// The longest lines read from a checkpoint, newline included: 16 MiB for
+// the header (a plan: kilobytes) and 64 MiB for a unit (a few numbers per
+// estimator and n, and per step for diagnostics such as k*: kilobytes, a
+// few megabytes for the longest horizons). A longer line is not one this
+// code wrote, and reading it whole would only exhaust memory; reading one
+// allocates at most twice its limit. (Variables, for tests.)
+var (
+	maxHeaderLine = 16 << 20
+	maxLine       = 64 << 20
+)
 
 // ReadCheckpoint reads a checkpoint file: its header and finished units
-// (indices resolved against the header's config). A partial last line is
-// ignored; any other malformed line is an error naming it.
+// (indices resolved against the header's config), in file order.
+//
+// A partial last line (without its newline: a write cut by a kill) is
+// ignored, and so is a unit line that repeats an earlier line's unit with
+// identical numbers (a unit checkpointed twice, as two runs appending to
+// one file at once did before checkpoints were locked). Anything else
+// wrong with the content is an error marked as bad input (package
+// inputerr) naming the file and line: a header that is not one, of
+// another format, or whose fingerprint does not match its config; a line
+// that is not JSON or too long (a header over 16 MiB, a unit over 64 MiB),
+// or a unit that does not fit the header's config and shard; and a unit
+// on two lines with different numbers. So is a path that does not exist
+// or is a directory (inputerr.Open; errors.Is(err, fs.ErrNotExist) holds
+// for the first); other errors opening or reading the file are failures
+// of the machine.
 func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
-	f, err := os.Open(path)
+	c, err := readCheckpoint(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	return &c.h, c.results, nil
+}
+
+// checkpointFile is a checkpoint file as read.
+type checkpointFile struct {
+	h       CheckpointHeader
+	results []UnitResult
+	lines   []int // lines[i] is the line of results[i]
+	dups    int   // exact duplicate lines ignored
+	end     int64 // offset after the last complete line
+	partial bool  // a partial line follows end
+}
+
+// readCheckpoint reads the checkpoint file at path (see ReadCheckpoint).
+func readCheckpoint(path string) (*checkpointFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputerr.Open(err)
+	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
-	var h CheckpointHeader
-	var out []UnitResult
-	var index map[string]int
+	c := &checkpointFile{}
+	h := &c.h
+	var index map[string]int // series' names to indices
+	var shard Shard
+	first := map[Unit]int{} // units to their index in c.results
 	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
+		limit := maxLine
+		if lineNo == 1 {
+			limit = maxHeaderLine
+		}
+		line, err := readLine(br, limit)
 		if err == io.EOF {
-			break // a line without '\n' is a write cut short: ignored
+			c.partial = len(line) > 0 // a line without '\n' is a write cut short: ignored
+			break
+		}
+		if errors.Is(err, errLongLine) {
+			return nil, inputerr.Errorf("%s:%d: line longer than %s: not a checkpoint line", path, lineNo, size(limit))
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+			return nil, inputerr.Open(fmt.Errorf("checkpoint: %w", err))
 		}
+		c.end += int64(len(line))
 		if lineNo == 1 {
-			if err := json.Unmarshal(line, &h); err != nil || h.Config == nil {
-				return nil, nil, fmt.Errorf("%s:1: not a checkpoint header", path)
+			if err := json.Unmarshal(line, h); err != nil || h.Config == nil {
+				return nil, inputerr.Errorf("%s:1: not a checkpoint header", path)
 			}
 			if h.Format != checkpointFormat {
-				return nil, nil, fmt.Errorf("%s:1: checkpoint format %d, this runexp reads %d", path, h.Format, checkpointFormat)
+				return nil, inputerr.Errorf("%s:1: checkpoint format %d, this runexp reads %d", path, h.Format, checkpointFormat)
 			}
 			if err := h.Config.Check(); err != nil {
-				return nil, nil, fmt.Errorf("%s:1: %w", path, err)
+				return nil, inputerr.Errorf("%s:1: %w", path, err)
 			}
 			if Fingerprint(h.Config) != h.Fingerprint {
-				return nil, nil, fmt.Errorf("%s:1: header fingerprint does not match its config", path)
+				return nil, inputerr.Errorf("%s:1: header fingerprint does not match its config", path)
+			}
+			if shard, err = ParseShard(h.Shard); err != nil {
+				return nil, inputerr.Errorf("%s:1: %w", path, err)
 			}
 			index = map[string]int{}
 			for i, s := range h.Config.Series {
+				if _, dup := index[s.Name]; dup {
+					return nil, inputerr.Errorf("%s:1: two series named %q", path, s.Name)
+				}
 				index[s.Name] = i
 			}
 			continue
 		}
 		var cl checkpointLine
 		if err := json.Unmarshal(line, &cl); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+			return nil, inputerr.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		s, ok := index[cl.Series]
 		if !ok || cl.Trial < 0 || cl.Trial >= h.Config.Trials || len(cl.Estimates) != len(h.Config.Series[s].Estimators) {
-			return nil, nil, fmt.Errorf("%s:%d: unit (%s, trial %d) does not fit the header's config", path, lineNo, cl.Series, cl.Trial)
+			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d) does not fit the header's config", path, lineNo, cl.Series, cl.Trial)
+		}
+		if !shard.Owns(s*h.Config.Trials + cl.Trial) {
+			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d) does not belong to the header's shard %s", path, lineNo, cl.Series, cl.Trial, shard)
 		}
 		if err := checkShapes(&cl, h.Config.Series[s].Estimators, len(h.Config.N)); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: unit (%s, trial %d): %w", path, lineNo, cl.Series, cl.Trial, err)
+			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d): %w", path, lineNo, cl.Series, cl.Trial, err)
 		}
 		diags := cl.Diagnostics
 		if diags == nil {
 			diags = make([][][][]float64, len(cl.Estimates))
 		}
-		out = append(out, UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags})
+		res := UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags}
+		u := Unit{Series: s, Trial: cl.Trial}
+		if i, dup := first[u]; dup {
+			if !sameNumbers(&c.results[i], &res) {
+				return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d) is also on line %d, with different numbers: delete both lines and rerun with -resume (which recomputes the unit), or remove the file and rerun", path, lineNo, cl.Series, cl.Trial, c.lines[i])
+			}
+			c.dups++
+			continue
+		}
+		first[u] = len(c.results)
+		c.results = append(c.results, res)
+		c.lines = append(c.lines, lineNo)
 	}
 	if h.Config == nil {
-		return nil, nil, fmt.Errorf("%s: empty checkpoint", path)
+		return nil, inputerr.Errorf("%s: empty checkpoint (no header line)", path)
 	}
-	return &h, out, nil
+	return c, nil
+}
+
+// size formats a number of bytes: "64 MiB", "1000 bytes".
+func size(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// errLongLine reports a line longer than maxLine.
+var errLongLine = errors.New("line too long")
+
+// readLine reads a line, newline included, of at most limit bytes. At
+// the end of the input it returns what remains (a line without its
+// newline, or nothing) with io.EOF. It allocates at most 2 x limit.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		n := len(line) + len(frag)
+		if n > limit {
+			return nil, errLongLine
+		}
+		if err == nil && line == nil {
+			return frag, nil // the common case: no copy
+		}
+		if n > cap(line) {
+			grown := make([]byte, len(line), min(max(2*cap(line), n), limit))
+			copy(grown, line)
+			line = grown
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// sameNumbers reports whether a and b hold identical estimates and
+// diagnostics, bit for bit.
+func sameNumbers(a, b *UnitResult) bool {
+	same := func(x, y []float64) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a.Estimates) != len(b.Estimates) || len(a.Diagnostics) != len(b.Diagnostics) {
+		return false
+	}
+	for e := range a.Estimates {
+		if !same(a.Estimates[e], b.Estimates[e]) {
+			return false
+		}
+	}
+	for e := range a.Diagnostics {
+		if len(a.Diagnostics[e]) != len(b.Diagnostics[e]) {
+			return false
+		}
+		for d := range a.Diagnostics[e] {
+			if len(a.Diagnostics[e][d]) != len(b.Diagnostics[e][d]) {
+				return false
+			}
+			for j := range a.Diagnostics[e][d] {
+				if !same(a.Diagnostics[e][d][j], b.Diagnostics[e][d][j]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // checkShapes checks that a unit has one estimate per n of the grid for
@@ -286,39 +437,70 @@ func checkShapes(cl *checkpointLine, ests []string, grid int) error {
 
 // Merge reads checkpoint files (the shards of one run) and returns the
 // run's config and all its unit results. Files of different configs or
-// seeds are refused, and so is a set of files that does not cover every
-// unit exactly once.
+// seeds are refused, and so is a set of files that misses a unit. A unit
+// in two files with identical numbers (shards of two splits of one run,
+// such as 0/2 and 0/3) counts once; with different numbers it is refused,
+// naming both files and lines. A file named twice, and two files of one
+// shard (a copy), are refused too. Every error about the files' content,
+// and a file that does not exist, is marked as bad input (package
+// inputerr).
+//
+// Merge does not lock the files: run it after the shards have finished.
+// Its caller, which writes the outputs, locks their directory (LockDir).
 func Merge(paths []string) (*config.Plan, []UnitResult, error) {
 	if len(paths) == 0 {
-		return nil, nil, errors.New("merge: no checkpoint files")
+		return nil, nil, inputerr.Errorf("merge: no checkpoint files")
+	}
+	type origin struct {
+		file, line int // index in paths, line in that file
+		res        int // index in all
 	}
 	var cfg *config.Plan
-	var first string
 	var all []UnitResult
-	seen := map[Unit]string{}
-	for _, p := range paths {
-		h, res, err := ReadCheckpoint(p)
+	var stats []os.FileInfo
+	shards := map[string]int{} // shards to the index of their file
+	seen := map[Unit]origin{}
+	for i, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, inputerr.Open(fmt.Errorf("merge: %w", err))
+		}
+		for j, q := range stats {
+			if os.SameFile(st, q) {
+				return nil, nil, inputerr.Errorf("merge: %s and %s are the same file, whose every unit is in both: name each shard file once", paths[j], p)
+			}
+		}
+		stats = append(stats, st)
+		c, err := readCheckpoint(p)
 		if err != nil {
 			return nil, nil, err
 		}
 		if cfg == nil {
-			cfg, first = h.Config, p
-		} else if h.Fingerprint != Fingerprint(cfg) {
-			return nil, nil, fmt.Errorf("merge: %s and %s come from different configs or seeds (fingerprints %s, %s)", first, p, Fingerprint(cfg), h.Fingerprint)
+			cfg = c.h.Config
+		} else if c.h.Fingerprint != Fingerprint(cfg) {
+			return nil, nil, inputerr.Errorf("merge: %s and %s come from different configs or seeds (fingerprints %s, %s)", paths[0], p, Fingerprint(cfg), c.h.Fingerprint)
 		}
-		for _, u := range res {
-			k := Unit{Series: u.Series, Trial: u.Trial}
-			if prev, dup := seen[k]; dup {
-				return nil, nil, fmt.Errorf("merge: unit (%s, trial %d) is in both %s and %s", cfg.Series[u.Series].Name, u.Trial, prev, p)
+		if j, dup := shards[c.h.Shard]; dup {
+			return nil, nil, inputerr.Errorf("merge: %s and %s are both shard %s of the run (is one a copy?): name each shard once", paths[j], p, c.h.Shard)
+		}
+		shards[c.h.Shard] = i
+		for k := range c.results {
+			u := &c.results[k]
+			key := Unit{Series: u.Series, Trial: u.Trial}
+			if prev, dup := seen[key]; dup {
+				if sameNumbers(&all[prev.res], u) {
+					continue
+				}
+				return nil, nil, inputerr.Errorf("merge: unit (%s, trial %d) has different numbers in %s:%d and %s:%d (written by different versions of runexp?): rerun one of the two shards, or delete one of the two lines", cfg.Series[u.Series].Name, u.Trial, paths[prev.file], prev.line, p, c.lines[k])
 			}
-			seen[k] = p
-			all = append(all, u)
+			seen[key] = origin{file: i, line: c.lines[k], res: len(all)}
+			all = append(all, *u)
 		}
 	}
 	if missing := len(Units(cfg)) - len(all); missing > 0 {
 		for _, u := range Units(cfg) {
 			if _, ok := seen[u]; !ok {
-				return nil, nil, fmt.Errorf("merge: %d units missing, e.g. (%s, trial %d): is a shard unfinished or absent?", missing, cfg.Series[u.Series].Name, u.Trial)
+				return nil, nil, inputerr.Errorf("merge: %d units missing, e.g. (%s, trial %d): is a shard unfinished or absent?", missing, cfg.Series[u.Series].Name, u.Trial)
 			}
 		}
 	}

@@ -114,27 +114,31 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 	return results, nil
 }
 
-// worker holds one goroutine's reusable state: domains, estimators and a
-// batch per series, built on first use.
+// worker holds one goroutine's reusable state: the batch, and the domain
+// and estimators of the series it is on, built when it moves to a series.
+// Units come series by series, so a worker rarely rebuilds, and it keeps
+// one series' state at a time: its memory is that of the largest series,
+// as Estimate assumes, not the sum over series.
 type worker struct {
 	p      *config.Plan
-	series []*seriesState
+	batch  trajectory.Batch
+	series int
+	st     *seriesState
 }
 
 type seriesState struct {
 	domain domains.Domain
 	ests   []estimators.Estimator
 	ndiag  []int // diagnostics per estimator
-	batch  trajectory.Batch
 }
 
 func newWorker(p *config.Plan) *worker {
-	return &worker{p: p, series: make([]*seriesState, len(p.Series))}
+	return &worker{p: p, series: -1}
 }
 
 func (w *worker) state(s int) (*seriesState, error) {
-	if st := w.series[s]; st != nil {
-		return st, nil
+	if w.series == s {
+		return w.st, nil
 	}
 	rs := &w.p.Series[s]
 	d, err := rs.Spec().New(rs.Params)
@@ -151,7 +155,7 @@ func (w *worker) state(s int) (*seriesState, error) {
 		st.ests = append(st.ests, e)
 		st.ndiag = append(st.ndiag, len(info.Diagnostics))
 	}
-	w.series[s] = st
+	w.series, w.st = s, st
 	return st, nil
 }
 
@@ -177,9 +181,9 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 	}
 	name := p.Series[u.Series].Name
 	if p.Data == "nested" {
-		st.batch.Reset()
-		st.domain.Collect(&st.batch, p.NMax(), rng)
-		h := st.batch.Horizon()
+		w.batch.Reset()
+		st.domain.Collect(&w.batch, p.NMax(), rng)
+		h := w.batch.Horizon()
 		for e, est := range st.ests {
 			diags := res.Diagnostics[e]
 			for d := range diags {
@@ -189,17 +193,17 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 					diags[d][j] = buf[j*h : j*h : (j+1)*h]
 				}
 			}
-			if err := estimators.EstimateGrid(est, &st.batch, p.N, res.Estimates[e], diags); err != nil {
+			if err := estimators.EstimateGrid(est, &w.batch, p.N, res.Estimates[e], diags); err != nil {
 				return UnitResult{}, fmt.Errorf("series %s, trial %d, %w", name, u.Trial, err)
 			}
 		}
 		return res, nil
 	}
 	for j, n := range p.N {
-		st.batch.Reset()
-		st.domain.Collect(&st.batch, n, rng)
+		w.batch.Reset()
+		st.domain.Collect(&w.batch, n, rng)
 		for e, est := range st.ests {
-			v, err := est.Estimate(&st.batch)
+			v, err := est.Estimate(&w.batch)
 			if err != nil {
 				return UnitResult{}, fmt.Errorf("series %s, trial %d, n = %d: %w", name, u.Trial, n, err)
 			}

@@ -9,11 +9,12 @@ import (
 
 // Truths computes every series' true value (SPEC: truth is part of a
 // series). progress, when not nil, hears about long computations by
-// series name; cache, when not nil, keeps expensive ones on disk.
-func Truths(p *config.Plan, cache *domains.TruthCache, progress func(series string, frac float64)) ([]domains.Truth, error) {
+// series name; cache, when not nil, keeps expensive ones on disk; warn,
+// when not nil, hears about cache entries found corrupt and recomputed.
+func Truths(p *config.Plan, cache *domains.TruthCache, progress func(series string, frac float64), warn func(string)) ([]domains.Truth, error) {
 	out := make([]domains.Truth, len(p.Series))
 	for s, rs := range p.Series {
-		opt := domains.TruthOptions{Cache: cache}
+		opt := domains.TruthOptions{Cache: cache, Warn: warn}
 		if progress != nil {
 			name := rs.Name
 			opt.Progress = func(f float64) { progress(name, f) }

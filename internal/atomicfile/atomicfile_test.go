@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,44 @@ func TestWriteReplacesWhole(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+func TestWriteAllIsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	// b.csv is a directory: nothing may be written, not even a.csv.
+	if err := os.Mkdir(filepath.Join(dir, "b.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{"a.csv", []byte("a")}, {"b.csv", []byte("b")}}
+	if err := WriteAll(dir, files); err == nil {
+		t.Fatal("WriteAll over a directory succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("after a refused WriteAll the directory holds %d entries, want only b.csv", len(entries))
+	}
+	// A name too long for the file system fails while staging, before any
+	// rename: a.csv is not written either.
+	long := strings.Repeat("x", 300) + ".png"
+	if err := WriteAll(dir, []File{{"a.csv", []byte("a")}, {long, []byte("x")}}); err == nil {
+		t.Fatal("WriteAll of a 300-character name succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a.csv written although the set failed: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "b.csv"))
+	if err := WriteAll(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if data, _ := os.ReadFile(filepath.Join(dir, f.Name)); string(data) != string(f.Data) {
+			t.Errorf("%s holds %q, want %q", f.Name, data, f.Data)
+		}
+	}
+	for _, bad := range []string{"../x", "", "a/b", ".."} {
+		if err := WriteAll(dir, []File{{bad, nil}}); err == nil {
+			t.Errorf("WriteAll accepted the name %q", bad)
+		}
 	}
 }

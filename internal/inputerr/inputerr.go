@@ -43,10 +43,11 @@ func Errorf(format string, args ...any) error {
 func Is(err error) bool { return errors.Is(err, ErrBadInput) }
 
 // Open marks an error from opening or reading a file the user named as
-// bad input when it says the file is not there or is a directory; other
+// bad input when it says the file is not there, is a directory, or has a
+// file where a directory should be in its path; other
 // errors (permissions, I/O) stay failures of the machine.
 func Open(err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
 		return Mark(err)
 	}
 	return err

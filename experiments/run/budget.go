@@ -1,0 +1,127 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Need is the memory and work of a run, estimated from the plan's sizes
+// alone, before anything is allocated: Bytes bounds the live heap, Parts
+// says what it is made of, and Steps counts the simulated steps (at most:
+// every trajectory at its domain's longest).
+type Need struct {
+	Units int
+	Steps float64
+	Bytes float64
+	Parts []NeedPart
+}
+
+// NeedPart is one term of Need.Bytes, with the config fields that set its
+// size.
+type NeedPart struct {
+	What   string
+	Fields string
+	Bytes  float64
+}
+
+// unitOverhead bounds the fixed bytes of one unit's result (slice headers,
+// the result struct, the unit list and map entries of a resume).
+const unitOverhead = 256
+
+// Estimate returns what running the units of shard s of plan p on
+// workers goroutines (<= 0: one) needs. The largest term is usually a
+// worker's data set, a batch of max(n) trajectories (trajectory.Size) with
+// every estimator's workspace (estimators.Info.Memory), or the results of
+// all units, kept until the report is built.
+func Estimate(p *config.Plan, workers int, s Shard) Need {
+	units := 0
+	for k := range len(p.Series) * p.Trials {
+		if s.Owns(k) {
+			units++
+		}
+	}
+	nmax := float64(p.NMax())
+	perRun := nmax // trajectories one unit draws
+	if p.Data == "independent" {
+		perRun = 0
+		for _, n := range p.N {
+			perRun += float64(n)
+		}
+	}
+	var need Need
+	need.Units = units
+	var worker NeedPart
+	var results float64
+	for i := range p.Series {
+		rs := &p.Series[i]
+		h := float64(rs.Spec().MaxSteps(rs.Params))
+		need.Steps += float64(p.Trials) / float64(max(s.Count, 1)) * perRun * h
+		w := trajectory.Size(nmax, nmax*h)
+		for _, name := range rs.Estimators {
+			w += estimatorMemory(name, nmax, h)
+		}
+		if w > worker.Bytes {
+			worker = NeedPart{Bytes: w, What: fmt.Sprintf("series %s: a data set of n_max = %.0f trajectories of up to H = %.0f steps, with the workspace of %s", rs.Name, nmax, h, strings.Join(rs.Estimators, ", ")),
+				Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, its estimators", len(p.N)-1, rs.Base)}
+		}
+		results = max(results, unitBytes(rs.Estimators, len(p.N), h))
+	}
+	wk := float64(max(1, min(workers, units)))
+	worker.Bytes *= wk
+	worker.What = fmt.Sprintf("%.0f workers × (%s)", wk, worker.What)
+	all := NeedPart{What: fmt.Sprintf("the results of %d units (every estimate at each of %d sizes, with diagnostics)", units, len(p.N)),
+		Fields: "trials, the n grid, the estimators", Bytes: float64(len(p.Series)*p.Trials)*16 + float64(units)*results}
+	need.Parts = []NeedPart{worker, all}
+	need.Bytes = worker.Bytes + all.Bytes
+	return need
+}
+
+// estimatorMemory is estimator name's workspace at n trajectories of
+// horizon h (0 for an unknown name, which Plan.Check refuses).
+func estimatorMemory(name string, n, h float64) float64 {
+	info, ok := estimators.Lookup(name)
+	if !ok {
+		return 0
+	}
+	return info.Memory(int(min(n, 1<<62)), int(min(h, 1<<62)))
+}
+
+// unitBytes bounds one unit's result: an estimate per estimator and size,
+// and each diagnostic as a vector of up to h values per size.
+func unitBytes(ests []string, sizes int, h float64) float64 {
+	b := float64(unitOverhead)
+	for _, name := range ests {
+		b += 8*float64(sizes) + 24
+		if info, ok := estimators.Lookup(name); ok {
+			b += float64(len(info.Diagnostics)) * float64(sizes) * (8*h + 24)
+		}
+	}
+	return b
+}
+
+// String states the need in one line, for progress output.
+func (n Need) String() string {
+	return fmt.Sprintf("%d units, at most %.3g simulated steps, about %s of memory", n.Units, n.Steps, membudget.Format(n.Bytes))
+}
+
+// Check refuses a need above budget bytes with a bad-input error naming
+// the largest part and the config fields that set its size.
+func (n Need) Check(budget float64) error {
+	if n.Bytes <= budget {
+		return nil
+	}
+	big := n.Parts[0]
+	for _, p := range n.Parts[1:] {
+		if p.Bytes > big.Bytes {
+			big = p
+		}
+	}
+	return inputerr.Errorf("the run needs about %s of memory, above the budget of %s (-max-memory): %s takes %s; lower %s",
+		membudget.Format(n.Bytes), membudget.Format(budget), big.What, membudget.Format(big.Bytes), big.Fields)
+}
