@@ -50,6 +50,10 @@ import (
 // defensible readings).
 const anyFailure = -1
 
+// anyStatus as a case's code checks no exit status: the case's check says
+// what matters (e.g. that a file outside the directory is untouched).
+const anyStatus = -2
+
 // refusalAlloc bounds what a refusal of huge work may allocate: it must be
 // decided from sizes alone, never by trying.
 const refusalAlloc = 256 << 20
@@ -77,6 +81,9 @@ type hostileCase struct {
 	badFlag bool
 	// isolate runs the case in a child process (TestHostileChild).
 	isolate bool
+	// stdin, with isolate, is the file the child reads as standard input
+	// (default: none).
+	stdin string
 	// maxAlloc, when not 0, bounds the bytes Main may allocate.
 	maxAlloc uint64
 	// mayChange lists paths (relative to e.dir, filepath.Match patterns)
@@ -520,7 +527,7 @@ const (
 
 // startChild starts this test binary as runexp with args (see
 // TestHostileChild).
-func startChild(ctx context.Context, t *testing.T, args []string, stdout, stderr *bytes.Buffer, allocFile string) *exec.Cmd {
+func startChild(ctx context.Context, t *testing.T, args []string, stdout, stderr *bytes.Buffer, allocFile, stdin string) *exec.Cmd {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -531,6 +538,14 @@ func startChild(ctx context.Context, t *testing.T, args []string, stdout, stderr
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec), allocEnv+"="+allocFile,
 		"TMPDIR="+t.TempDir()) // whatever the child's TestMain creates is removed with it
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if stdin != "" {
+		f, err := os.Open(stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		cmd.Stdin = f
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -538,13 +553,13 @@ func startChild(ctx context.Context, t *testing.T, args []string, stdout, stderr
 }
 
 // inChild runs Main in a child process with a timeout.
-func inChild(t *testing.T, args []string) result {
+func inChild(t *testing.T, args []string, stdin string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
 	defer cancel()
 	var o, e bytes.Buffer
 	allocFile := filepath.Join(t.TempDir(), "alloc")
-	cmd := startChild(ctx, t, args, &o, &e, allocFile)
+	cmd := startChild(ctx, t, args, &o, &e, allocFile, stdin)
 	err := cmd.Wait()
 	r := result{code: cmd.ProcessState.ExitCode(), stdout: o.String(), stderr: e.String()}
 	if ctx.Err() != nil {
@@ -638,7 +653,7 @@ func runCase(t *testing.T, c hostileCase) {
 
 	var r result
 	if c.isolate {
-		r = inChild(t, args)
+		r = inChild(t, args, c.stdin)
 	} else {
 		r = mainInProcess(args)
 	}
@@ -648,6 +663,7 @@ func runCase(t *testing.T, c hostileCase) {
 	var problems []string
 	fail := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
 	switch {
+	case c.code == anyStatus:
 	case c.code == anyFailure && r.code == 0:
 		fail("exit 0, want non-zero")
 	case r.code == codePanicked:
@@ -698,7 +714,7 @@ func runCase(t *testing.T, c hostileCase) {
 			fail("allocated %d MiB, want at most %d MiB: a refusal must be decided from sizes alone", r.alloc>>20, c.maxAlloc>>20)
 		}
 	}
-	if c.code != 0 {
+	if c.code != 0 && c.code != anyStatus {
 		if ch := changes(root, e.dir, before, snapshot(t, root), c.mayChange); len(ch) > 0 {
 			sort.Strings(ch)
 			fail("a failing command changed files:\n    %s", strings.Join(ch, "\n    "))
@@ -862,6 +878,11 @@ func TestHostileConfig(t *testing.T) {
 			code: 2, want: []string{"bomb.yaml"}, isolate: true, maxAlloc: refusalAlloc},
 		{name: "unknown top-level key", args: runConfig("trails.yaml", edit{3, "trails: 4"}), code: 2, want: []string{at("trails.yaml", 3), "trails"}},
 		{name: "unknown series key", args: runConfig("domian.yaml", edit{7, "    domain: chainmdp\n    domian: chainmdp"}), code: 2, want: []string{at("domian.yaml", 8), "domian"}},
+		{name: "key in the wrong case", args: runConfig("case.yaml", edit{3, "Trials: 4"}), code: 2, want: []string{at("case.yaml", 3), "Trials"}},
+		// a config nested 100000 deep must be refused, not recursed into
+		{name: "nesting 100000 deep", args: func(e *hostileEnv) []string {
+			return e.run(e.config("deep.yaml", edit{4, "n: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000)}))
+		}, code: 2, want: []string{"deep.yaml"}, isolate: true, maxAlloc: refusalAlloc},
 		{name: "unknown parameter", args: runConfig("horizn.yaml", edit{8, "    params: {horizn: 4, p_e: 0.9}"}), code: 2, want: []string{at("horizn.yaml", 8), "horizn"}},
 		{name: "unknown claim key", args: runConfig("maxratio.yaml", edit{14, "    max_ratio: 2\n    maxratio: 3"}), code: 2, want: []string{at("maxratio.yaml", 15), "maxratio"}},
 		{name: "unknown plot key", args: runConfig("diagnostc.yaml", edit{16, "  diagnostc: {name: kstar}"}), code: 2, want: []string{at("diagnostc.yaml", 16), "diagnostc"}},
@@ -931,6 +952,7 @@ func TestHostileSilent(t *testing.T) {
 		{name: "claim n_min above n_max", args: runConfig("claim-minmax.yaml", edit{14, "    max_ratio: 2\n    n_min: 10\n    n_max: 5"}), code: 2, want: []string{"claim-minmax.yaml", "claims[0]"}},
 		{name: "claim n_min 7.5", args: runConfig("claim-frac.yaml", edit{14, "    max_ratio: 2\n    n_min: 7.5"}), code: 2, want: []string{at("claim-frac.yaml", 15), "n_min"}},
 		{name: "max_ratio .inf", args: runConfig("ratio-inf.yaml", edit{14, "    max_ratio: .inf"}), code: 2, want: []string{at("ratio-inf.yaml", 14), "max_ratio"}},
+		{name: "max_ratio 1e400", args: runConfig("ratio-huge.yaml", edit{14, "    max_ratio: 1e400"}), code: 2, want: []string{at("ratio-huge.yaml", 14), "max_ratio"}},
 		{name: "max_ratio .nan", args: runConfig("ratio-nan.yaml", edit{14, "    max_ratio: .nan"}), code: 2, want: []string{at("ratio-nan.yaml", 14), "max_ratio"}},
 		{name: "name with a newline", args: runConfig("name-nl.yaml", edit{1, `name: "ti\nny"`}), code: 2, want: []string{at("name-nl.yaml", 1), "name"}},
 		{name: "series name with a newline", args: runConfig("series-nl.yaml", edit{6, `  - name: "ch\nain"`}), code: 2, want: []string{at("series-nl.yaml", 6), "name"}},
@@ -953,6 +975,9 @@ func TestHostileSilent(t *testing.T) {
 		{name: "data pi_b 0x1p-1", args: estimateData("hexfloat-pib.csv", csvHead+"a,0,1,0.5,0.5\nb,0,1,0x1p-1,0.5\n"), code: 2, want: []string{at("hexfloat-pib.csv", 3), "pi_b"}},
 		{name: "data step 0x1", args: estimateData("hexstep.csv", csvHead+"a,0,1,0.5,0.5\na,0x1,1,0.5,0.5\n"), code: 2, want: []string{at("hexstep.csv", 3), "step"}},
 		{name: "data step 1.0", args: estimateData("step-float.csv", csvHead+"a,0,1,0.5,0.5\na,1.0,1,0.5,0.5\n"), code: 2, want: []string{at("step-float.csv", 3), "step"}},
+		{name: "data step 2^64", args: estimateData("step-big.csv", csvHead+"a,0,1,0.5,0.5\na,18446744073709551616,1,0.5,0.5\n"), code: 2, want: []string{at("step-big.csv", 3), "step"}},
+		{name: "data JSON step 1e0", args: estimateData("step-exp.jsonl", `{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.5}`+"\n"+`{"episode":"a","step":1e0,"reward":1,"pi_b":0.5,"pi_e":0.5}`+"\n"),
+			code: 2, want: []string{at("step-exp.jsonl", 2), "step"}},
 		{name: "data step +1", args: estimateData("step-plus.csv", csvHead+"a,0,1,0.5,0.5\na,+1,1,0.5,0.5\n"), code: 2, want: []string{at("step-plus.csv", 3), "step"}},
 		{name: "data reward Infinity", args: estimateData("infinity.csv", csvHead+"a,0,Infinity,0.5,0.5\nb,0,1,0.5,0.5\n"), code: 2, want: []string{at("infinity.csv", 2), "reward"}},
 		{name: "data reward nan", args: estimateData("nan.csv", csvHead+"a,0,1,0.5,0.5\nb,0,nan,0.5,0.5\n"), code: 2, want: []string{at("nan.csv", 3), "reward"}},
@@ -1273,6 +1298,8 @@ func TestHostileResults(t *testing.T) {
 		{name: "plot without kstar.csv", args: plotAfter(func(e *hostileEnv) { e.remove(kstar) }), code: 2, want: []string{"kstar.csv"}},
 		{name: "plot kstar.csv bad header", args: plotAfter(func(e *hostileEnv) { e.editCSV(kstar, 1, 0, "serie") }), code: 2, want: []string{at("kstar.csv", 1)}},
 		{name: "plot kstar.csv NaN", args: plotAfter(func(e *hostileEnv) { e.editCSV(kstar, 2, 4, "NaN") }), code: 2, want: []string{at("kstar.csv", 2)}},
+		{name: "plot kstar.csv of an estimator without k*", args: plotAfter(func(e *hostileEnv) { e.editCSV(kstar, 2, 1, "pdis") }), code: 2, want: []string{at("kstar.csv", 2), "pdis"}},
+		{name: "plot meta.json n not increasing", args: plotAfter(func(e *hostileEnv) { e.editMeta("res", func(m, c map[string]any) { c["n"] = []any{10, 5} }) }), code: 2, want: []string{"meta.json"}},
 		{name: "claims a missing directory", args: func(e *hostileEnv) []string { return []string{"claims", e.path("nowhere")} }, code: 2, want: []string{"x/nowhere"}},
 		{name: "claims an empty directory", args: func(e *hostileEnv) []string { return []string{"claims", e.mkdir("res")} }, code: 2, want: []string{"x/res"}},
 		{name: "claims without meta.json", args: claimsAfter(func(e *hostileEnv) { e.remove(meta) }), code: 2, want: []string{"meta.json"}},
@@ -1286,6 +1313,11 @@ func TestHostileResults(t *testing.T) {
 		{name: "claims claims.csv ratio a word", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, 2, "abc") }), code: 2, want: []string{at("claims.csv", 3), "ratio"}},
 		{name: "claims claims.csv unknown claim", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 2, 0, "c9") }), code: 2, want: []string{at("claims.csv", 2), "c9"}},
 		{name: "claims claims.csv n off the grid", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, 1, "7") }), code: 2, want: []string{at("claims.csv", 3)}},
+		{name: "claims claims.csv ratio -1", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 2, 2, "-1") }), code: 2, want: []string{at("claims.csv", 2), "ratio"}},
+		{name: "claims claims.csv row twice", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, -1, strings.Split(e.read(claims), "\n")[1]) }), code: 2, want: []string{at("claims.csv", 3)}},
+		{name: "claims claims.csv a row missing", args: claimsAfter(func(e *hostileEnv) { e.write(claims, strings.Join(strings.Split(e.read(claims), "\n")[:2], "\n")+"\n") }), code: 2, want: []string{"claims.csv"}},
+		// c1 holds at n when ratio <= max_ratio = 2: a ratio of 5 that holds is an edited file
+		{name: "claims claims.csv holds against its ratio", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, -1, "c1,10,5,true") }), code: 2, want: []string{at("claims.csv", 3), "holds"}},
 		{name: "claims second directory corrupt", args: func(e *hostileEnv) []string {
 			good, bad := e.results("good"), e.results("bad")
 			e.write("bad/claims.csv", "garbage\n")
@@ -1372,6 +1404,14 @@ func TestHostileMemory(t *testing.T) {
 			e.symlink("res/claims.csv", "/dev/zero")
 			return []string{"claims", res}
 		}, want: []string{"claims.csv"}}),
+		// -workers is how many goroutines, never what they need: a huge one
+		// is capped by the work, not refused and not allocated
+		{name: "run -workers 1e9", args: func(e *hostileEnv) []string { return e.run(e.config("base.yaml"), "-workers", "1000000000") }, code: 0, isolate: true, maxAlloc: refusalAlloc},
+		{name: "estimate -workers 1e9", args: func(e *hostileEnv) []string {
+			return estimate(e.write("ok.csv", testdata(e.t, "ok.csv")), "-workers", "1000000000")
+		}, code: 0, isolate: true, maxAlloc: refusalAlloc},
+		refuse(hostileCase{name: "estimate - with /dev/zero on standard input", args: func(e *hostileEnv) []string { return estimate("-") }, stdin: "/dev/zero", want: []string{"standard input"}}),
+		refuse(hostileCase{name: "estimate -format jsonl - with /dev/zero on standard input", args: func(e *hostileEnv) []string { return estimate("-", "-format", "jsonl") }, stdin: "/dev/zero", want: []string{"standard input"}}),
 		// a sanity check of the budget itself: the tiny taxi run fits in 1 GiB
 		{name: "a small run fits -max-memory 1GiB", args: func(e *hostileEnv) []string { return e.run(taxi(e), "-max-memory", "1GiB") }, code: 0},
 	}
@@ -1447,15 +1487,23 @@ func TestHostileAllOrNothing(t *testing.T) {
 // by another runexp), naming it; nothing of the second run written. The
 // holder is a real child process running slow.yaml.
 func TestHostileLock(t *testing.T) {
-	// busy starts a child runexp on e.out and waits until it checkpoints.
-	busy := func(e *hostileEnv) {
+	// busyShard starts a child runexp of slow.yaml into e.out, with
+	// -shard shard unless empty, and waits until it checkpoints.
+	busyShard := func(e *hostileEnv, shard string) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var o, errBuf bytes.Buffer
-		cmd := startChild(ctx, e.t, []string{"run", "-quiet", "-workers", "1", "-out", e.out, e.write("slow.yaml", testdata(e.t, "slow.yaml"))},
-			&o, &errBuf, filepath.Join(e.t.TempDir(), "alloc"))
+		args := []string{"run", "-quiet", "-workers", "1", "-out", e.out}
+		ckpt := "checkpoint.jsonl"
+		if shard != "" {
+			args = append(args, "-shard", shard)
+			i, n, _ := strings.Cut(shard, "/")
+			ckpt = "shard-" + i + "-of-" + n + ".jsonl"
+		}
+		cmd := startChild(ctx, e.t, append(args, e.write("slow.yaml", testdata(e.t, "slow.yaml"))),
+			&o, &errBuf, filepath.Join(e.t.TempDir(), "alloc"), "")
 		e.t.Cleanup(func() { cancel(); cmd.Wait() })
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if b, err := os.ReadFile(filepath.Join(e.out, "checkpoint.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 2 {
+			if b, err := os.ReadFile(filepath.Join(e.out, ckpt)); err == nil && bytes.Count(b, []byte("\n")) >= 2 {
 				return
 			}
 			if time.Now().After(deadline) {
@@ -1463,6 +1511,7 @@ func TestHostileLock(t *testing.T) {
 			}
 		}
 	}
+	busy := func(e *hostileEnv) { busyShard(e, "") }
 	inUse := []string{"out", "out/*"} // the holder writes there meanwhile
 	cases := []hostileCase{
 		{name: "run into a directory in use", args: func(e *hostileEnv) []string { busy(e); return e.run(e.config("base.yaml")) },
@@ -1471,6 +1520,11 @@ func TestHostileLock(t *testing.T) {
 			busy(e)
 			return e.run(e.write("slow.yaml", testdata(e.t, "slow.yaml")), "-resume", "-workers", "1")
 		}, code: 2, want: []string{"x/out"}, mayChange: inUse, isolate: true, check: noOutputs("curve.csv", "meta.json", "slow.png")},
+		// (other shards of one run may share a directory: each has its own file)
+		{name: "run a shard whose file is in use", args: func(e *hostileEnv) []string {
+			busyShard(e, "1/2")
+			return e.run(e.write("slow.yaml", testdata(e.t, "slow.yaml")), "-shard", "1/2", "-workers", "1")
+		}, code: 2, want: []string{"shard-1-of-2.jsonl"}, mayChange: inUse, isolate: true},
 		{name: "merge into a directory in use", args: func(e *hostileEnv) []string {
 			busy(e)
 			f := getFixture(e.t)
@@ -1520,6 +1574,28 @@ func TestHostileOutside(t *testing.T) {
 		{name: "run config name an absolute path", args: func(e *hostileEnv) []string {
 			return e.run(e.config("abs.yaml", edit{1, "name: " + filepath.Join(e.root, "abs-evil")}))
 		}, code: 2, want: []string{at("abs.yaml", 1), "name"}},
+		// an output that is a symbolic link to a file elsewhere: whether the
+		// command refuses or replaces the link, the file it points to is
+		// never written
+		{name: "plot with the png a link outside", args: func(e *hostileEnv) []string {
+			res := e.results("res")
+			victim := e.write("../victim.png", "victim\n")
+			e.remove("res/tiny.png")
+			e.symlink("res/tiny.png", victim)
+			return []string{"plot", res}
+		}, code: anyStatus, check: untouched("../victim.png", "victim\n")},
+		{name: "rerun with curve.csv a link outside", args: func(e *hostileEnv) []string {
+			e.results("out")
+			victim := e.write("../victim.csv", "victim\n")
+			e.remove("out/curve.csv")
+			e.symlink("out/curve.csv", victim)
+			return e.run(e.config("base.yaml"), "-seed", "4")
+		}, code: anyStatus, check: untouched("../victim.csv", "victim\n")},
+		{name: "run with the checkpoint a link outside", args: func(e *hostileEnv) []string {
+			victim := e.write("../victim.jsonl", "victim\n")
+			e.symlink("out/checkpoint.jsonl", victim)
+			return e.run(e.config("base.yaml"))
+		}, code: anyStatus, check: untouched("../victim.jsonl", "victim\n")},
 		{name: "plot curve.csv holding NaN", args: func(e *hostileEnv) []string {
 			res := e.results("res")
 			e.editCSV("res/curve.csv", 3, 9, "NaN")
@@ -1542,6 +1618,15 @@ func TestHostileOutside(t *testing.T) {
 		}, code: 2, want: []string{at("claims.csv", 2), "ratio"}},
 	}
 	runHostile(t, cases)
+}
+
+// untouched checks that the file rel (under e.dir) still holds content.
+func untouched(rel, content string) func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+	return func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+		if b, err := os.ReadFile(e.path(rel)); err != nil || string(b) != content {
+			t.Errorf("%s, outside the output directory, was written through a link: now %q (%v)", rel, b, err)
+		}
+	}
 }
 
 // --- class 7: the truth cache ---
