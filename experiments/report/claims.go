@@ -44,7 +44,7 @@ func CheckClaims(r *config.Plan, rows []Row) []ClaimSummary {
 				best = min(best, mse[fmt.Sprintf("%s/%d", v, n)])
 			}
 			ratio := claimRatio(mse[fmt.Sprintf("%s/%d", cl.Subject, n)], best)
-			holds := ratio <= cl.MaxRatio*(1+claimRelTol)
+			holds := claimHolds(ratio, cl.MaxRatio)
 			sum.Points = append(sum.Points, ClaimResult{Claim: cl.Name, N: n, Ratio: ratio, Holds: holds})
 			if cl.At == "all" {
 				sum.Holds = sum.Holds && holds
@@ -65,6 +65,9 @@ func CheckClaims(r *config.Plan, rows []Row) []ClaimSummary {
 // exact arithmetic ("no worse than" claims, max_ratio 1) differ in the last
 // bits of their MSE.
 const claimRelTol = 1e-9
+
+// claimHolds is the test of one point: ratio <= maxRatio, to claimRelTol.
+func claimHolds(ratio, maxRatio float64) bool { return ratio <= maxRatio*(1+claimRelTol) }
 
 // claimRatio is subject / best, with 0/0 := 1 (both estimators exact: equal).
 func claimRatio(subject, best float64) float64 {

@@ -5,10 +5,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // ClaimsMarkdown summarises the claims of finished runs (their claims.csv
@@ -58,31 +58,44 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 // ClaimsHeader is the column list of claims.csv.
 var ClaimsHeader = []string{"claim", "n", "ratio", "holds"}
 
-// readClaimsCSV reads claims.csv back, checking every line against the
-// plan: a claim it states, an n of the claim's range, a ratio >= 0 and
-// true or false.
+// readClaimsCSV reads claims.csv back, checking it against the plan as
+// CheckClaims writes it: one line per claim and n of the grid in the
+// claim's range, in that order, each with a ratio >= 0 and the verdict
+// the ratio implies.
 func readClaimsCSV(r io.Reader, path string, p *config.Plan) ([]ClaimResult, error) {
 	recs, err := readRecords(r, path, ClaimsHeader)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ClaimResult, 0, len(recs))
-	for i, rec := range recs {
-		fp := fieldParser{name: path, line: i + 2, header: ClaimsHeader}
-		pt := ClaimResult{Claim: rec[0], N: fp.int(rec, 1), Ratio: fp.ratio(rec, 2), Holds: fp.bool(rec, 3)}
-		if fp.err != nil {
-			return nil, fp.err
+	i := 0
+	for _, c := range p.Claims {
+		for _, n := range p.N {
+			if n < c.NMin || n > c.NMax {
+				continue
+			}
+			if i >= len(recs) {
+				return nil, inputerr.Errorf("%s: %d lines of claims, want more: claim %s at n = %d is missing", path, len(recs), c.Name, n)
+			}
+			rec := recs[i]
+			fp := fieldParser{name: path, line: i + 2, header: ClaimsHeader}
+			pt := ClaimResult{Claim: rec[0], N: fp.int(rec, 1), Ratio: fp.ratio(rec, 2), Holds: fp.bool(rec, 3)}
+			switch {
+			case fp.err != nil:
+			case pt.Claim != c.Name || pt.N != n:
+				fp.fail(0, "claim %s at n = %d, want claim %s at n = %d (meta.json's config)", pt.Claim, pt.N, c.Name, n)
+			case pt.Holds != claimHolds(pt.Ratio, c.MaxRatio):
+				fp.fail(3, "%t, but ratio %v against max_ratio %v says %t", pt.Holds, pt.Ratio, c.MaxRatio, !pt.Holds)
+			}
+			if fp.err != nil {
+				return nil, fp.err
+			}
+			out = append(out, pt)
+			i++
 		}
-		j := slices.IndexFunc(p.Claims, func(c config.Claim) bool { return c.Name == pt.Claim })
-		if j < 0 {
-			fp.fail(0, "%q is not a claim of meta.json's config", pt.Claim)
-		} else if c := p.Claims[j]; pt.N < c.NMin || pt.N > c.NMax || !slices.Contains(p.N, pt.N) {
-			fp.fail(1, "%d is not an n of claim %s's range", pt.N, pt.Claim)
-		}
-		if fp.err != nil {
-			return nil, fp.err
-		}
-		out = append(out, pt)
+	}
+	if i < len(recs) {
+		return nil, inputerr.Errorf("%s: line %d: more lines than meta.json's claims have points (%d)", path, i+2, i)
 	}
 	return out, nil
 }

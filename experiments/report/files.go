@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
@@ -283,6 +284,9 @@ func ReadFigure(dir string) (Figure, string, error) {
 		if err != nil {
 			return Figure{}, "", err
 		}
+		if err := checkDiagRows(filepath.Join(dir, dp.Name+".csv"), p, t); err != nil {
+			return Figure{}, "", err
+		}
 		diags = append(diags, t)
 	}
 	var panels []Panel
@@ -347,6 +351,30 @@ func checkRows(path string, p *config.Plan, rows []Row) error {
 	}
 	if i < len(rows) {
 		return inputerr.Errorf("%s: line %d: more rows than meta.json's config has curves (%d)", path, i+2, i)
+	}
+	return nil
+}
+
+// checkDiagRows checks a diagnostic's table read back against the plan:
+// every row is a curve of the plan whose estimator reports the diagnostic
+// (its registry entry), at an n of the grid, with an index >= 1.
+func checkDiagRows(path string, p *config.Plan, t DiagTable) error {
+	for i, r := range t.Rows {
+		ok := slices.ContainsFunc(p.Series, func(s config.Series) bool {
+			return s.Name == r.Series && slices.Contains(s.Estimators, r.Estimator)
+		})
+		info, _ := estimators.Lookup(r.Estimator)
+		reports := slices.ContainsFunc(info.Diagnostics, func(d estimators.Diagnostic) bool { return d.Name == t.Name })
+		switch {
+		case !ok:
+			return inputerr.Errorf("%s: line %d: %s/%s is not a curve of meta.json's config", path, i+2, r.Series, r.Estimator)
+		case !reports:
+			return inputerr.Errorf("%s: line %d: estimator %s does not report %s", path, i+2, r.Estimator, t.Name)
+		case !slices.Contains(p.N, r.N):
+			return inputerr.Errorf("%s: line %d: n = %d is not in the grid %v", path, i+2, r.N, p.N)
+		case r.I < 1:
+			return inputerr.Errorf("%s: line %d: %s = %d, want >= 1", path, i+2, t.Index, r.I)
+		}
 	}
 	return nil
 }
