@@ -18,7 +18,7 @@ func init() {
 			{Name: "eps_b", Kind: Float, Default: 0.3, Min: 0, Max: 1, Doc: "behavior policy's epsilon"},
 			{Name: "eps_e", Kind: Float, Default: 0.05, Min: 0, Max: 1, Doc: "evaluation policy's epsilon"},
 			{Name: "option_length", Kind: Int, Default: 1, Min: 1, Max: 200, Doc: "m, primitive steps per option (1: primitive epsilon-greedy policy)"},
-			{Name: "cap", Kind: Int, Default: 200, Min: 1, Max: 100000, Interp: true, Doc: "episode cap in primitive steps; the value is that of the capped episode"},
+			{Name: "cap", Kind: Int, Default: 200, Min: 1, Max: 100000, Interp: true, Doc: "episode cap in primitive steps; the value is that of the capped episode (the exact value takes time linear in cap x option_length: about 25 s at 2000 x 200, with progress)"},
 			{Name: "position_noise", Kind: Float, Default: 0.075, Min: 0, Max: 0.5, Doc: "probability of seeing the taxi's row (column) one lower, and likewise one higher, clamped into the grid"},
 			{Name: "switch_prob", Kind: Float, Default: 0.15, Min: 0, Max: 1, Doc: "probability that the passenger's location, before pickup, is seen as a uniform draw from R, G, Y, B"},
 			{Name: "dest_may_equal_passenger", Kind: Bool, Default: 1, Interp: true, Doc: "destination uniform over R, G, Y, B independently of the passenger (false: over the other three)"},
@@ -115,11 +115,24 @@ func throttle(progress func(float64), every time.Duration) func(float64) {
 func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Truth, error) {
 	tp := taxiParams(p)
 	m := p.Int("option_length")
-	eval, err := policies.TaxiExactValue(tp, p["eps_e"], m)
+	report := throttle(progress, every)
+	// The exact values are the first half of the work when a Monte Carlo
+	// cross-check follows, else all of it; each policy is half of a phase.
+	phase := 1.0
+	if p.Int("mc_episodes") > 0 {
+		phase = 0.5
+	}
+	dpDone := func(i int) func(float64) {
+		if report == nil {
+			return nil
+		}
+		return func(f float64) { report(phase * (float64(i) + f) / 2) }
+	}
+	eval, err := policies.TaxiExactValueProgress(tp, p["eps_e"], m, dpDone(0))
 	if err != nil {
 		return Truth{}, err
 	}
-	beh, err := policies.TaxiExactValue(tp, p["eps_b"], m)
+	beh, err := policies.TaxiExactValueProgress(tp, p["eps_b"], m, dpDone(1))
 	if err != nil {
 		return Truth{}, err
 	}
@@ -136,15 +149,14 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 		},
 	}
 	if eps := p.Int("mc_episodes"); eps > 0 {
-		report := throttle(progress, every)
 		for i, who := range []struct {
 			name string
 			eps  float64
 		}{{"eval", p["eps_e"]}, {"behavior", p["eps_b"]}} {
-			// policy i's episodes are the i-th half of the work
+			// the second half of the work; policy i's episodes its i-th quarter
 			var chunkDone func(done int)
 			if report != nil {
-				chunkDone = func(done int) { report((float64(i) + float64(done)/float64(eps)) / 2) }
+				chunkDone = func(done int) { report(0.5 + (float64(i)+float64(done)/float64(eps))/4) }
 			}
 			mc, err := policies.TaxiMonteCarloProgress(tp, who.eps, m, eps, taxiMCSeed+uint64(i), 0, chunkDone)
 			if err != nil {

@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestTaxiTruthProgress: the Monte Carlo cross-check reports its progress
-// chunk by chunk (every chunk when unthrottled): many fractions, never
-// decreasing, in (0, 1], the last 1; and reporting changes no number (the
-// truth equals taxiTruth's without a progress function).
+// TestTaxiTruthProgress: the exact recursion reports every 16 steps of the
+// cap and the Monte Carlo cross-check chunk by chunk (all when
+// unthrottled): many fractions, never decreasing, in (0, 1], the last 1;
+// and reporting changes no number (the truth equals taxiTruth's without a
+// progress function).
 func TestTaxiTruthProgress(t *testing.T) {
 	spec, _ := Lookup("noisytaxi")
 	p := spec.Defaults()
@@ -26,8 +27,10 @@ func TestTaxiTruthProgress(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("truth with progress %+v, without %+v", got, want)
 	}
-	if len(fracs) != 20 {
-		t.Errorf("%d progress reports %v, want 20 (one a chunk)", len(fracs), fracs)
+	// 2 policies x floor(200/16) = 24 reports of the recursion (cap 200),
+	// then 20 chunks of the cross-check
+	if len(fracs) != 44 {
+		t.Errorf("%d progress reports %v, want 44", len(fracs), fracs)
 	}
 	for i, f := range fracs {
 		if f <= 0 || f > 1 || (i > 0 && f < fracs[i-1]) {
@@ -42,8 +45,11 @@ func TestTaxiTruthProgress(t *testing.T) {
 	if _, err := taxiTruthEvery(p, func(f float64) { fracs = append(fracs, f) }, 3600e9); err != nil {
 		t.Fatal(err)
 	}
-	if len(fracs) != 2 || fracs[0] != 0.05 || fracs[1] != 1 {
-		t.Errorf("throttled progress %v, want [0.05 1] (first chunk of 20, end)", fracs)
+	// the first report: step 16 of 200 of the first policy's recursion,
+	// which is the first half of the recursion, itself the first half of
+	// the work: (16/200)/2/2 = 0.02
+	if len(fracs) != 2 || fracs[0] != 0.02 || fracs[1] != 1 {
+		t.Errorf("throttled progress %v, want [0.02 1] (first report, end)", fracs)
 	}
 }
 

@@ -63,6 +63,14 @@ type taxiTriple [3]float64
 // memoryless observation noise of each hidden state. The expected episode
 // length and the cap-hit probability come from the same recursion.
 func TaxiExactValue(p noisytaxi.Params, eps float64, m int) (TaxiStats, error) {
+	return TaxiExactValueProgress(p, eps, m, nil)
+}
+
+// TaxiExactValueProgress is TaxiExactValue that also calls progress, when
+// not nil, with the fraction of the recursion done (its cost is linear in
+// the cap and in m: about 25 s at cap 2000 and m = 200 on this project's
+// machine). The numbers are those of TaxiExactValue.
+func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, progress func(frac float64)) (TaxiStats, error) {
 	if err := p.Validate(); err != nil {
 		return TaxiStats{}, err
 	}
@@ -149,6 +157,9 @@ func TaxiExactValue(p noisytaxi.Params, eps float64, m int) (TaxiStats, error) {
 	}
 	w := [2]float64{1 - eps, eps}
 	for T := 1; T <= p.Cap; T++ {
+		if progress != nil && T%16 == 0 {
+			progress(float64(T) / float64(p.Cap))
+		}
 		for k := range 2 {
 			for j := 1; j < m; j++ {
 				cont := fPrev
