@@ -24,6 +24,13 @@ import (
 // An INCRIS also implements GridEstimator: one pass over a batch gives the
 // estimates (and k*) from each of several prefixes, bit-identical to
 // Estimate on each prefix.
+//
+// The sums are added on one of two paths with bit-identical results (every
+// cell takes the same terms, rounded alike, in trajectory order): the
+// scalar path (addNarrow), and where the CPU has AVX2 (useWide; not with
+// -tags noasm) the wide path (addWide), whose assembly kernels add blocks
+// of incrisWide trajectories to four rows (AVX2) or, with AVX-512
+// (usePair), eight rows at a time, one row per vector lane.
 type INCRIS struct {
 	// Printed selects V_k without the 1/n (key "incris-printed").
 	Printed bool
@@ -31,21 +38,30 @@ type INCRIS struct {
 	view weightView
 
 	h int // workspace horizon
-	// cells is triangular: row s (step t = s+1) holds the moments of
-	// X_k = B_k r_t for j = t-k = 0..t at cells[tri(s, j)].
+	// cells holds, for each row s (step t = s+1), the moments of
+	// X_k = B_k r_t for j = t-k = 0..t at cells[tri(s, j)] (rows in groups
+	// of four, padded: see tri).
 	cells []incrisCell
 	// shifted[s] reports whether row s's moments are shifted by their c
 	// (every trajectory so far had a nonzero reward at step s+1) or raw
 	// (c = 0: some trajectory had reward 0 there).
 	shifted []bool
-	aref    []float64 // j = 0..h: W_j of trajectory 0 (padded), the shift of A
-	da      []float64 // j = 0..h: sum_i (W^i_j - aref_j) over the trajectories added so far (padded)
-	// per trajectory of the block being added: W_j - aref_j for j = 0..h
+	aref    []float64 // j = 0..hp: W_j of trajectory 0 (padded), the shift of A
+	da      []float64 // j = 0..hp: sum_i (W^i_j - aref_j) over the trajectories added so far (padded)
+	// per trajectory of the block being added: W_j - aref_j for j = 0..hp
 	// (padded: W frozen after the trajectory's end).
-	tda     [incrisBlock][]float64
-	kstar   []int
-	gridK   [][]int // k* at each grid point of the last EstimateGrid
-	gridBuf []int
+	tda [incrisWide][]float64
+	// the wide path's block of incrisWide trajectories q (wideBlock):
+	// wrho[j*incrisWide+q] = rho_j (1 after the trajectory's end), j < hp;
+	// wtda[j*incrisWide+q] = W_j - aref_j, j <= hp; wrew[g*4*incrisWide+
+	// q*4+l] = r at step 4g+l+1 (0 after the end); wzero[s]: some
+	// trajectory of the block has reward 0 at step s+1.
+	wide, pair       bool // useWide, usePair at reset
+	wrho, wtda, wrew []float64
+	wzero            []bool
+	kstar            []int
+	gridK            [][]int // k* at each grid point of the last EstimateGrid
+	gridBuf          []int
 }
 
 // incrisCell holds, for one (t, j = t-k) and the trajectories added so far,
@@ -58,10 +74,15 @@ type incrisCell struct {
 }
 
 // incrisBlock is the number of trajectories whose terms are added to the
-// triangular sums in one sweep (register blocking: each cell is loaded and
-// stored once per block). The sums are added in trajectory order, so the
-// result does not depend on the blocking.
+// sums in one sweep of the scalar path (register blocking: each cell is
+// loaded and stored once per block). The sums are added in trajectory
+// order, so the result does not depend on the blocking.
 const incrisBlock = 4
+
+// incrisWide is the block of the wide path (addWide): the vector kernels
+// take incrisWide trajectories at a time (their x in registers), with the
+// four rows of a group as the four lanes of a vector.
+const incrisWide = 8
 
 // NewINCRIS returns an INCRIS estimator; printed selects the printed V_k.
 func NewINCRIS(printed bool) *INCRIS { return &INCRIS{Printed: printed} }
@@ -96,9 +117,22 @@ func appendInts(dst []float64, xs []int) []float64 {
 	return dst
 }
 
-// tri returns the index of (step index s = t-1, j) in a triangular array
-// holding j = 0..t for every t.
-func tri(s, j int) int { return s*(s+3)/2 + j }
+// tri returns the index of (step index s = t-1, j) in the cells array,
+// which holds j = 0..t for every t in rows grouped by four: group g
+// (rows s = 4g..4g+3) is four rows of 4g+5 cells each (j = 0..4g+4; the
+// cells with j > t are padding, and so are the rows s >= h of the last
+// group). A group's cells at one j are then the four lanes of a vector,
+// one per row, at a fixed stride.
+func tri(s, j int) int {
+	g, l := s>>2, s&3
+	return 8*g*g + 12*g + l*(4*g+5) + j
+}
+
+// triSize returns the number of cells for horizon h (whole groups).
+func triSize(h int) int {
+	g := (h + 3) / 4
+	return 8*g*g + 12*g
+}
 
 // Estimate returns the INCRIS estimate from b. It needs n >= 2.
 //
@@ -170,7 +204,7 @@ func (e *INCRIS) tooFew(n int) error {
 // reset sizes the workspace for horizon h and empties it.
 func (e *INCRIS) reset(h int) {
 	e.h = h
-	size := tri(h, 0) // = number of (t, j) cells for t = 1..h
+	size := triSize(h)
 	if cap(e.cells) < size {
 		e.cells = make([]incrisCell, size)
 	}
@@ -181,15 +215,27 @@ func (e *INCRIS) reset(h int) {
 	}
 	e.shifted = e.shifted[:h]
 	clear(e.shifted)
-	e.aref = zeroFloats(e.aref, h+1)
-	e.da = zeroFloats(e.da, h+1)
+	hp := (h + 3) &^ 3 // rows, padded to whole groups
+	e.aref = zeroFloats(e.aref, hp+1)
+	e.da = zeroFloats(e.da, hp+1)
 	for q := range e.tda {
-		e.tda[q] = zeroFloats(e.tda[q], h+1)
+		e.tda[q] = zeroFloats(e.tda[q], hp+1)
+	}
+	e.wide, e.pair = useWide, usePair
+	if e.wide {
+		e.wrho = zeroFloats(e.wrho, incrisWide*hp)
+		e.wtda = zeroFloats(e.wtda, incrisWide*(hp+1))
+		e.wrew = zeroFloats(e.wrew, incrisWide*hp)
+		if cap(e.wzero) < hp {
+			e.wzero = make([]bool, hp)
+		}
+		e.wzero = e.wzero[:hp]
 	}
 }
 
 // add adds trajectories from..to-1 of b (from is 0 or the count added so
-// far) to the running sums, in blocks of incrisBlock.
+// far) to the running sums: on the wide path (if e.wide) in blocks of
+// incrisWide, the rest on the scalar path in blocks of incrisBlock.
 func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 	if from == 0 && to > 0 {
 		if err := e.first(b); err != nil {
@@ -197,6 +243,86 @@ func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 		}
 		from = 1
 	}
+	if e.wide && to-from >= incrisWide {
+		if err := e.addWideBlocks(b, from, to); err != nil {
+			return err
+		}
+		from += (to - from) / incrisWide * incrisWide
+	}
+	return e.addNarrow(b, from, to)
+}
+
+// addWideBlocks adds the whole blocks of incrisWide trajectories from
+// from..to-1 on the wide path, the cells in lanes form meanwhile.
+func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
+	e.flipAll()
+	defer e.flipAll()
+	for ; to-from >= incrisWide; from += incrisWide {
+		finite, err := e.wideBlock(b, from)
+		if err != nil {
+			return err
+		}
+		if !finite {
+			// a ratio or weight that is not finite: the scalar path,
+			// which skips zero rewards rather than adding 0 * rho
+			e.flipAll()
+			err := e.addNarrow(b, from, from+incrisWide)
+			e.flipAll()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		e.addWide(b, from)
+		// da += each trajectory's W_j - aref_j, in trajectory order
+		// (as addNarrow adds them)
+		wtda := e.wtda[:incrisWide*len(e.da)]
+		for j, d := range e.da {
+			for _, v := range wtda[j*incrisWide : j*incrisWide+incrisWide] {
+				d += v
+			}
+			e.da[j] = d
+		}
+	}
+	return nil
+}
+
+// flipAll switches every group of cells between the cells form (each cell
+// holds its c, s1, s2, s3) and the lanes form (flipGroup).
+func (e *INCRIS) flipAll() {
+	for g := range (e.h + 3) / 4 {
+		flipGroup(e.groupCells(g), 4*g)
+	}
+}
+
+// groupCells returns the cells of group g (rows 4g..4g+3).
+func (e *INCRIS) groupCells(g int) []incrisCell {
+	return e.cells[8*g*g+12*g : 8*g*g+12*g+4*(4*g+5)]
+}
+
+// flipGroup switches the group of rows s0..s0+3 (cells: 4 rows of s0+5)
+// between the cells form and the lanes form: at each j the four cells of
+// the group, (row s0+l, j) for l = 0..3, are a 4 x 4 matrix (row l: c, s1,
+// s2, s3), which the lanes form holds transposed, so that the cell
+// (s0+l, j) holds component l (c, s1, s2 or s3) of the four rows: one
+// vector of four lanes, one lane a row. The flip is its own inverse.
+func flipGroup(cells []incrisCell, s0 int) {
+	rl := s0 + 5
+	r0, r1, r2, r3 := cells[:rl], cells[rl:2*rl], cells[2*rl:3*rl], cells[3*rl:4*rl]
+	for j := range r0 {
+		a, b, c, d := &r0[j], &r1[j], &r2[j], &r3[j]
+		a.s1, b.c = b.c, a.s1
+		a.s2, c.c = c.c, a.s2
+		a.s3, d.c = d.c, a.s3
+		b.s2, c.s1 = c.s1, b.s2
+		b.s3, d.s1 = d.s1, b.s3
+		c.s3, d.s2 = d.s2, c.s3
+	}
+}
+
+// addNarrow adds trajectories from..to-1 (from >= 1) with the scalar
+// kernels, in blocks of incrisBlock.
+func (e *INCRIS) addNarrow(b *trajectory.Batch, from, to int) error {
 	for i := from; i < to; i += incrisBlock {
 		m := min(incrisBlock, to-i)
 		for q := range m {
@@ -215,14 +341,14 @@ func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 	return nil
 }
 
-// weights fills e.tda[q] with W_j - aref_j, j = 0..e.h, for trajectory i
+// weights fills e.tda[q] with W_j - aref_j, j = 0..hp, for trajectory i
 // (W padded: frozen after its end). It fails, as the weighted estimators'
 // fast path does, as soon as a weight overflows, underflows or turns
 // subnormal: INCRIS's covariances have no scaled form.
 func (e *INCRIS) weights(b *trajectory.Batch, i, q int) error {
 	lo, hi := b.Offsets[i], b.Offsets[i+1]
 	rho := b.Ratio[lo:hi]
-	aref := e.aref[:e.h+1]
+	aref := e.aref
 	da := e.tda[q][:len(aref)]
 	da[0] = 1 - aref[0]
 	cur := 1.0
@@ -230,7 +356,7 @@ func (e *INCRIS) weights(b *trajectory.Batch, i, q int) error {
 		prev := cur
 		cur *= f
 		if leftNormal(cur, f, prev) {
-			return fmt.Errorf("%s: importance weights leave the normal float64 range, so the covariances are %w", e.Name(), ErrNotRepresentable)
+			return e.errWeights()
 		}
 		da[s+1] = cur - aref[s+1]
 	}
@@ -238,6 +364,10 @@ func (e *INCRIS) weights(b *trajectory.Batch, i, q int) error {
 		da[j] = cur - aref[j]
 	}
 	return nil
+}
+
+func (e *INCRIS) errWeights() error {
+	return fmt.Errorf("%s: importance weights leave the normal float64 range, so the covariances are %w", e.Name(), ErrNotRepresentable)
 }
 
 // first starts the sums with trajectory 0: it fixes the shifts (aref = its
@@ -266,6 +396,153 @@ func (e *INCRIS) first(b *trajectory.Batch) error {
 		}
 	}
 	return nil
+}
+
+// wideBlock fills the wide block (wrho, wtda, wrew, wzero) from
+// trajectories i..i+incrisWide-1, computing their weights as weights does
+// and failing as it does. It reports whether every ratio and every
+// W_j - aref_j is finite: only then does a zero reward add exactly nothing
+// (x = 0 * rho_j ... = +-0, and d = +-0 leaves every sum as it is), which
+// lets the kernel add all four rows of a group whatever their rewards.
+func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
+	const w = incrisWide
+	hp := len(e.aref) - 1
+	aref := e.aref[:hp+1]
+	wrho, wtda, wrew, zero := e.wrho[:w*hp], e.wtda[:w*(hp+1)], e.wrew[:w*hp], e.wzero[:hp]
+	clear(zero)
+	for q := range w {
+		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+		rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
+		rew = rew[:len(rho)]
+		for s, f := range rho {
+			wrho[s*w+q] = f
+		}
+		for s := len(rho); s < hp; s++ { // padding: rho 1, r 0
+			wrho[s*w+q] = 1
+			zero[s] = true
+		}
+		for s0 := 0; s0 < hp; s0 += 4 { // wrew[g*4w+q*4+l], g = s0/4
+			r := wrew[s0*w+q*4 : s0*w+q*4+4]
+			if s0+4 <= len(rew) {
+				r[0], r[1], r[2], r[3] = rew[s0], rew[s0+1], rew[s0+2], rew[s0+3]
+				continue
+			}
+			for l := range r {
+				r[l] = 0
+				if s0+l < len(rew) {
+					r[l] = rew[s0+l]
+				}
+			}
+		}
+		for s, r := range rew {
+			if r == 0 {
+				zero[s] = true
+			}
+		}
+	}
+	// W_j for the block's trajectories side by side (independent chains),
+	// each the product weights computes: the padding ratios 1 freeze W
+	// and never fail the range test.
+	c0, c1, c2, c3, c4, c5, c6, c7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
+	for q := range w {
+		wtda[q] = 1 - aref[0]
+	}
+	bad := 0.0 // x - x is 0 for finite x, NaN otherwise
+	for j := range hp {
+		f := wrho[j*w : j*w+w]
+		p0, p1, p2, p3, p4, p5, p6, p7 := c0, c1, c2, c3, c4, c5, c6, c7
+		c0 *= f[0]
+		c1 *= f[1]
+		c2 *= f[2]
+		c3 *= f[3]
+		c4 *= f[4]
+		c5 *= f[5]
+		c6 *= f[6]
+		c7 *= f[7]
+		if leftNormal(c0, f[0], p0) || leftNormal(c1, f[1], p1) || leftNormal(c2, f[2], p2) || leftNormal(c3, f[3], p3) ||
+			leftNormal(c4, f[4], p4) || leftNormal(c5, f[5], p5) || leftNormal(c6, f[6], p6) || leftNormal(c7, f[7], p7) {
+			return false, e.errWeights()
+		}
+		a := aref[j+1]
+		v := wtda[(j+1)*w : (j+1)*w+w]
+		v[0], v[1], v[2], v[3] = c0-a, c1-a, c2-a, c3-a
+		v[4], v[5], v[6], v[7] = c4-a, c5-a, c6-a, c7-a
+		bad += ((v[0] - v[0]) + (v[1] - v[1]) + ((v[2] - v[2]) + (v[3] - v[3]))) +
+			((v[4] - v[4]) + (v[5] - v[5]) + ((v[6] - v[6]) + (v[7] - v[7])))
+	}
+	// A ratio that is not finite makes W (and so W - aref) not finite, or
+	// fails the range test.
+	return bad == 0, nil
+}
+
+// addWide adds trajectories i..i+incrisWide-1 (their data in the wide
+// block) group by group, the cells in lanes form: with the vector kernel
+// where every row of the group is raw or every trajectory has a nonzero
+// reward in it, else (a row turns raw here, once per row) with the scalar
+// kernels, on the group flipped to the cells form.
+func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
+	const w = incrisWide
+	hp := len(e.aref) - 1
+	wrho, wtda := e.wrho[:w*hp], e.wtda[:w*(hp+1)]
+	narrow := false // e.tda holds the block's W_j - aref_j
+	for g := hp/4 - 1; g >= 0; g-- {
+		if e.turnsRaw(g) {
+			if !narrow {
+				for q := range w {
+					tda := e.tda[q][:hp+1]
+					for j := range tda {
+						tda[j] = wtda[j*w+q]
+					}
+				}
+				narrow = true
+			}
+			flipGroup(e.groupCells(g), 4*g)
+			e.addGroupNarrow(b, i, 4*g)
+			flipGroup(e.groupCells(g), 4*g)
+			continue
+		}
+		if e.pair && g > 0 && !e.turnsRaw(g-1) {
+			rv := (*[8 * w]float64)(e.wrew[(g-1)*4*w : (g+1)*4*w])
+			incrisPair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
+			g--
+			continue
+		}
+		rv := (*[4 * w]float64)(e.wrew[g*4*w : (g+1)*4*w])
+		incrisGroup(e.groupCells(g), 4*g, rv, wrho, wtda)
+	}
+}
+
+// turnsRaw reports whether a row of group g is shifted and some trajectory
+// of the wide block has reward 0 in it.
+func (e *INCRIS) turnsRaw(g int) bool {
+	for s := 4 * g; s < min(4*g+4, e.h); s++ {
+		if e.shifted[s] && e.wzero[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// addGroupNarrow adds trajectories i..i+incrisWide-1 (their W_j - aref_j
+// in e.tda) to the rows of the group starting at row s0 with the scalar
+// kernels, turning rows raw where needed.
+func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0 int) {
+	for s := s0; s < min(s0+4, e.h); s++ {
+		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
+		for q := range incrisWide {
+			lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+			r := 0.0
+			if s < hi-lo {
+				r = b.Reward[lo+s]
+			}
+			switch {
+			case r != 0:
+				addRow1(row, r, b.Ratio[lo:hi], e.tda[q])
+			case e.shifted[s]:
+				e.unshift(s, row, i+q, q)
+			}
+		}
+	}
 }
 
 // addBlock adds trajectories i..i+m-1 (m <= incrisBlock, their weights in
@@ -454,4 +731,75 @@ func resizeInts(s []int, n int) []int {
 		return make([]int, n)
 	}
 	return s[:n]
+}
+
+// incrisGroupGo is the vector kernel (incrisGroup) in Go, lane by lane: it
+// adds the wide block's incrisWide trajectories to the group of rows
+// s0..s0+3, whose cells (4 rows of s0+5, in lanes form: see flipGroup)
+// are cells. rv[q*4+l] is trajectory q's reward in row s0+l, rho and tda
+// the block's interleaved ratios and W_j - aref_j. Every trajectory's terms
+// are added, zero rewards included (which add nothing; see wideBlock). The
+// padding cells (j > t) stay 0, as in the vector kernel.
+func incrisGroupGo(cells []incrisCell, s0 int, rv *[4 * incrisWide]float64, rho, tda []float64) {
+	flipGroup(cells, s0)
+	defer flipGroup(cells, s0)
+	const w = incrisWide
+	rl := s0 + 5
+	for l := range 4 {
+		t := s0 + l + 1
+		row := cells[l*rl : l*rl+t+1]
+		rho := rho[:t*w]
+		tda := tda[:(t+1)*w]
+		x0, x1, x2, x3 := rv[l], rv[4+l], rv[8+l], rv[12+l]
+		x4, x5, x6, x7 := rv[16+l], rv[20+l], rv[24+l], rv[28+l]
+		for j := t; j >= 0; j-- {
+			if j < t {
+				f := rho[j*w : j*w+w]
+				x0 *= f[0]
+				x1 *= f[1]
+				x2 *= f[2]
+				x3 *= f[3]
+				x4 *= f[4]
+				x5 *= f[5]
+				x6 *= f[6]
+				x7 *= f[7]
+			}
+			a := tda[j*w : j*w+w]
+			cl := &row[j]
+			c, s1, s2, s3 := cl.c, cl.s1, cl.s2, cl.s3
+			d := x0 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[0] * d)
+			d = x1 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[1] * d)
+			d = x2 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[2] * d)
+			d = x3 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[3] * d)
+			d = x4 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[4] * d)
+			d = x5 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[5] * d)
+			d = x6 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[6] * d)
+			d = x7 - c
+			s1 += d
+			s2 += float64(d * d)
+			s3 += float64(a[7] * d)
+			cl.s1, cl.s2, cl.s3 = s1, s2, s3
+		}
+	}
 }

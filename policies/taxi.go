@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
@@ -33,11 +34,12 @@ const (
 
 // taxiDist[from][to] is the number of moves of a shortest path between two
 // cells (cell = row*GridSize + col); taxiStar[cell][pass][dest] is a*(o) for
-// an observation seen at cell with passenger pass and destination dest.
+// an observation seen at cell with passenger pass and destination dest (a
+// byte per action: the table takes 500 bytes of cache, not 4000).
 var taxiDist, taxiStar = buildTaxiTables()
 
 func buildTaxiTables() (dist [noisytaxi.NumCells][noisytaxi.NumCells]int,
-	star [noisytaxi.NumCells][noisytaxi.NumPassObs][noisytaxi.NumLocs]noisytaxi.Action) {
+	star [noisytaxi.NumCells][noisytaxi.NumPassObs][noisytaxi.NumLocs]uint8) {
 	const n = noisytaxi.GridSize
 	for from := range noisytaxi.NumCells {
 		d := &dist[from]
@@ -88,17 +90,18 @@ func buildTaxiTables() (dist [noisytaxi.NumCells][noisytaxi.NumCells]int,
 	for cell := range noisytaxi.NumCells {
 		for dest := range noisytaxi.NumLocs {
 			for pass := range noisytaxi.NumPassObs {
-				a := &star[cell][pass][dest]
+				var a noisytaxi.Action
 				switch {
 				case pass == noisytaxi.InTaxi && cell == locCell[dest]:
-					*a = noisytaxi.Dropoff
+					a = noisytaxi.Dropoff
 				case pass == noisytaxi.InTaxi:
-					*a = next[cell][dest]
+					a = next[cell][dest]
 				case cell == locCell[pass]:
-					*a = noisytaxi.Pickup
+					a = noisytaxi.Pickup
 				default:
-					*a = next[cell][pass]
+					a = next[cell][pass]
 				}
+				star[cell][pass][dest] = uint8(a)
 			}
 		}
 	}
@@ -108,7 +111,7 @@ func buildTaxiTables() (dist [noisytaxi.NumCells][noisytaxi.NumCells]int,
 // TaxiOptimalAction returns a*(o). o must be a valid observation (fields in
 // range).
 func TaxiOptimalAction(o noisytaxi.Obs) noisytaxi.Action {
-	return taxiStar[o.Row*noisytaxi.GridSize+o.Col][o.Pass][o.Dest]
+	return noisytaxi.Action(taxiStar[o.Row*noisytaxi.GridSize+o.Col][o.Pass][o.Dest])
 }
 
 // TaxiPrimitiveProb returns pi(a|o) = (1-eps)[a = a*(o)] + eps/6 of the
@@ -140,6 +143,9 @@ type TaxiRollout struct {
 	rhoStar, rhoOther float64
 	// m >= 2: mu_e/mu_b of the optimal and of the random option
 	ratioOpt, ratioRand float64
+	// kEpsB decides a Float64 draw u = k/2^53 below epsB on its integer k:
+	// u < epsB exactly when k < kEpsB (noisytaxi.Float64Threshold).
+	kEpsB uint64
 }
 
 // NewTaxiRollout returns the rollout of behavior eps epsB against
@@ -161,7 +167,7 @@ func NewTaxiRollout(m int, epsB, epsE float64) (*TaxiRollout, error) {
 	if m > 1 && epsE < 1 && epsB == 1 {
 		return nil, fmt.Errorf("policies: taxi behavior eps is 1 but evaluation eps %v: the optimal option is not covered", epsE)
 	}
-	t := &TaxiRollout{m: m, epsB: epsB, epsE: epsE}
+	t := &TaxiRollout{m: m, epsB: epsB, epsE: epsE, kEpsB: noisytaxi.Float64Threshold(epsB)}
 	const k = noisytaxi.NumActions
 	t.rhoStar = (1 - epsE + epsE/k) / (1 - epsB + epsB/k)
 	if epsB > 0 {
@@ -195,6 +201,9 @@ func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
 // exploring, one IntN(6); for M >= 2: at an option start one Float64
 // (random option if < epsB), then either IntN(6) (random option) or
 // env.Observe (optimal option).
+//
+// EpisodePCG runs the same episodes faster from a *rand.PCG, and Episodes
+// runs n of them, on that fast path when rng draws from a *rand.PCG.
 func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
 	env.Reset(rng)
 	if t.m == 1 {
@@ -202,7 +211,7 @@ func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory
 			o := env.Observe(rng)
 			star := TaxiOptimalAction(o)
 			a, rho := star, t.rhoStar
-			if rng.Float64() < t.epsB {
+			if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
 				if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
 					rho = t.rhoOther
 				}
@@ -224,7 +233,7 @@ func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory
 		for {
 			optionRatio := 1.0
 			if left == 0 {
-				left, random = t.m, rng.Float64() < t.epsB
+				left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
 				optionRatio = t.ratioOpt
 				if random {
 					optionRatio = t.ratioRand
@@ -235,6 +244,96 @@ func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory
 				a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
 			} else {
 				a = TaxiOptimalAction(env.Observe(rng))
+			}
+			left--
+			r, done := env.Step(a)
+			ret += r
+			if rec != nil {
+				rec.AddOption(r, 1, optionRatio, false)
+				if env.PickedUp() {
+					rec.MarkSplit()
+				}
+			}
+			if done {
+				break
+			}
+		}
+	}
+	if rec != nil {
+		rec.End()
+	}
+	return ret, env.Steps()
+}
+
+// low53 returns the bits of a Uint64 that Float64 uses: (*rand.Rand).Float64
+// returns low53(x)/2^53 for its one draw x.
+func low53(x uint64) uint64 { return x << 11 >> 11 }
+
+// EpisodePCG is Episode drawing from rng and recording into the batch rec
+// (nil: nothing recorded): the same draws in the same order, the same
+// episode, the same records and results, bit for bit, as Episode with a
+// *rand.Rand over rng's PCG (rand.New(rng.Source())), and the PCG is left
+// in the same state. It is faster: it calls the PCG directly (inlined)
+// rather than through the rand.Source interface, decides each Float64 draw
+// u < eps on the integer behind u (see noisytaxi.Float64Threshold), and
+// records through the concrete *trajectory.Batch rather than the Recorder
+// interface. It does not allocate once rec has grown.
+func (t *TaxiRollout) EpisodePCG(env *noisytaxi.Env, rng noisytaxi.PCGRand, rec *trajectory.Batch) (ret float64, steps int) {
+	const k = noisytaxi.NumActions
+	src := rng.Source()
+	env.ResetPCG(rng)
+	kEpsB := t.kEpsB
+	if t.m == 1 {
+		for {
+			o := env.ObservePCG(rng)
+			star := TaxiOptimalAction(o)
+			a, rho := star, t.rhoStar
+			if low53(src.Uint64()) < kEpsB { // rng.Float64() < t.epsB
+				// a = rng.IntN(k), Lemire's method inline: accept x at
+				// once unless IntNFrom may have to draw again.
+				x := src.Uint64()
+				if hi, lo := bits.Mul64(x, k); lo >= k {
+					a = noisytaxi.Action(hi)
+				} else {
+					a = noisytaxi.Action(rng.IntNFrom(x, k))
+				}
+				if a != star {
+					rho = t.rhoOther
+				}
+			}
+			r, done := env.Step(a)
+			ret += r
+			if rec != nil {
+				rec.AddOption(r, rho, rho, false)
+				if env.PickedUp() {
+					rec.MarkSplit()
+				}
+			}
+			if done {
+				break
+			}
+		}
+	} else {
+		left, random := 0, false
+		for {
+			optionRatio := 1.0
+			if left == 0 {
+				left, random = t.m, low53(src.Uint64()) < kEpsB // rng.Float64() < t.epsB
+				optionRatio = t.ratioOpt
+				if random {
+					optionRatio = t.ratioRand
+				}
+			}
+			var a noisytaxi.Action
+			if random {
+				x := src.Uint64() // a = rng.IntN(k), as above
+				if hi, lo := bits.Mul64(x, k); lo >= k {
+					a = noisytaxi.Action(hi)
+				} else {
+					a = noisytaxi.Action(rng.IntNFrom(x, k))
+				}
+			} else {
+				a = TaxiOptimalAction(env.ObservePCG(rng))
 			}
 			left--
 			r, done := env.Step(a)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 func cellOf(r, c int) int { return r*noisytaxi.GridSize + c }
@@ -416,5 +417,40 @@ func BenchmarkRollout(b *testing.B) {
 			}
 			b.ReportMetric(float64(rec.steps)/b.Elapsed().Seconds(), "steps/s")
 		})
+	}
+}
+
+// BenchmarkRolloutBatch is BenchmarkRollout recording into a reused
+// trajectory.Batch (as a domain's Collect does), on the *rand.Rand path
+// (Episode) and on the fast path (EpisodePCG), from equal seeds: both draw
+// the same episodes.
+func BenchmarkRolloutBatch(b *testing.B) {
+	for _, path := range []string{"rand", "pcg"} {
+		for _, m := range []int{1, 2, 3} {
+			b.Run(path+"/m="+string(rune('0'+m)), func(b *testing.B) {
+				env, _ := noisytaxi.New(noisytaxi.DefaultParams())
+				src := rand.NewPCG(1, 2)
+				rng, fast := rand.New(src), noisytaxi.NewPCGRand(src)
+				ro, _ := NewTaxiRollout(m, 0.3, 0.05)
+				var batch trajectory.Batch
+				batch.Grow(1000, 1000*200)
+				steps, episodes := 0, 0
+				b.ReportAllocs()
+				for b.Loop() {
+					if episodes%1000 == 0 {
+						steps += batch.Steps()
+						batch.Reset()
+					}
+					episodes++
+					if path == "rand" {
+						ro.Episode(env, rng, &batch)
+					} else {
+						ro.EpisodePCG(env, fast, &batch)
+					}
+				}
+				steps += batch.Steps()
+				b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+			})
+		}
 	}
 }

@@ -284,13 +284,13 @@ func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, se
 	err = parallel.Do(context.Background(), chunks, workers, func() func(int) error {
 		env, _ := noisytaxi.New(p)
 		var pcg rand.PCG
-		rng := rand.New(&pcg)
+		fast := noisytaxi.NewPCGRand(&pcg) // the draws of rand.New(&pcg), without its interface calls
 		return func(c int) error {
 			pcg.Seed(seed, streams.Mix(uint64(c)))
 			n := min(taxiChunk, episodes-c*taxiChunk)
 			var res result
 			for range n {
-				ret, steps := ro.Episode(env, rng, nil)
+				ret, steps := ro.EpisodePCG(env, fast, nil)
 				res.ret.add(ret)
 				res.length.add(float64(steps))
 				capped := 0.0

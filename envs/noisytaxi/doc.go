@@ -45,5 +45,7 @@
 // expose the dynamics, the observation distribution and the start
 // distribution in a form an exact dynamic program can enumerate. Env.Step and
 // Env.Observe do not allocate. Randomness comes only from the *rand.Rand
-// passed to Reset and Observe; transitions are deterministic.
+// passed to Reset and Observe (or the PCGRand passed to ResetPCG and
+// ObservePCG, which draw the same numbers faster); transitions are
+// deterministic.
 package noisytaxi

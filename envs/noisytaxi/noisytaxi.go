@@ -274,8 +274,10 @@ type Env struct {
 	done      bool
 	delivered bool
 	picked    bool // the last step was the successful pickup
-	// observation thresholds
-	q1, q2 float64
+	// Observation thresholds on the 53 bits k of a uniform u = k/2^53
+	// (Float64Threshold): u < q exactly when k < kq1, u < 2q when k < kq2,
+	// u < SwitchProb when k < kSwitch.
+	kq1, kq2, kSwitch uint64
 }
 
 // New returns an environment with parameters p, in a finished state: call
@@ -284,7 +286,8 @@ func New(p Params) (*Env, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Env{p: p, done: true, q1: p.PositionNoise, q2: 2 * p.PositionNoise}, nil
+	return &Env{p: p, done: true, kq1: Float64Threshold(p.PositionNoise), kq2: Float64Threshold(2 * p.PositionNoise),
+		kSwitch: Float64Threshold(p.SwitchProb)}, nil
 }
 
 // Params returns the environment's parameters.
@@ -292,6 +295,20 @@ func (e *Env) Params() Params { return e.p }
 
 // Reset starts a new episode from a state drawn from the start distribution.
 func (e *Env) Reset(rng *rand.Rand) {
+	cell := rng.IntN(NumCells)
+	pass := rng.IntN(NumLocs)
+	var dest int
+	if e.p.DestMayEqualPassenger {
+		dest = rng.IntN(NumLocs)
+	} else {
+		dest = (pass + 1 + rng.IntN(NumLocs-1)) % NumLocs
+	}
+	e.ResetTo(State{Row: cell / GridSize, Col: cell % GridSize, Pass: pass, Dest: dest})
+}
+
+// ResetPCG is Reset drawing from rng: the same draws and the same start
+// state as Reset with a *rand.Rand over rng's PCG, faster.
+func (e *Env) ResetPCG(rng PCGRand) {
 	cell := rng.IntN(NumCells)
 	pass := rng.IntN(NumLocs)
 	var dest int
@@ -316,47 +333,135 @@ func (e *Env) ResetTo(s State) {
 	e.picked = false
 }
 
-func (e *Env) noisyCoord(c int, u float64) int {
-	switch {
-	case u < e.q1:
-		return max(c-1, 0)
-	case u < e.q2:
-		return min(c+1, GridSize-1)
+// noisyCoord returns coordinate c as seen with a uniform draw u = k/2^53
+// (k the low 53 bits of a Uint64): c-1 when u < q, else c+1 when u < 2q,
+// else c; clamped into the grid.
+func (e *Env) noisyCoord(c int, k uint64) int {
+	// Branch-free (conditional moves): the noise is a coin flip the CPU
+	// cannot predict. kq1 <= kq2, so k < kq1 overrides k < kq2.
+	seen, lower, higher := c, max(c-1, 0), min(c+1, GridSize-1)
+	if k < e.kq2 {
+		seen = higher
 	}
-	return c
+	if k < e.kq1 {
+		seen = lower
+	}
+	return seen
 }
 
-// Observe draws an observation of the current hidden state.
+// switches says whether the passenger is seen as a uniform draw from R, G,
+// Y, B given a uniform draw u = k/2^53: u < SwitchProb.
+func (e *Env) switches(k uint64) bool { return k < e.kSwitch }
+
+// Observe draws an observation of the current hidden state: one Float64
+// for the row, one for the column, then before pickup one Float64 for the
+// switch and, when it switches, one IntN(NumLocs). (Each Float64 u is
+// compared with its probability on the integer k of u = k/2^53, which
+// decides u < p exactly as the float comparison does; see
+// Float64Threshold.)
 func (e *Env) Observe(rng *rand.Rand) Obs {
 	o := Obs{
-		Row:  e.noisyCoord(e.s.Row, rng.Float64()),
-		Col:  e.noisyCoord(e.s.Col, rng.Float64()),
+		Row:  e.noisyCoord(e.s.Row, low53(rng.Uint64())),
+		Col:  e.noisyCoord(e.s.Col, low53(rng.Uint64())),
 		Pass: e.s.Pass,
 		Dest: e.s.Dest,
 	}
-	if o.Pass != InTaxi && rng.Float64() < e.p.SwitchProb {
+	if o.Pass != InTaxi && e.switches(low53(rng.Uint64())) {
 		o.Pass = rng.IntN(NumLocs)
 	}
 	return o
 }
 
+// ObservePCG is Observe drawing from rng: the same draws and the same
+// observation as Observe with a *rand.Rand over rng's PCG, faster.
+func (e *Env) ObservePCG(rng PCGRand) Obs {
+	o := Obs{
+		Row:  e.noisyCoord(e.s.Row, low53(rng.src.Uint64())),
+		Col:  e.noisyCoord(e.s.Col, low53(rng.src.Uint64())),
+		Pass: e.s.Pass,
+		Dest: e.s.Dest,
+	}
+	if o.Pass != InTaxi && e.switches(low53(rng.src.Uint64())) {
+		o.Pass = int(rng.src.Uint64() & (NumLocs - 1)) // IntN(NumLocs), NumLocs being a power of two
+	}
+	return o
+}
+
+// IntN(n) masks a draw when n is a power of two, as ObservePCG does for
+// NumLocs: this constant does not compile (it overflows uint) otherwise.
+const _ uint = -(NumLocs & (NumLocs - 1))
+
 // Step takes action a and returns its reward and whether the episode has
 // ended (a successful dropoff, or the cap reached). Stepping a finished
 // episode panics.
 func (e *Env) Step(a Action) (reward float64, done bool) {
+	if e.done || uint(a) >= NumActions {
+		e.badStep()
+	}
+	// Transition(e.s, a), read from a table: no branch on the action,
+	// whose kind (move, pickup, dropoff) the CPU cannot predict.
+	t := stepTable[e.s.Index()*NumActions+int(a)]
+	e.s.Row, e.s.Col, e.s.Pass = int(t.row), int(t.col), int(t.pass)
+	e.delivered, e.picked = t.kind&stepDelivered != 0, t.kind&stepPicked != 0
+	e.steps++
+	e.done = e.delivered || e.steps >= e.p.Cap
+	return stepReward[t.kind&stepRewardMask], e.done
+}
+
+// badStep panics with the reason a step is not allowed.
+func (e *Env) badStep() {
 	if e.done {
 		panic("noisytaxi: Step after the episode ended")
 	}
-	if a < 0 || a >= NumActions {
-		panic("noisytaxi: Step with an invalid action")
-	}
-	prev := e.s.Pass
-	e.s, reward, e.delivered = Transition(e.s, a)
-	e.picked = prev != InTaxi && e.s.Pass == InTaxi
-	e.steps++
-	e.done = e.delivered || e.steps >= e.p.Cap
-	return reward, e.done
+	panic("noisytaxi: Step with an invalid action")
 }
+
+// stepEntry is Transition(s, a) for one hidden state s and action a: the
+// taxi cell and passenger after it (the destination never changes) and
+// its kind: the reward's index in stepReward, and flags.
+type stepEntry struct{ row, col, pass, kind uint8 }
+
+const (
+	stepRewardMask = 3      // kind & stepRewardMask indexes stepReward
+	stepDelivered  = 1 << 2 // the step delivered the passenger (done)
+	stepPicked     = 1 << 3 // the step was the successful pickup
+)
+
+// stepReward is indexed by kind & stepRewardMask (the last entry unused).
+var stepReward = [stepRewardMask + 1]float64{RewardStep, RewardIllegal, RewardDeliver, RewardStep}
+
+// stepTable[s.Index()*NumActions + a] is Transition(s, a) for every valid
+// state s and action a.
+var stepTable = func() (t [NumStates * NumActions]stepEntry) {
+	for i := range NumStates {
+		s := StateAt(i)
+		for a := range Action(NumActions) {
+			next, r, done := Transition(s, a)
+			var kind uint8
+			switch r {
+			case RewardStep:
+				kind = 0
+			case RewardIllegal:
+				kind = 1
+			case RewardDeliver:
+				kind = 2
+			default:
+				panic("noisytaxi: a reward missing from stepReward")
+			}
+			if done {
+				kind |= stepDelivered
+			}
+			if s.Pass != InTaxi && next.Pass == InTaxi {
+				kind |= stepPicked
+			}
+			if next.Dest != s.Dest {
+				panic("noisytaxi: a transition changes the destination")
+			}
+			t[i*NumActions+int(a)] = stepEntry{uint8(next.Row), uint8(next.Col), uint8(next.Pass), kind}
+		}
+	}
+	return t
+}()
 
 // State returns the hidden state.
 func (e *Env) State() State { return e.s }
