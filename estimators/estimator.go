@@ -152,8 +152,8 @@ type workspace struct {
 // Workspace bounds (bytes). Every estimator may materialise the per-step
 // factors (8 bytes a step, at most n H steps) when an option's underlying
 // policy changed; the sums-based ones keep O(H) per-step sums, INCRIS four
-// co-moments per (t, k) cell, incris-ld its ratios by step and an
-// (H+1) x (H+1) covariance matrix.
+// co-moments per (t, k) cell, incris-ld its ratios in step-major blocks of
+// 512 trajectories with per-(t, k) sums (incrisLDBytes, beside its code).
 var (
 	sumsWorkspace = workspace{
 		func(n, h float64) float64 { return 8*n*h + 8*(6*h+2) },
@@ -161,9 +161,7 @@ var (
 	incrisWorkspace = workspace{
 		func(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) },
 		"8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"}
-	incrisLDWorkspace = workspace{
-		func(n, h float64) float64 { return 16*n*h + 32*n + 8*(h+1)*(h+1) + 8*(h+1)*ldChunk + 96*(h+1) },
-		"16 n H (factors, ratios by step) + 32 n + 8 (H+1)^2 (covariance matrix) + 4096 (H+1) + 96 (H+1) bytes"}
+	incrisLDWorkspace = workspace{incrisLDBytes, incrisLDBytesDoc}
 )
 
 func sumsEntry(name, formula, source string, class Class, def bool, mk func() Estimator) Info {
