@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond figs test bench clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond long figs test bench clean readme docs
 
 all: build
 
@@ -36,7 +36,11 @@ sweep: build
 beyond: build
 	$(BIN) run -workers $(WORKERS) configs/beyond.yaml
 
-## figs: every figure that exists
+## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
+long: build
+	$(BIN) run -workers $(WORKERS) configs/long.yaml
+
+## figs: every figure that exists (long apart: minutes, not seconds)
 figs: fig2 fig3 fig4 theory sweep beyond
 
 ## test: the whole test suite (what .ci/run runs)
