@@ -62,7 +62,7 @@ docs: build
 	$(BIN) help reference > docs/reference.md
 
 ## readme: refresh the README's claims table from the committed results
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/long
 readme: build
 	$(BIN) claims $(CLAIM_RUNS) > .claims.md
 	awk 'BEGIN{while((getline l < ".claims.md")>0) t=t l "\n"} /<!-- claims:begin -->/{print; printf "%s", t; skip=1; next} /<!-- claims:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .claims.md
