@@ -1992,17 +1992,19 @@ func (e *INCRISLD) inactiveB(s, k int) (float64, bool) {
 		return float64(e.n - e.nact[s]), true
 	}
 	sum := 0.0
+	off := b.Offsets[:e.n+1]
 	for i := range e.n {
-		if e.active(i, s) {
-			continue
+		start, end := off[i], off[i+1]
+		l := end - start
+		if s < l && b.Reward[start+s] != 0 {
+			continue // active
 		}
-		off, l := b.Offsets[i], b.Len(i)
+		// Past a trajectory's end its ratios are 1, and bj*1 == bj
+		// exactly (bj stays normal, or the loop has returned), so the
+		// product starts at its last real ratio: the same bits.
 		bj := 1.0
-		for q := s; q > s-k; q-- {
-			f := 1.0
-			if q < l {
-				f = b.Ratio[off+q]
-			}
+		for q := min(s, l-1); q > s-k; q-- {
+			f := b.Ratio[start+q]
 			nb := bj * f
 			if ldBadProduct(nb, bj, f) {
 				return 0, false

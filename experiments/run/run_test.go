@@ -93,3 +93,45 @@ func TestStreamDependsOnSeedSeriesTrial(t *testing.T) {
 		t.Error("different seeds gave identical results")
 	}
 }
+
+// TestPooledEstimatorsMatchFresh: a worker keeps its estimators across
+// series (their workspaces sized by the largest horizon seen so far), and
+// every unit's result is bit for bit that of a fresh worker: a workspace's
+// history never leaks into an estimate. The series alternate long and short
+// horizons, fixed and random lengths, so stale cells would show.
+func TestPooledEstimatorsMatchFresh(t *testing.T) {
+	p, err := config.Parse([]byte(`name: pool
+trials: 2
+n: [5, 40]
+series:
+  - name: long
+    domain: chainmdp
+    params: {horizon: 40, p_e: 0.9}
+    estimators: [pdis, cwpdis, incris, incris-ld]
+  - name: taxi
+    domain: noisytaxi
+    params: {option_length: 1, mc_episodes: 0}
+    estimators: [incris-ld, incris, pdis]
+  - name: short
+    domain: chainmdp
+    params: {horizon: 4, p_e: 0.9}
+    estimators: [incris, incris-ld, cwpdis]
+`), "pool.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled := newWorker(p)
+	for _, u := range Units(p) {
+		got, err := pooled.run(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := newWorker(p).run(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("unit %+v: the pooled worker's result differs from a fresh worker's", u)
+		}
+	}
+}
