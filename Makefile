@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond long figs test bench clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond long figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -48,9 +48,26 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-## bench: every benchmark, 5 runs each, into bench.txt, then its benchstat summary
+## bench: the speed targets (issue 13) in one benchstat table: INCRIS and
+## incris-ld at n = 10^4, H = 100, one Figure 4 trial, the NoisyTaxi
+## rollout (one core each), and `make fig4` and `make figs` as whole runs
+## (2 workers, no build step). Raw results go to docs/bench.txt, from which
+## `make readme` fills the README's speed table. About 5 minutes.
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench:
+	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrial$$/fig4' -benchmem -count 6 -cpu 1 ./experiments/run && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkRolloutBatch$$/rand/m=1' -benchmem -count 6 -cpu 1 ./policies && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/fig4' -count 6 -cpu 2 -timeout 30m ./experiments && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/figs' -benchtime 1x -count 3 -cpu 2 -timeout 30m ./experiments; } > docs/bench.txt
+	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt
+
+## bench-long: `make long` as a benchmark (one run, about 10 minutes)
+bench-long:
+	LONGHORIZON_BENCH_LONG=1 $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/long' -benchtime 1x -count 1 -cpu 2 -timeout 60m ./experiments
+
+## bench-all: every benchmark of every package, 5 runs each, into bench.txt
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./... > bench.txt
 	$(GO) run $(BENCHSTAT) bench.txt
 

@@ -1087,7 +1087,19 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 		for j := range bk {
 			bk[j] = 1
 		}
-		for k := range t {
+		k := 0
+		if fast && useLD4 {
+			// four lags at a time (ldKernel4: the same bits as ldKernel)
+			rc := e.rc[:4*l]
+			var rho4 [4][]float64
+			for ; k+3 < t; k += 4 {
+				for L := range rho4 {
+					rho4[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+				}
+				ldKernel4(&rho4, r.rw, bk, cx[k:k+4], cd[k:k+4], part[k:k+4], r.odd, r.lastOdd)
+			}
+		}
+		for ; k < t; k++ {
 			rho := r.rows(k, e.rc)
 			if fast {
 				fm := fmtab[(r.s-k)*r.w : (r.s-k+1)*r.w]
@@ -1285,7 +1297,7 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 		x, d, dd, a, nb := ldCell(bk[0], rho[0], rw[0], cx, cd)
 		sx += x
 		sd += d
-		ss += dd * dd
+		ss += float64(dd * dd)
 		l1 += float64(a * a)
 		bk[0] = nb
 		j = 1
@@ -1301,7 +1313,7 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 		sx += x0
 		sd += d0
 		dd0 := d0 - cd
-		ss += dd0 * dd0
+		ss += float64(dd0 * dd0)
 		a0 := x0 - cx
 		l0 += float64(a0 * a0)
 		bk[j] = b0 * rho[j]
@@ -1310,7 +1322,7 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 		sx += x1
 		sd += d1
 		dd1 := d1 - cd
-		ss += dd1 * dd1
+		ss += float64(dd1 * dd1)
 		a1 := x1 - cx
 		l1 += float64(a1 * a1)
 		bk[j+1] = b1 * rho[j+1]
@@ -1319,7 +1331,7 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 		x, d, dd, a, nb := ldCell(bk[j], rho[j], rw[j], cx, cd)
 		sx += x
 		sd += d
-		ss += dd * dd
+		ss += float64(dd * dd)
 		l0 += float64(a * a)
 		bk[j] = nb
 		j++
@@ -1328,7 +1340,7 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 		x, d, dd, a, nb := ldCell(bk[j], rho[j], rw[j], cx, cd)
 		sx += x
 		sd += d
-		ss += dd * dd
+		ss += float64(dd * dd)
 		p.last = float64(a * a)
 		bk[j] = nb
 	}
@@ -1353,7 +1365,7 @@ func ldKernelGen(rho, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd,
 		x, d, dd, a, nb := ldCell(b, f, rw[j], cx, cd)
 		sx += x
 		sd += d
-		ss += dd * dd
+		ss += float64(dd * dd)
 		if lastOdd && j == n-1 {
 			p.last = float64(a * a)
 		} else {

@@ -1,0 +1,58 @@
+package experiments
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/experiments/config"
+)
+
+// figureSets are the shipped configs behind each make target that
+// BenchmarkFigure times: `make fig4`, `make figs` (every figure but long)
+// and `make long`.
+var figureSets = []struct {
+	name    string
+	configs []string
+}{
+	{"fig4", []string{"fig4"}},
+	{"figs", []string{"fig2", "fig3", "fig4", "theory", "sweep_taxi", "beyond"}},
+	{"long", []string{"long"}},
+}
+
+// BenchmarkFigure runs whole shipped configs as their make targets do: 2
+// workers, every output file written, the figure drawn, true values from a
+// warm truth cache (as on any run after the first). It is the wall time a
+// user waits, apart from make's `go build` step (0.4 s when the binary is
+// up to date). The long set takes about 10 minutes a run, so it runs only
+// with LONGHORIZON_BENCH_LONG=1 (make bench-long).
+func BenchmarkFigure(b *testing.B) {
+	for _, set := range figureSets {
+		b.Run(set.name, func(b *testing.B) {
+			if set.name == "long" && os.Getenv("LONGHORIZON_BENCH_LONG") != "1" {
+				b.Skip("set LONGHORIZON_BENCH_LONG=1 (make bench-long) to time configs/long.yaml")
+			}
+			cache := &domains.TruthCache{Dir: b.TempDir()}
+			run := func() {
+				for _, name := range set.configs {
+					p, err := config.Load("../configs/" + name + ".yaml")
+					if err != nil {
+						b.Fatal(err)
+					}
+					dir := filepath.Join(b.TempDir(), name)
+					if _, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "bench", TruthCache: cache}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if set.name != "long" {
+				run() // warm the truth cache, as `make` after the first run
+			}
+			for b.Loop() {
+				run()
+			}
+		})
+	}
+}
