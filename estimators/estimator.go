@@ -53,6 +53,9 @@ const (
 	// Options: option-level ratios and which options changed (Theorem 3);
 	// Batch.OptionRatio and Batch.Changed.
 	Options
+	// Model: the model columns q_hat and v_hat of SPEC 1d; Batch.QHat and
+	// Batch.VHat.
+	Model
 )
 
 // String names the data, e.g. "split points, options".
@@ -63,6 +66,9 @@ func (d Data) String() string {
 	}
 	if d&Options != 0 {
 		parts = append(parts, "options")
+	}
+	if d&Model != 0 {
+		parts = append(parts, "model columns (q_hat, v_hat)")
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -110,6 +116,10 @@ type Info struct {
 	// to the estimate; without it the estimator equals Without.
 	Uses    Data
 	Without string
+	// Needs is the data the estimator cannot run without: asking for it
+	// on data that lacks it is bad input, and a harness config must
+	// provide it (Model: a model, and primitive data).
+	Needs Data
 	// Default says that `runexp estimate` computes it when no estimators
 	// are named (and the data has what it Uses).
 	Default bool

@@ -19,8 +19,26 @@ type Batch struct {
 	Changed     []bool
 	Split       []bool
 
+	// QHat and VHat are the model columns of SPEC 1d, per step: q_hat_t =
+	// q(o_t, a_t), the model's expected discounted return from step t on
+	// (r_t included, discounted to step t), and v_hat_t = v(o_t) = sum_a
+	// pi_e(a|o_t) q(o_t, a). Both empty when the batch has no model (see
+	// HasModel); otherwise one entry per step each.
+	QHat, VHat []float64
+	// Obs and Action are the observation and action ids (>= 0) of every
+	// step, for fitting a tabular model; both empty when the producer has
+	// none (options data, logs without them).
+	Obs, Action []int32
+
 	horizon int
 }
+
+// HasModel reports whether the batch carries the model columns QHat and
+// VHat.
+func (b *Batch) HasModel() bool { return len(b.Reward) > 0 && len(b.QHat) == len(b.Reward) }
+
+// HasIDs reports whether the batch carries observation and action ids.
+func (b *Batch) HasIDs() bool { return len(b.Reward) > 0 && len(b.Obs) == len(b.Reward) }
 
 // Reset empties b, keeping its memory for reuse.
 func (b *Batch) Reset() {
@@ -30,6 +48,8 @@ func (b *Batch) Reset() {
 	b.OptionRatio = b.OptionRatio[:0]
 	b.Changed = b.Changed[:0]
 	b.Split = b.Split[:0]
+	b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
+	b.Obs, b.Action = b.Obs[:0], b.Action[:0]
 	b.horizon = 0
 }
 
@@ -66,6 +86,20 @@ func (b *Batch) AddOption(r, rho, optionRatio float64, changed bool) {
 	b.OptionRatio = append(b.OptionRatio, optionRatio)
 	b.Changed = append(b.Changed, changed)
 	b.Split = append(b.Split, false)
+}
+
+// AddIDs records the observation and action ids of the step just added
+// (call it after every Add or AddOption of a trajectory, or never).
+func (b *Batch) AddIDs(obs, action int32) {
+	b.Obs = append(b.Obs, obs)
+	b.Action = append(b.Action, action)
+}
+
+// AddModel records q_hat and v_hat of the step just added (call it after
+// every Add or AddOption, or never).
+func (b *Batch) AddModel(qHat, vHat float64) {
+	b.QHat = append(b.QHat, qHat)
+	b.VHat = append(b.VHat, vHat)
 }
 
 // MarkSplit marks the last added step as the end of a part (a split point
@@ -123,6 +157,12 @@ func (b *Batch) Prefix(n int) Batch {
 		Changed:     b.Changed[:end],
 		Split:       b.Split[:end],
 	}
+	if b.HasModel() {
+		p.QHat, p.VHat = b.QHat[:end], b.VHat[:end]
+	}
+	if b.HasIDs() {
+		p.Obs, p.Action = b.Obs[:end], b.Action[:end]
+	}
 	for i := 0; i < n; i++ {
 		if l := p.Len(i); l > p.horizon {
 			p.horizon = l
@@ -164,6 +204,12 @@ func (b *Batch) Validate() error {
 	if len(b.Ratio) != m || len(b.OptionRatio) != m || len(b.Changed) != m || len(b.Split) != m {
 		return fmt.Errorf("trajectory: per-step slices have different lengths")
 	}
+	if (len(b.QHat) != 0 || len(b.VHat) != 0) && (len(b.QHat) != m || len(b.VHat) != m) {
+		return fmt.Errorf("trajectory: q_hat and v_hat must both have one value a step, or be absent")
+	}
+	if (len(b.Obs) != 0 || len(b.Action) != 0) && (len(b.Obs) != m || len(b.Action) != m) {
+		return fmt.Errorf("trajectory: observation and action ids must both have one value a step, or be absent")
+	}
 	for i := 1; i < len(b.Offsets); i++ {
 		if b.Offsets[i] < b.Offsets[i-1] || b.Offsets[i] > m {
 			return fmt.Errorf("trajectory: offset %d (%d) out of order", i, b.Offsets[i])
@@ -175,6 +221,11 @@ func (b *Batch) Validate() error {
 	for s := 0; s < m; s++ {
 		if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
 			return fmt.Errorf("trajectory: step %d: reward %v is not finite", s, r)
+		}
+		if len(b.QHat) == m {
+			if q, v := b.QHat[s], b.VHat[s]; math.IsNaN(q+v) || math.IsInf(q, 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("trajectory: step %d: q_hat %v or v_hat %v is not finite", s, q, v)
+			}
 		}
 		for _, v := range [...]float64{b.Ratio[s], b.OptionRatio[s]} {
 			if !(v >= 0) || math.IsInf(v, 0) {

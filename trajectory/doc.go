@@ -13,7 +13,12 @@
 //   - Changed: whether the running option's underlying policy differs between
 //     behavior and evaluation (Theorem 3's \bar{O});
 //   - Split: true on the last step of a part, where partitioned PDIS restarts
-//     its weights (paper, Theorem 4; SPEC section 1).
+//     its weights (paper, Theorem 4; SPEC section 1);
+//   - optionally, the model columns QHat and VHat of the doubly robust
+//     estimators (SPEC 1d), and the observation and action ids Obs and
+//     Action that a tabular model is fitted from.
+//
+// Discounted views a batch under a discount factor (SPEC 1c).
 //
 // A trajectory shorter than the batch's horizon is read as padded with steps
 // of reward 0 and ratio 1 (SPEC, notation).

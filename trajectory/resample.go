@@ -19,6 +19,14 @@ func (b *Batch) AppendTrajectory(src *Batch, i int) {
 	b.OptionRatio = append(b.OptionRatio, src.OptionRatio[lo:hi]...)
 	b.Changed = append(b.Changed, src.Changed[lo:hi]...)
 	b.Split = append(b.Split, src.Split[lo:hi]...)
+	if src.HasModel() {
+		b.QHat = append(b.QHat, src.QHat[lo:hi]...)
+		b.VHat = append(b.VHat, src.VHat[lo:hi]...)
+	}
+	if src.HasIDs() {
+		b.Obs = append(b.Obs, src.Obs[lo:hi]...)
+		b.Action = append(b.Action, src.Action[lo:hi]...)
+	}
 	if l := hi - lo; l > b.horizon {
 		b.horizon = l
 	}
