@@ -138,6 +138,11 @@ type Spec struct {
 	ClosedForm func(p Params, class string, n int) (m Moments, ok bool)
 	// ClosedFormDoc states the closed forms, for help texts.
 	ClosedFormDoc string
+	// Models, when not nil, says whether the domain with parameters p can
+	// supply SPEC 1d's model columns (its Domain is then a ModelDomain):
+	// nil, or an error saying why not (options data, for instance). A nil
+	// Models means never.
+	Models func(p Params) error
 }
 
 var registry = map[string]*Spec{}
