@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond long figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines long figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -35,6 +35,10 @@ sweep: build
 ## beyond: incris-ld (SPEC 1b) beside the paper's estimators -> results/beyond/
 beyond: build
 	$(BIN) run -workers $(WORKERS) configs/beyond.yaml
+
+## baselines: dm, dr, wdr, magic (SPEC 1d) beside the paper's estimators -> results/baselines/
+baselines: build
+	$(BIN) run -workers $(WORKERS) configs/baselines.yaml
 
 ## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
 long: build

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -19,43 +21,89 @@ func init() {
 			{Name: "p_e", Kind: Float, Default: 1, Min: 0, Max: 1, Doc: "evaluation policy's probability of a1"},
 			{Name: "p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of a1 (SPEC: uniform, 0.5)"},
 			{Name: "bottom_absorbing", Kind: Bool, Default: 0, Interp: true, Doc: "bottom chain absorbing instead of advancing y_i -> y_{i+1} (no reward or ratio depends on it)"},
+			gammaParamSpec,
 		},
 		New:      newChain,
 		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
-			return Truth{Value: ChainValue(p.Int("horizon"), p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}, nil
+			g, err := gammaOf(p)
+			if err != nil {
+				return Truth{}, err
+			}
+			h := p.Int("horizon")
+			if g == 1 {
+				return Truth{Value: ChainValue(h, p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}, nil
+			}
+			return Truth{Value: ChainValueGamma(h, p["p_e"], g), Method: "closed form: gamma^(H-1) p_e^H (SPEC 1c, 2.1)"}, nil
 		},
-		TruthDoc:   "closed form p_e^H (SPEC 2.1)",
+		TruthDoc:   "closed form p_e^H (SPEC 2.1); gamma^(H-1) p_e^H under discounting (SPEC 1c)",
 		Splits:     "none",
 		ClosedForm: chainClosedForm,
 		ClosedFormDoc: "unweighted estimators (is, pdis, ...): unbiased, n Var = (p_e^2/p_b)^H - p_e^{2H}, Theorem 1's p_e^{2H} (2^H - 1) at p_b = 1/2; " +
-			"self-normalized (wis, cwpdis) with p_e = 1: E = 1 - (1 - p_b^H)^n, Theorem 2's bias -(1 - 2^-H)^n at p_b = 1/2",
+			"self-normalized (wis, cwpdis) with p_e = 1: E = 1 - (1 - p_b^H)^n, Theorem 2's bias -(1 - 2^-H)^n at p_b = 1/2; " +
+			"under gamma (SPEC 1c) every estimate scales by gamma^(H-1): means and biases by gamma^(H-1), variances by gamma^(2(H-1))",
+		Models: func(Params) error { return nil },
 	})
+}
+
+// gammaParamSpec declares the discount factor of a domain (SPEC 1c). The
+// domain's rewards stay undiscounted in the batch (the harness discounts
+// them with trajectory.Discounted); gamma changes the true value, the
+// closed forms and the exact model.
+var gammaParamSpec = ParamSpec{Name: "gamma", Kind: Float, Default: 1, Min: 0, Max: 1,
+	Doc: "discount factor: the reward of 1-based step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"}
+
+// gammaOf returns the discount factor of p: 1 when p has none (parameters
+// written before gamma existed), an error when it is outside (0, 1].
+func gammaOf(p Params) (float64, error) {
+	g, ok := p["gamma"]
+	if !ok {
+		return 1, nil
+	}
+	if !(g > 0 && g <= 1) {
+		return 0, fmt.Errorf("gamma = %v, want a value in (0, 1]", g)
+	}
+	return g, nil
 }
 
 // ChainValue returns V(pi_e) of the chain MDP for the evaluation policy
 // that picks a1 with probability pe in every state: pe^H (SPEC 2.1).
 func ChainValue(h int, pe float64) float64 { return math.Pow(pe, float64(h)) }
 
+// ChainValueGamma returns V(pi_e) of the chain MDP under the discount
+// factor gamma: gamma^(H-1) pe^H, the only reward being on step H (SPEC
+// 1c). At gamma = 1 it is ChainValue, bit for bit.
+func ChainValueGamma(h int, pe, gamma float64) float64 {
+	return ChainValue(h, pe) * math.Pow(gamma, float64(h-1))
+}
+
 // chainClosedForm returns the chain's exact estimator statistics (SPEC 2.1;
-// the appendix's proofs of Theorems 1 and 2, for any p_b):
+// the appendix's proofs of Theorems 1 and 2, for any p_b), under the
+// discount factor gamma (SPEC 1c):
 //
 //   - unweighted estimators (is, pdis, options-pdis, partitioned-pdis): the
 //     only reward is 1 for a1 in x_H, reached only by H a1 actions, so each
-//     reduces to (1/n) sum_i X_i with X = (p_e/p_b)^H with probability
-//     p_b^H, else 0 (IS = PDIS here; no options, no split points).
-//     Unbiased: E = p_e^H; n Var = (p_e^2/p_b)^H - p_e^{2H}, which for
-//     p_b = 1/2 is Theorem 1's p_e^{2H} (2^H - 1).
+//     reduces to (1/n) sum_i X_i with X = g (p_e/p_b)^H with probability
+//     p_b^H, else 0, where g = gamma^(H-1) discounts step H (IS = PDIS
+//     here; no options, no split points). Unbiased: E = g p_e^H;
+//     n Var = g^2 ((p_e^2/p_b)^H - p_e^{2H}), which for p_b = 1/2 and
+//     gamma = 1 is Theorem 1's p_e^{2H} (2^H - 1).
 //   - self-normalized estimators (wis, cwpdis) with p_e = 1: a trajectory
-//     with an a2 has weight 0, so the estimate is 1 if an all-a1 trajectory
+//     with an a2 has weight 0, so the estimate is g if an all-a1 trajectory
 //     is in the data, else 0 (0/0 := 0; CWPDIS's only rewarded step is H,
-//     so it equals WIS). With q = 1 - (1 - p_b^H)^n: E = q,
-//     bias = -(1 - p_b^H)^n (Theorem 2), Var = q (1 - q).
+//     so it equals WIS). With q = 1 - (1 - p_b^H)^n: E = g q,
+//     bias = g q - g = -g (1 - p_b^H)^n (Theorem 2 at g = 1),
+//     Var = g^2 q (1 - q).
+//
+// At gamma = 1, g = 1 and every product with it is exact: the statistics
+// are bit for bit those of the undiscounted formulas.
 func chainClosedForm(p Params, class string, n int) (Moments, bool) {
 	h, pe, pb := float64(p.Int("horizon")), p["p_e"], p["p_b"]
-	if n < 1 || (pe > 0 && pb == 0) {
+	gamma, err := gammaOf(p)
+	if n < 1 || (pe > 0 && pb == 0) || err != nil {
 		return unknownMoments, false
 	}
+	g := math.Pow(gamma, h-1)
 	v := math.Pow(pe, h)
 	switch class {
 	case ClassUnweighted:
@@ -63,7 +111,7 @@ func chainClosedForm(p Params, class string, n int) (Moments, bool) {
 		if pe > 0 {
 			second = math.Pow(pe*pe/pb, h)
 		}
-		return Moments{Mean: v, Bias: 0, Variance: (second - v*v) / float64(n)}, true
+		return Moments{Mean: v * g, Bias: 0, Variance: (second - v*v) / float64(n) * g * g}, true
 	case ClassSelfNormalized:
 		if pe != 1 {
 			return unknownMoments, false
@@ -71,17 +119,35 @@ func chainClosedForm(p Params, class string, n int) (Moments, bool) {
 		miss := math.Exp(float64(n) * math.Log1p(-math.Pow(pb, h))) // (1 - p_b^H)^n
 		q := 1 - miss
 		// 0 - miss, not -miss: a bias of 0 is written "0", never "-0".
-		return Moments{Mean: q, Bias: 0 - miss, Variance: q * miss}, true
+		return Moments{Mean: q * g, Bias: 0 - miss*g, Variance: q * miss * g * g}, true
 	}
 	return unknownMoments, false
 }
 
+// chainDomain is the chain MDP with its two stationary policies. It is a
+// ModelDomain: the observation id is the state (chainmdp.Env.ObsID).
 type chainDomain struct {
 	env  *chainmdp.Env
 	pair *policies.Pair
+	rec  chainRecorder
+}
+
+// chainRecorder records ids and the exact model of the chain (a
+// policies.StepHook).
+type chainRecorder struct {
+	ids, exact bool
+	h          int
+	pe, gamma  float64
+	// qA1[i-1] and vTop[i-1] are q(x_i, a1) and v(x_i) for i = 1..H,
+	// filled by Record when exact is first asked for.
+	qA1, vTop []float64
 }
 
 func newChain(p Params) (Domain, error) {
+	gamma, err := gammaOf(p)
+	if err != nil {
+		return nil, err
+	}
 	env, err := chainmdp.New(p.Int("horizon"), p.Bool("bottom_absorbing"))
 	if err != nil {
 		return nil, err
@@ -90,12 +156,90 @@ func newChain(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chainDomain{env: env, pair: pair}, nil
+	return &chainDomain{env: env, pair: pair, rec: chainRecorder{h: env.H, pe: p["p_e"], gamma: gamma}}, nil
 }
 
+// Collect draws n episodes under pi_b; after Record, every step also
+// carries the ids and/or the exact model columns. Recording draws no
+// random number: the trajectories are the same either way.
 func (d *chainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	b.Grow(n, n*d.env.H)
-	d.pair.Collect(d.env, b, n, rng)
+	steps := n * d.env.H
+	b.Grow(n, steps)
+	if !d.rec.ids && !d.rec.exact {
+		d.pair.Collect(d.env, b, n, rng)
+		return
+	}
+	growColumns(b, steps, d.rec.ids, d.rec.exact)
+	d.pair.CollectWith(d.env, b, n, rng, &d.rec)
+}
+
+// Space returns the chain's 2H+1 state ids (x_i = i-1, y_i = H+i), its two
+// actions (a1 = 0, a2 = 1), pi_e and the horizon H.
+func (d *chainDomain) Space() models.Space {
+	return models.Space{Obs: d.env.States(), Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.H}
+}
+
+// Record sets what the following Collect calls record besides rewards and
+// ratios (domains.ModelDomain). The exact q of pi_e under gamma (SPEC 1c,
+// 1d), by backward induction from step H: q(x_H, a1) = 1 (the reward),
+// v(x_i) = p_e q(x_i, a1) (a2 leads to the bottom chain, worth 0), and
+// q(x_i, a1) = gamma v(x_{i+1}) for i < H, so
+//
+//	q(x_i, a1) = gamma^(H-i) p_e^(H-i),  v(x_i) = gamma^(H-i) p_e^(H-i+1),
+//
+// and q = v = 0 in the bottom chain and for a2. v(x_1) is the true value
+// gamma^(H-1) p_e^H, computed by the same products as the truth.
+func (d *chainDomain) Record(ids, exact bool) {
+	d.rec.ids, d.rec.exact = ids, exact
+	if exact && d.rec.qA1 == nil {
+		r := &d.rec
+		r.qA1 = make([]float64, r.h)
+		r.vTop = make([]float64, r.h)
+		for i := 1; i <= r.h; i++ {
+			left := float64(r.h - i) // steps after step i
+			g := math.Pow(r.gamma, left)
+			r.qA1[i-1] = g * math.Pow(r.pe, left)
+			r.vTop[i-1] = math.Pow(r.pe, left+1) * g
+		}
+	}
+}
+
+// AfterStep records the ids and/or the exact model of the step just added:
+// in the top chain at step t the state is x_t (id t-1 = obs).
+func (r *chainRecorder) AfterStep(b *trajectory.Batch, _, obs, a int) {
+	if r.ids {
+		b.AddIDs(int32(obs), int32(a))
+	}
+	if r.exact {
+		q, v := 0.0, 0.0
+		if obs < r.h { // x_{obs+1}; x_{H+1} (id H) and y_i (ids > H) are worth 0
+			v = r.vTop[obs]
+			if a == chainmdp.A1 {
+				q = r.qA1[obs]
+			}
+		}
+		b.AddModel(q, v)
+	}
+}
+
+// growColumns makes room in b for steps more ids and/or model entries, so
+// that recording does not allocate once b has grown.
+func growColumns(b *trajectory.Batch, steps int, ids, exact bool) {
+	if ids {
+		b.Obs = slices.Grow(b.Obs, steps)
+		b.Action = slices.Grow(b.Action, steps)
+	}
+	if exact {
+		b.QHat = slices.Grow(b.QHat, steps)
+		b.VHat = slices.Grow(b.VHat, steps)
+	}
+}
+
+// twoActionPiE returns pi_e of a two-action stationary policy as
+// models.Space.PiE: p_e for a1 (id 0), 1 - p_e for a2 (id 1), whatever the
+// observation.
+func twoActionPiE(pe float64) func(o int, dst []float64) {
+	return func(_ int, dst []float64) { dst[0], dst[1] = pe, 1-pe }
 }
 
 // twoActionPair returns the behavior and evaluation policies over two

@@ -212,6 +212,9 @@ func TestChainH1100EveryEstimator(t *testing.T) {
 	var b trajectory.Batch
 	d.Collect(&b, 200, rand.New(rand.NewPCG(1100, 1)))
 	for _, name := range estimators.Names() {
+		if info, _ := estimators.Lookup(name); info.Needs != 0 {
+			continue // needs data this batch has not (the model columns)
+		}
 		e, _ := estimators.New(name)
 		v, err := e.Estimate(&b)
 		if err != nil || v != 0 {

@@ -25,9 +25,13 @@ func init() {
 				Doc: "c: the a1-option's underlying policy differs in the last c J-step segments of the top chain (0: none, Corollary 1; 1: one option o*, Corollary 2; -1: all)"},
 			{Name: "inner_p_e", Kind: Float, Default: 1, Min: 0, Max: 1, Doc: "evaluation's probability of a1 inside a changed a1-option"},
 			{Name: "inner_p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior's probability of a1 inside a changed a1-option"},
+			gammaParamSpec,
 		},
 		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		New: func(p Params) (Domain, error) {
+			if _, err := gammaOf(p); err != nil {
+				return nil, err
+			}
 			o := chainOptions(p)
 			if err := o.Validate(); err != nil {
 				return nil, err
@@ -39,17 +43,25 @@ func init() {
 			return &optChainDomain{env: env, opts: o}, nil
 		},
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
+			g, err := gammaOf(p)
+			if err != nil {
+				return Truth{}, err
+			}
 			o := chainOptions(p)
 			if err := o.Validate(); err != nil {
 				return Truth{}, err
 			}
-			return Truth{Value: OptionsChainValue(o), Method: "closed form: p_e^{H/J} inner_p_e^{cJ} (domains/optionschain.go)"}, nil
+			if g == 1 {
+				return Truth{Value: OptionsChainValue(o), Method: "closed form: p_e^{H/J} inner_p_e^{cJ} (domains/optionschain.go)"}, nil
+			}
+			return Truth{Value: OptionsChainValueGamma(o, g), Method: "closed form: gamma^(H-1) p_e^{H/J} inner_p_e^{cJ} (SPEC 1c; domains/optionschain.go)"}, nil
 		},
-		TruthDoc:   "closed form p_e^{H/J} inner_p_e^{cJ}",
+		TruthDoc:   "closed form p_e^{H/J} inner_p_e^{cJ}; times gamma^(H-1) under discounting (SPEC 1c: the only reward is on step H)",
 		Splits:     "none",
 		ClosedForm: optChainClosedForm,
 		ClosedFormDoc: "unweighted estimators (options-pdis, ...): unbiased, n Var = (p_e^2/p_b)^{H/J} (inner_p_e^2/inner_p_b)^{cJ} - V^2; " +
-			"Corollary 1 (c = 0, p_b = 1/2): p_e^{2H/J} (2^{H/J} - 1); Corollary 2 (p_b = p_e = 1, c = 1, inner_p_b = 1/2, inner_p_e = 1): 2^J - 1 for every H",
+			"Corollary 1 (c = 0, p_b = 1/2): p_e^{2H/J} (2^{H/J} - 1); Corollary 2 (p_b = p_e = 1, c = 1, inner_p_b = 1/2, inner_p_e = 1): 2^J - 1 for every H; " +
+			"under gamma (SPEC 1c) means scale by gamma^(H-1), variances by gamma^(2(H-1))",
 	})
 }
 
@@ -89,6 +101,14 @@ func OptionsChainValue(o policies.ChainOptions) float64 {
 	return math.Pow(o.PE, float64(o.Options())) * math.Pow(o.InnerPE, float64(o.ChangedSegments()*o.J))
 }
 
+// OptionsChainValueGamma returns V(mu_e) under the discount factor gamma
+// (SPEC 1c): the only reward is on step H, so it is gamma^(H-1)
+// OptionsChainValue(o) (t counts primitive steps, SPEC 1c). At gamma = 1
+// it is OptionsChainValue, bit for bit.
+func OptionsChainValueGamma(o policies.ChainOptions, gamma float64) float64 {
+	return OptionsChainValue(o) * math.Pow(gamma, float64(o.H-1))
+}
+
 // OptionsChainVariance returns the variance over data sets of n
 // trajectories of an unweighted estimator (options-PDIS):
 // ((PE^2/PB)^m (InnerPE^2/InnerPB)^{cJ} - V^2) / n.
@@ -101,12 +121,19 @@ func OptionsChainVariance(o policies.ChainOptions, n int) float64 {
 	return (second - v*v) / float64(n)
 }
 
+// optChainClosedForm returns the closed forms above under the discount
+// factor gamma (SPEC 1c): the only reward is on step H, so every
+// unweighted estimate is g = gamma^(H-1) times its undiscounted value: the
+// mean scales by g, the variance by g^2 (at gamma = 1, g = 1 and the
+// products are exact).
 func optChainClosedForm(p Params, class string, n int) (Moments, bool) {
 	o := chainOptions(p)
-	if class != ClassUnweighted || n < 1 || o.Validate() != nil {
+	gamma, err := gammaOf(p)
+	if class != ClassUnweighted || n < 1 || o.Validate() != nil || err != nil {
 		return unknownMoments, false
 	}
-	return Moments{Mean: OptionsChainValue(o), Bias: 0, Variance: OptionsChainVariance(o, n)}, true
+	g := math.Pow(gamma, float64(o.H-1))
+	return Moments{Mean: OptionsChainValue(o) * g, Bias: 0, Variance: OptionsChainVariance(o, n) * g * g}, true
 }
 
 type optChainDomain struct {

@@ -154,7 +154,7 @@ func TestOptionsPDISEnumeratedWithEstimator(t *testing.T) {
 		o := chainOptions(p)
 		env, _ := chainmdp.New(o.H, false)
 		for _, info := range estimators.All() {
-			if string(info.Class) != ClassUnweighted {
+			if string(info.Class) != ClassUnweighted || info.Needs != 0 {
 				continue
 			}
 			t.Run(fmt.Sprint(info.Name, tc), func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestChainWISEnumerated(t *testing.T) {
 		p["horizon"], p["p_e"] = float64(tc.h), 1
 		want := 1 - math.Pow(1-math.Pow(2, -float64(tc.h)), float64(tc.n)) // proof of Theorem 2
 		for _, info := range estimators.All() {
-			if string(info.Class) != ClassSelfNormalized {
+			if string(info.Class) != ClassSelfNormalized || info.Needs != 0 {
 				continue
 			}
 			est, _ := estimators.New(info.Name)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/subepisode"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -18,15 +19,26 @@ func init() {
 			{Name: "subepisodes", Kind: Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
 			{Name: "eps_step", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of eps at each entry into s2 (0 makes sub-episodes independent)"},
 			{Name: "eps_before_reward", Kind: Bool, Default: 1, Interp: true, Doc: "eps grows on entering s2 before the s2 reward is paid"},
+			gammaParamSpec,
 		},
 		New:      newSubepisode,
 		MaxSteps: func(p Params) int { return 2 * p.Int("subepisodes") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
-			return Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
-				Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}, nil
+			g, err := gammaOf(p)
+			if err != nil {
+				return Truth{}, err
+			}
+			if g == 1 {
+				return Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
+					Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}, nil
+			}
+			return Truth{Value: SubepisodeValueGamma(subepisodeParams(p), p["p_e"], g),
+				Method: "exact dynamic program with discounting (SPEC 1c)"}, nil
 		},
-		TruthDoc: "closed form S(1-2p) + p eps_step (c S + p S(S-1)/2) (c = 1 when eps grows before the reward), 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults",
-		Splits:   "the end of every sub-episode",
+		TruthDoc: "closed form S(1-2p) + p eps_step (c S + p S(S-1)/2) (c = 1 when eps grows before the reward), 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults; " +
+			"under gamma < 1 an exact dynamic program over (step, state, entries into s2) (SPEC 1c)",
+		Splits: "the end of every sub-episode",
+		Models: func(Params) error { return nil },
 	})
 }
 
@@ -55,12 +67,122 @@ func SubepisodeValue(sp subepisode.Params, p float64) float64 {
 	return s*(1-2*p) + p*sp.EpsStep*(c*s+p*s*(s-1)/2)
 }
 
+// SubepisodeValueGamma returns V(pi) of the sub-episode MDP with parameters
+// sp for the policy that picks A1 with probability p in every state, the
+// reward of 1-based step t counting gamma^(t-1) (SPEC 1c): the exact
+// dynamic program of subepisodeDP. At gamma = 1 it equals SubepisodeValue
+// up to rounding.
+func SubepisodeValueGamma(sp subepisode.Params, p, gamma float64) float64 {
+	return newSubepisodeDP(sp, p, gamma).value()
+}
+
+// subepisodeDP is the exact dynamic program of the sub-episode MDP (SPEC
+// 2.2, envs/subepisode) for the policy that picks A1 with probability pe
+// in every state, under the discount factor gamma = g (SPEC 1c).
+//
+// The hidden state at 1-based step t is (t, state, k), k the number of
+// entries into S2 so far (the current one included when the state is S2):
+// eps = EpsStep k once the entries are counted. Sub-episode j (0-based)
+// takes steps t = 2j+1 (in S1) and 2j+2 (in S2 or S3). With
+// c = 1 when eps grows before the S2 reward is paid (else 0), S2 with k
+// entries pays r2(k) = -2 + EpsStep (k - 1 + c), S3 pays 2, and
+//
+//	q(2j+1, S1, k, A1) = 1 + g [r2(k+1) + g V(j+1, k+1)]
+//	q(2j+1, S1, k, A2) = -1 + g [2 + g V(j+1, k)]
+//	v(2j+1, S1, k)     = pe q(., A1) + (1 - pe) q(., A2) = V(j, k)
+//	q(2j+2, S2, k, .)  = r2(k) + g V(j+1, k)
+//	q(2j+2, S3, k, .)  = 2 + g V(j+1, k)
+//
+// with V(S, k) = 0 after the last sub-episode. Every reward is affine in
+// k, so by induction V(j, k) = A_j + B_j k exactly, and the program keeps
+// the table of V over k at each j as its two coefficients (O(S) memory,
+// rather than a table of O(S^2) entries):
+//
+//	B_j = pe g EpsStep + g^2 B_{j+1}
+//	A_j = pe (1 + g (-2 + EpsStep c + g (A_{j+1} + B_{j+1})))
+//	      + (1 - pe) (-1 + g (2 + g A_{j+1})),
+//
+// A_S = B_S = 0: the coefficients of k and of 1 in the S1 line above. The
+// value is V(0, 0) = A_0. (At g = 1 this sums to SubepisodeValue.)
+type subepisodeDP struct {
+	pe, g, epsStep, c float64
+	// a[j], b[j] for j = 0..S: V(j, k) = a[j] + b[j] k.
+	a, b []float64
+}
+
+func newSubepisodeDP(sp subepisode.Params, pe, gamma float64) *subepisodeDP {
+	s := sp.Subepisodes
+	d := &subepisodeDP{pe: pe, g: gamma, epsStep: sp.EpsStep, a: make([]float64, s+1), b: make([]float64, s+1)}
+	if sp.EpsBeforeReward {
+		d.c = 1
+	}
+	g, e := gamma, sp.EpsStep
+	for j := s - 1; j >= 0; j-- {
+		a1, b1 := d.a[j+1], d.b[j+1]
+		d.b[j] = pe*g*e + g*g*b1
+		d.a[j] = pe*(1+g*(-2+e*d.c+g*(a1+b1))) + (1-pe)*(-1+g*(2+g*a1))
+	}
+	return d
+}
+
+// value returns V(pi_e) = V(0, 0).
+func (d *subepisodeDP) value() float64 { return d.a[0] }
+
+// v1 returns V(j, k), the value at the start of sub-episode j (0-based)
+// in S1 after k entries into S2.
+func (d *subepisodeDP) v1(j, k int) float64 { return d.a[j] + d.b[j]*float64(k) }
+
+// qv returns q(t, state, k, a) and v(t, state, k) of the hidden state
+// (1-based step t, state, k entries into S2 so far) and action a.
+func (d *subepisodeDP) qv(t, state, k, a int) (q, v float64) {
+	j := (t - 1) / 2
+	g := d.g
+	switch state {
+	case subepisode.S1:
+		qa1 := 1 + g*(d.r2(k+1)+g*d.v1(j+1, k+1))
+		qa2 := -1 + g*(2+g*d.v1(j+1, k))
+		q = qa2
+		if a == subepisode.A1 {
+			q = qa1
+		}
+		return q, d.pe*qa1 + (1-d.pe)*qa2
+	case subepisode.S2:
+		q = d.r2(k) + g*d.v1(j+1, k)
+	default:
+		q = 2 + g*d.v1(j+1, k)
+	}
+	return q, q
+}
+
+// r2 returns the reward in S2 after k entries into S2 (the current one
+// included).
+func (d *subepisodeDP) r2(k int) float64 { return -2 + d.epsStep*(float64(k)-1+d.c) }
+
+// subepisodeDomain is the sub-episode MDP with its two stationary
+// policies. It is a ModelDomain: the observation id is the state (S1, S2,
+// S3 = 0, 1, 2); eps and the step stay hidden, so a tabular model fitted
+// on the ids is misspecified, on purpose (SPEC 1d).
 type subepisodeDomain struct {
 	env  *subepisode.Env
 	pair *policies.Pair
+	rec  subepisodeRecorder
+}
+
+// subepisodeRecorder records ids and the exact model of the sub-episode
+// MDP (a policies.StepHook).
+type subepisodeRecorder struct {
+	ids, exact bool
+	sp         subepisode.Params
+	pe, gamma  float64
+	dp         *subepisodeDP // built by Record when exact is first asked for
+	k          int           // entries into S2 so far in the running episode
 }
 
 func newSubepisode(p Params) (Domain, error) {
+	gamma, err := gammaOf(p)
+	if err != nil {
+		return nil, err
+	}
 	env, err := subepisode.New(subepisodeParams(p))
 	if err != nil {
 		return nil, err
@@ -69,12 +191,56 @@ func newSubepisode(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &subepisodeDomain{env: env, pair: pair}, nil
+	return &subepisodeDomain{env: env, pair: pair, rec: subepisodeRecorder{sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
 }
 
 // Collect draws n episodes under pi_b, marking the end of each sub-episode
-// as a split point (SPEC 1: partitioned-pdis in subepisode).
+// as a split point (SPEC 1: partitioned-pdis in subepisode). After Record,
+// every step also carries the ids and/or the exact model columns.
+// Recording draws no random number: the trajectories are the same either
+// way.
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	b.Grow(n, n*d.env.P.Horizon())
-	d.pair.Collect(d.env, b, n, rng)
+	steps := n * d.env.P.Horizon()
+	b.Grow(n, steps)
+	if !d.rec.ids && !d.rec.exact {
+		d.pair.Collect(d.env, b, n, rng)
+		return
+	}
+	growColumns(b, steps, d.rec.ids, d.rec.exact)
+	d.pair.CollectWith(d.env, b, n, rng, &d.rec)
+}
+
+// Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
+// pi_e and the horizon 2 x subepisodes.
+func (d *subepisodeDomain) Space() models.Space {
+	return models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.P.Horizon()}
+}
+
+// Record sets what the following Collect calls record besides rewards and
+// ratios (domains.ModelDomain); the exact q of pi_e comes from
+// subepisodeDP under the domain's gamma, given the hidden state (step,
+// state, entries into S2).
+func (d *subepisodeDomain) Record(ids, exact bool) {
+	d.rec.ids, d.rec.exact = ids, exact
+	if exact && d.rec.dp == nil {
+		d.rec.dp = newSubepisodeDP(d.rec.sp, d.rec.pe, d.rec.gamma)
+	}
+}
+
+// AfterStep records the ids and/or the exact model of step t, taken in
+// state obs with action a, and counts the entry into S2 that A1 in S1
+// makes.
+func (r *subepisodeRecorder) AfterStep(b *trajectory.Batch, t, obs, a int) {
+	if t == 1 {
+		r.k = 0
+	}
+	if r.ids {
+		b.AddIDs(int32(obs), int32(a))
+	}
+	if r.exact {
+		b.AddModel(r.dp.qv(t, obs, r.k, a))
+	}
+	if obs == subepisode.S1 && a == subepisode.A1 {
+		r.k++
+	}
 }

@@ -8,4 +8,16 @@
 // ids, the evaluation policy pi_e(a|o) and the horizon the dynamic program
 // runs to. Domains with primitive policies supply one; the package knows
 // nothing of environments or estimators, only of trajectory.Batch.
+//
+// Fitter.Fit reads undiscounted rewards and writes each step's values
+// discounted to that step; the factor gamma^(t-1) that discounts them to
+// the episode's start is applied afterwards, with the rewards', by
+// trajectory.Discounted (SPEC 1c). FitBytes bounds the memory of a fit
+// from the batch's size, so that a caller can refuse one before it starts.
+//
+// A trajectory's last step is counted as "episode ended" whether the
+// episode ended or was cut at the horizon: on a domain whose episodes are
+// cut, the time-homogeneous model sees an ending where there was none, at
+// visits whose outcome no later value reads (no steps are left after
+// them) but which still weigh in P(.|o, a) at every other step.
 package models

@@ -80,3 +80,54 @@ func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
 		b.End()
 	}
 }
+
+// Observable is an Env whose states have integer ids: what a tabular model
+// of SPEC 1d is fitted over.
+type Observable interface {
+	Env
+	// ObsID returns the id of the current observation, the one the next
+	// action is taken in.
+	ObsID() int
+}
+
+// StepHook hears every step CollectWith adds to a batch, to record more
+// per step (observation and action ids, model columns).
+type StepHook interface {
+	// AfterStep is called right after step t (1-based, within its
+	// episode) was added to b, with obs the observation id the action was
+	// taken in (ObsID before the step) and a the action.
+	AfterStep(b *trajectory.Batch, t, obs, a int)
+}
+
+// CollectWith is Collect calling hook.AfterStep after every step's Add
+// (and before its split mark): the same random draws, so the same
+// trajectories, rewards, ratios and splits as Collect on the same stream.
+// With a nil hook it is Collect. It does not allocate once b has grown,
+// if hook does not.
+func (p *Pair) CollectWith(env Observable, b *trajectory.Batch, n int, rng *rand.Rand, hook StepHook) {
+	if hook == nil {
+		p.Collect(env, b, n, rng)
+		return
+	}
+	var subEnd *bool
+	if sp, ok := env.(splitter); ok {
+		subEnd = sp.SubEndFlag()
+	}
+	for range n {
+		env.Reset()
+		for t := 1; ; t++ {
+			obs := env.ObsID()
+			a := p.Behavior.Sample(rng)
+			r, done := env.Step(a)
+			b.Add(r, p.ratio[a])
+			hook.AfterStep(b, t, obs, a)
+			if done {
+				break
+			}
+			if subEnd != nil && *subEnd {
+				b.MarkSplit()
+			}
+		}
+		b.End()
+	}
+}

@@ -46,6 +46,19 @@ func (e *Env) State() (top bool, index int) { return e.top, e.pos }
 // Top reports whether the agent is in the top chain.
 func (e *Env) Top() bool { return e.top }
 
+// States returns the number of state ids, 2H+1: x_1..x_{H+1} and
+// y_1..y_H.
+func (e *Env) States() int { return 2*e.H + 1 }
+
+// ObsID returns the id of the current state, in [0, States()): x_i is
+// i-1 (0..H) and y_i is H+i (H+1..2H).
+func (e *Env) ObsID() int {
+	if e.top {
+		return e.pos - 1
+	}
+	return e.H + e.pos
+}
+
 // Step takes action a and returns the reward and whether the episode ended.
 func (e *Env) Step(a int) (reward float64, done bool) {
 	e.step++

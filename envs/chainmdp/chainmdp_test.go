@@ -37,3 +37,42 @@ func TestDynamics(t *testing.T) {
 		t.Error("horizon 0 accepted")
 	}
 }
+
+// TestObsID: with H = 3 the ids are x_1, x_2, x_3, x_4 = 0, 1, 2, 3 and
+// y_1, y_2, y_3 = 4, 5, 6 (H+i), 2H+1 = 7 in all. a1 a2 a1 visits x_1,
+// x_2, then falls to y_2 (id 5) and moves on to y_3 (id 6); with an
+// absorbing bottom it stays in y_2 (id 5).
+func TestObsID(t *testing.T) {
+	for _, tc := range []struct {
+		absorbing bool
+		want      []int // ids before each step, then after the last
+	}{
+		{false, []int{0, 1, 5, 6}},
+		{true, []int{0, 1, 5, 5}},
+	} {
+		env, _ := New(3, tc.absorbing)
+		if env.States() != 7 {
+			t.Errorf("States() = %d, want 2H+1 = 7", env.States())
+		}
+		env.Reset()
+		got := []int{env.ObsID()}
+		for _, a := range []int{A1, A2, A1} {
+			env.Step(a)
+			got = append(got, env.ObsID())
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("absorbing %v: ids %v, want %v", tc.absorbing, got, tc.want)
+				break
+			}
+		}
+	}
+	env, _ := New(3, false)
+	env.Reset()
+	for range 3 {
+		env.Step(A1)
+	}
+	if id := env.ObsID(); id != 3 {
+		t.Errorf("x_4 after a1 a1 a1: id %d, want H = 3", id)
+	}
+}

@@ -66,6 +66,10 @@ func (e *Env) Reset() { e.state, e.eps, e.done, e.subEnd = S1, 0, 0, false }
 // State returns the current state.
 func (e *Env) State() int { return e.state }
 
+// ObsID returns the id of the current state, S1, S2 or S3 (0, 1, 2): what
+// the agent observes; eps and the step are hidden.
+func (e *Env) ObsID() int { return e.state }
+
 // Eps returns the current eps.
 func (e *Env) Eps() float64 { return e.eps }
 

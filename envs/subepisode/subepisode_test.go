@@ -36,3 +36,18 @@ func TestRewardsAndDrift(t *testing.T) {
 		t.Errorf("default horizon %d, want 2 x 50", h)
 	}
 }
+
+// TestObsID: the id is the state, s1, s2, s3 = 0, 1, 2: a1 from s1 leads
+// to s2, a2 to s3, and either returns to s1.
+func TestObsID(t *testing.T) {
+	env, _ := New(Params{Subepisodes: 2, EpsStep: 0.5, EpsBeforeReward: true})
+	env.Reset()
+	var got []int
+	for _, a := range []int{A1, A2, A2, A1} {
+		got = append(got, env.ObsID())
+		env.Step(a)
+	}
+	if want := []int{S1, S2, S1, S3}; got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
+		t.Errorf("ids %v, want %v (0 1 0 2)", got, want)
+	}
+}

@@ -57,6 +57,7 @@ type seriesYAML struct {
 	Domain     string    `yaml:"domain"`
 	Params     yaml.Node `yaml:"params"`
 	Estimators []string  `yaml:"estimators"`
+	Model      string    `yaml:"model"`
 }
 
 // Claim states a claim of the form "subject has at most max_ratio
@@ -144,6 +145,65 @@ type Series struct {
 	// (nil when the series was not swept).
 	Sweep      domains.Params `json:"sweep,omitempty"`
 	Estimators []string       `json:"estimators"`
+	// Model is where the model columns of SPEC 1d come from when an
+	// estimator of the series needs them: ModelFitted or ModelExact; ""
+	// when none does.
+	Model string `json:"model,omitempty"`
+}
+
+// The models a series can give its model-based estimators (SPEC 1d).
+const (
+	// ModelFitted: a tabular maximum-likelihood model fitted on the same
+	// data set as each estimate (package models).
+	ModelFitted = "fitted"
+	// ModelExact: the true q of pi_e from the domain's exact dynamic
+	// program, a reference line.
+	ModelExact = "exact"
+)
+
+// NeedsModel reports whether some estimator of the series needs the model
+// columns (estimators.Info.Needs).
+func (s *Series) NeedsModel() bool {
+	for _, e := range s.Estimators {
+		if info, ok := estimators.Lookup(e); ok && info.Needs&estimators.Model != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkModel checks the series' model against its estimators and domain:
+// a model exactly when an estimator needs one, from a domain that can
+// supply it with these parameters.
+func (s *Series) checkModel() error {
+	if !s.NeedsModel() {
+		if s.Model != "" {
+			return fmt.Errorf("model %q, but no estimator of the series needs a model (those whose `runexp help estimators` entry needs the model columns)", s.Model)
+		}
+		return nil
+	}
+	if s.Model != ModelFitted && s.Model != ModelExact {
+		return fmt.Errorf("model %q, want %s or %s", s.Model, ModelFitted, ModelExact)
+	}
+	spec := s.Spec()
+	if spec.Models == nil {
+		return fmt.Errorf("domain %s cannot supply the model columns that %s need", s.Domain, strings.Join(s.modelEstimators(), ", "))
+	}
+	if err := spec.Models(s.Params); err != nil {
+		return fmt.Errorf("%s need a model: %v", strings.Join(s.modelEstimators(), ", "), err)
+	}
+	return nil
+}
+
+// modelEstimators lists the series' estimators that need the model.
+func (s *Series) modelEstimators() []string {
+	var names []string
+	for _, e := range s.Estimators {
+		if info, ok := estimators.Lookup(e); ok && info.Needs&estimators.Model != 0 {
+			names = append(names, e)
+		}
+	}
+	return names
 }
 
 // Spec returns the series' domain kind (nil for an unknown domain, which
@@ -185,6 +245,13 @@ func (p *Plan) check() error {
 		if !safeName.MatchString(s.Base) || len(s.Base) > MaxNameLen || !strings.HasPrefix(s.Name, s.Base) {
 			return fmt.Errorf("series %q (base %q): not a safe series name", s.Name, s.Base)
 		}
+		// A parameter added after the plan was written (gamma) takes its
+		// default, the value every earlier run had.
+		for _, ps := range spec.Params {
+			if _, ok := s.Params[ps.Name]; !ok && s.Params != nil {
+				s.Params[ps.Name] = ps.Default
+			}
+		}
 		if _, err := spec.Resolve(s.Params); err != nil || len(s.Params) != len(spec.Params) {
 			return fmt.Errorf("series %s: parameters %v do not resolve: %v", s.Name, s.Params, err)
 		}
@@ -195,6 +262,9 @@ func (p *Plan) check() error {
 			if _, ok := estimators.Lookup(e); !ok {
 				return fmt.Errorf("series %s: unknown estimator %q", s.Name, e)
 			}
+		}
+		if err := s.checkModel(); err != nil {
+			return fmt.Errorf("series %s: %w", s.Name, err)
 		}
 	}
 	return nil
@@ -474,8 +544,19 @@ func (v *validator) series(c *file, r *Plan) {
 			if _, err := spec.New(pt.params); err != nil {
 				v.fail(field+".params", at("params"), "%s: %v", name, err)
 			}
-			r.Series = append(r.Series, Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
-				Sweep: pt.sweep, Estimators: slices.Clone(sc.Estimators)})
+			rs := Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
+				Sweep: pt.sweep, Estimators: slices.Clone(sc.Estimators), Model: sc.Model}
+			if rs.Model == "" && rs.NeedsModel() {
+				rs.Model = ModelFitted
+			}
+			if err := rs.checkModel(); err != nil {
+				key, path := field+".model", at("model")
+				if sc.Model == "" {
+					key, path = field+".estimators", at("estimators")
+				}
+				v.fail(key, path, "%s: %v", name, err)
+			}
+			r.Series = append(r.Series, rs)
 		}
 	}
 }

@@ -24,6 +24,7 @@ var Keys = []Key{
 	{"series[].domain", "required", "a domain of `runexp help domains`"},
 	{"series[].params", "the domain's defaults", "domain parameters; a list sweeps: the series expands into the cartesian product of its lists"},
 	{"series[].estimators", "required", "estimators of `runexp help estimators`; every estimator of a series sees the same data"},
+	{"series[].model", "fitted (when an estimator needs a model)", "where the model columns q_hat, v_hat come from, for the estimators that need them (SPEC 1d): fitted, a tabular maximum-likelihood model fitted on each data set; exact, the domain's true q of pi_e (a reference line); only for domains with primitive policies"},
 	{"claims[].name", "required", "a short name"},
 	{"claims[].text", `""`, "the paper's words"},
 	{"claims[].subject", "required", "the curve series/estimator the claim is about"},

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -73,6 +75,7 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 		for _, name := range rs.Estimators {
 			w += estimatorMemory(name, nmax, h)
 		}
+		w += extraColumns(rs, nmax*h)
 		if w > worker.Bytes {
 			worker = NeedPart{Bytes: w, What: fmt.Sprintf("series %s: a data set of n_max = %.0f trajectories of up to H = %.0f steps, with the workspace of %s", rs.Name, nmax, h, strings.Join(rs.Estimators, ", ")),
 				Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, its estimators", len(p.N)-1, rs.Base)}
@@ -88,6 +91,46 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 	need.Parts = []NeedPart{worker, all, base}
 	need.Bytes = worker.Bytes + all.Bytes + base.Bytes
 	return need
+}
+
+// extraColumns bounds what a series needs beyond the batch and the
+// estimators' workspaces for steps steps: observation and action ids and
+// the model columns (4+4+8+8 bytes a step, append slack doubled) with the
+// fitted model's copy of the columns and its workspace, when an estimator
+// needs a model; the discounted views of the batch and of a prefix (a
+// reward, and the model columns, 8 bytes each a step) when gamma < 1.
+func extraColumns(rs *config.Series, steps float64) float64 {
+	var b float64
+	model := rs.NeedsModel()
+	if model {
+		b += 2 * 24 * steps
+		if rs.Model != config.ModelExact {
+			b += 16*steps + modelFitBytes(rs, steps)
+		}
+	}
+	if g, ok := rs.Params["gamma"]; ok && g != 1 {
+		per := 8.0
+		if model {
+			per = 24
+		}
+		b += 2 * per * steps
+	}
+	return b
+}
+
+// modelFitBytes is the fitted model's workspace for steps steps of series
+// rs (models.FitBytes over the domain's space).
+func modelFitBytes(rs *config.Series, steps float64) float64 {
+	d, err := rs.Spec().New(rs.Params)
+	if err != nil {
+		return 0
+	}
+	md, ok := d.(domains.ModelDomain)
+	if !ok {
+		return 0
+	}
+	sp := md.Space()
+	return models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
 }
 
 // estimatorMemory is estimator name's workspace at n trajectories of

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -12,6 +13,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -129,12 +131,23 @@ type worker struct {
 	series int
 	st     *seriesState
 	pool   map[string]estimators.Estimator
+
+	disc, discPre trajectory.Discounted // the batch and a prefix under gamma
+	fit           models.Fitter
+	qHat, vHat    []float64 // the fitted model's columns (reused)
 }
 
 type seriesState struct {
 	domain domains.Domain
 	ests   []estimators.Estimator
-	ndiag  []int // diagnostics per estimator
+	ndiag  []int  // diagnostics per estimator
+	model  []bool // the estimator needs the model columns (SPEC 1d)
+	gamma  float64
+	// fitted: the model is fitted on each data set, over space; else the
+	// domain records the exact model as it collects (when any estimator
+	// needs one).
+	fitted bool
+	space  models.Space
 }
 
 func newWorker(p *config.Plan) *worker {
@@ -150,7 +163,10 @@ func (w *worker) state(s int) (*seriesState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("series %s: %w", rs.Name, err)
 	}
-	st := &seriesState{domain: d}
+	st := &seriesState{domain: d, gamma: 1}
+	if g, ok := rs.Params["gamma"]; ok {
+		st.gamma = g
+	}
 	pool := make(map[string]estimators.Estimator, len(rs.Estimators))
 	for _, name := range rs.Estimators {
 		e, ok := w.pool[name]
@@ -163,6 +179,16 @@ func (w *worker) state(s int) (*seriesState, error) {
 		info, _ := estimators.Lookup(name)
 		st.ests = append(st.ests, e)
 		st.ndiag = append(st.ndiag, len(info.Diagnostics))
+		st.model = append(st.model, info.Needs&estimators.Model != 0)
+	}
+	if rs.NeedsModel() {
+		md, ok := d.(domains.ModelDomain)
+		if !ok {
+			return nil, fmt.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
+		}
+		st.fitted = rs.Model != config.ModelExact
+		md.Record(st.fitted, !st.fitted)
+		st.space = md.Space()
 	}
 	w.series, w.st, w.pool = s, st, pool
 	return st, nil
@@ -170,7 +196,11 @@ func (w *worker) state(s int) (*seriesState, error) {
 
 // run computes one unit: nested data draws max(n) trajectories once and
 // estimates at each n from the first n, in one pass per estimator
-// (estimators.EstimateGrid); independent data draws afresh per n.
+// (estimators.EstimateGrid); independent data draws afresh per n. Every
+// estimator sees the data under the series' gamma (trajectory.Discounted,
+// SPEC 1c); those that need the model columns (SPEC 1d) get, at each n,
+// the model fitted on those n trajectories, or the exact one the domain
+// recorded.
 func (w *worker) run(u Unit) (UnitResult, error) {
 	st, err := w.state(u.Series)
 	if err != nil {
@@ -189,10 +219,17 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 		}
 	}
 	name := p.Series[u.Series].Name
+	fail := func(n int, err error) error {
+		if n > 0 {
+			return fmt.Errorf("series %s, trial %d, n = %d: %w", name, u.Trial, n, err)
+		}
+		return fmt.Errorf("series %s, trial %d, %w", name, u.Trial, err)
+	}
 	if p.Data == "nested" {
 		w.batch.Reset()
 		st.domain.Collect(&w.batch, p.NMax(), rng)
 		h := w.batch.Horizon()
+		view := w.disc.Of(&w.batch, st.gamma)
 		for e, est := range st.ests {
 			diags := res.Diagnostics[e]
 			for d := range diags {
@@ -202,8 +239,20 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 					diags[d][j] = buf[j*h : j*h : (j+1)*h]
 				}
 			}
-			if err := estimators.EstimateGrid(est, &w.batch, p.N, res.Estimates[e], diags); err != nil {
-				return UnitResult{}, fmt.Errorf("series %s, trial %d, %w", name, u.Trial, err)
+			if st.model[e] {
+				continue // below, prefix by prefix
+			}
+			if err := estimators.EstimateGrid(est, view, p.N, res.Estimates[e], diags); err != nil {
+				return UnitResult{}, fail(0, err)
+			}
+		}
+		if !slices.Contains(st.model, true) {
+			return res, nil
+		}
+		for j, n := range p.N {
+			pre := w.batch.Prefix(n)
+			if err := w.estimateModel(st, &pre, &res, j); err != nil {
+				return UnitResult{}, fail(n, err)
 			}
 		}
 		return res, nil
@@ -211,18 +260,60 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 	for j, n := range p.N {
 		w.batch.Reset()
 		st.domain.Collect(&w.batch, n, rng)
+		view := w.disc.Of(&w.batch, st.gamma)
 		for e, est := range st.ests {
-			v, err := est.Estimate(&w.batch)
-			if err != nil {
-				return UnitResult{}, fmt.Errorf("series %s, trial %d, n = %d: %w", name, u.Trial, n, err)
+			if st.model[e] {
+				continue
 			}
-			res.Estimates[e][j] = v
-			if r, ok := est.(estimators.Reporter); ok {
-				for d := range res.Diagnostics[e] {
-					res.Diagnostics[e][d][j] = r.AppendDiagnostic(nil, d)
-				}
+			if err := estimateInto(est, view, &res, e, j); err != nil {
+				return UnitResult{}, fail(n, err)
 			}
+		}
+		if err := w.estimateModel(st, &w.batch, &res, j); err != nil {
+			return UnitResult{}, fail(n, err)
 		}
 	}
 	return res, nil
+}
+
+// estimateModel runs the estimators of st that need the model columns on
+// b (a data set of N[j] trajectories), with the model fitted on b or the
+// exact one b carries, under the series' gamma.
+func (w *worker) estimateModel(st *seriesState, b *trajectory.Batch, res *UnitResult, j int) error {
+	if !slices.Contains(st.model, true) {
+		return nil
+	}
+	if st.fitted {
+		b.QHat, b.VHat = w.qHat[:0], w.vHat[:0]
+		if err := w.fit.Fit(b, st.space, st.gamma); err != nil {
+			return fmt.Errorf("fitting the model: %w", err)
+		}
+		w.qHat, w.vHat = b.QHat, b.VHat
+	}
+	view := w.discPre.Of(b, st.gamma)
+	for e, est := range st.ests {
+		if !st.model[e] {
+			continue
+		}
+		if err := estimateInto(est, view, res, e, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// estimateInto sets res's estimate and diagnostics of estimator e at grid
+// point j from b.
+func estimateInto(est estimators.Estimator, b *trajectory.Batch, res *UnitResult, e, j int) error {
+	v, err := est.Estimate(b)
+	if err != nil {
+		return err
+	}
+	res.Estimates[e][j] = v
+	if r, ok := est.(estimators.Reporter); ok {
+		for d := range res.Diagnostics[e] {
+			res.Diagnostics[e][d][j] = r.AppendDiagnostic(res.Diagnostics[e][d][j][:0], d)
+		}
+	}
+	return nil
 }

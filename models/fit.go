@@ -1,0 +1,359 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// maxSteps is the largest batch Fit accepts: step positions and compact
+// ids are stored as int32.
+const maxSteps = math.MaxInt32 - 1
+
+// fitAllocs is the number of slices a cold Fitter allocates in Fit (the
+// two columns of the batch included), each rounded up by Go's allocator to
+// its size class or to whole 8 KiB pages: less than pageSlack bytes each.
+const (
+	fitAllocs = 15
+	pageSlack = 8 << 10
+)
+
+// Fitter fits the `fitted` model of SPEC 1d, a time-homogeneous tabular
+// maximum-likelihood model over (observation, action), and evaluates it by
+// finite-horizon dynamic programming. Its zero value is ready to use; it
+// keeps its workspace between calls, so that refitting batches of the same
+// size allocates nothing.
+//
+// Memory: Fit allocates at most FitBytes(steps, sp.Obs, sp.Actions,
+// sp.Horizon) bytes on a cold Fitter, the two columns it writes into the
+// batch included. With m = min(Obs, steps) observations occurring and
+// P = m Actions (observation, action) pairs, the workspace is
+//
+//	4 Obs                 observation id -> compact index (a sparse set)
+//	+ 24 m                compact index -> id, a mark per observation, V_K and V_{K-1}
+//	+ 28 P + 4            R, Q_K and pi_e per pair (float64), transition rows (int32)
+//	+ 16 steps            transitions: next observation (int32) and probability (float64),
+//	                      start of every trajectory (int32)
+//	+ 4 (Horizon + 2)     trajectories counted by length
+//	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
+//
+// and each of its 15 slices is rounded up by less than 8 KiB. Memory
+// allocated by sp.PiE is not counted.
+type Fitter struct {
+	idx   []int32 // observation id -> compact index, valid if obs[idx[o]] == o
+	obs   []int32 // compact index -> observation id
+	mark  []int32 // per compact observation: its slot in the row being built
+	v, vp []float64
+
+	row   []int32   // pair p's transitions are next[row[p]:row[p+1]]
+	r     []float64 // per pair: reward sum, then mean reward R(o, a)
+	q     []float64 // per pair: Q_K(o, a)
+	pie   []float64 // per pair: pi_e(a|o)
+	next  []int32   // compact next observation of every distinct transition
+	prob  []float64 // its empirical probability P(o'|o, a)
+	start []int32   // first step of the non-empty trajectories, longest first
+	byLen []int32   // byLen[l]: number of trajectories of length >= l
+}
+
+// FitBytes returns the bound of Fitter's doc comment: the bytes Fit
+// allocates on a cold Fitter for a batch of steps steps, with obs
+// observation ids, actions action ids and the given horizon, the q_hat and
+// v_hat columns of the batch included. Its arguments are float64 so that
+// sizes far beyond memory can be computed, and refused, without overflow.
+func FitBytes(steps, obs, actions, horizon float64) float64 {
+	m := math.Min(obs, steps)
+	p := m * actions
+	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + fitAllocs*pageSlack
+}
+
+// Fit fits the model on b and writes, for every step of b, the model's
+// q_hat and v_hat (SPEC 1d) into b.QHat and b.VHat, reusing their memory.
+// The rewards of b must be undiscounted; gamma in (0, 1] is the discount
+// of the dynamic program.
+//
+// The model (SPEC 1d, `fitted`): for each (o, a) visited, R(o, a) is the
+// mean reward of its visits and P(o'|o, a) the fraction of its visits
+// followed by observation o', "episode ended" (the visit was its
+// trajectory's last step) being its own outcome, of value 0. With K steps
+// left,
+//
+//	Q_K(o, a) = R(o, a) + gamma sum_o' P(o'|o, a) V_{K-1}(o'),
+//	V_K(o) = sum_a pi_e(a|o) Q_K(o, a),   V_0 = 0,
+//
+// and Q_K(o, a) = 0 for an (o, a) never visited (it still enters V_K with
+// its weight pi_e(a|o)). At 1-based step t of a trajectory, with
+// K = sp.Horizon - t + 1, q_hat = Q_K(o_t, a_t) and v_hat = V_K(o_t): the
+// expected return from step t on, discounted to step t; the factor
+// gamma^(t-1) of SPEC 1c is left to trajectory.Discounted.
+//
+// b must carry ids (b.HasIDs), with every observation id in [0, sp.Obs)
+// and action id in [0, sp.Actions), and no trajectory longer than
+// sp.Horizon; sp.PiE must write a distribution. A batch with no steps is
+// fitted trivially: its columns are emptied. On error, b is unchanged.
+//
+// Cost: O(steps) to count, and O(sp.Horizon (T + m sp.Actions)) for the
+// dynamic program, T the number of distinct (o, a, o') transitions and m
+// the number of distinct observations in b.
+func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
+	if err := check(b, sp, gamma); err != nil {
+		return err
+	}
+	steps := len(b.Reward)
+	if steps == 0 {
+		b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
+		return nil
+	}
+	if err := f.count(b, sp); err != nil {
+		return err
+	}
+	if err := f.policy(sp); err != nil {
+		return err
+	}
+	f.transitions(b, sp.Actions)
+	f.evaluate(b, sp, gamma)
+	return nil
+}
+
+// check validates Fit's arguments that need no pass over the steps.
+func check(b *trajectory.Batch, sp Space, gamma float64) error {
+	switch {
+	case b == nil:
+		return fmt.Errorf("models: nil batch")
+	case !(gamma > 0 && gamma <= 1):
+		return fmt.Errorf("models: gamma %v is not in (0, 1]", gamma)
+	case sp.Obs < 1 || sp.Actions < 1 || sp.Obs > math.MaxInt32 || sp.Actions > math.MaxInt32:
+		return fmt.Errorf("models: space of %d observations and %d actions: want 1 to %d of each", sp.Obs, sp.Actions, math.MaxInt32)
+	case sp.Horizon < 1 || sp.Horizon > maxSteps:
+		return fmt.Errorf("models: horizon %d is not in [1, %d]", sp.Horizon, maxSteps)
+	case sp.PiE == nil:
+		return fmt.Errorf("models: the space has no evaluation policy (PiE is nil)")
+	}
+	steps := len(b.Reward)
+	if steps == 0 {
+		return nil
+	}
+	switch {
+	case !b.HasIDs() || len(b.Action) != steps:
+		return fmt.Errorf("models: the batch has no observation and action ids (%d and %d for %d steps): a fitted model needs them", len(b.Obs), len(b.Action), steps)
+	case steps > maxSteps:
+		return fmt.Errorf("models: %d steps: at most %d can be fitted", steps, maxSteps)
+	case len(b.Offsets) == 0 || b.Offsets[0] != 0 || b.Offsets[len(b.Offsets)-1] != steps:
+		return fmt.Errorf("models: the batch's offsets do not cover its %d steps", steps)
+	}
+	return nil
+}
+
+// count checks every trajectory and id, assigns compact indices to the
+// observations that occur, counts the visits of every pair into f.row
+// (visits of pair p at f.row[p+1]) and sums their rewards into f.r, and
+// orders the non-empty trajectories by length.
+func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
+	steps, h, na := len(b.Reward), sp.Horizon, sp.Actions
+	f.idx = grow(f.idx, sp.Obs)
+	f.obs = grow(f.obs, min(sp.Obs, steps))[:0] // append never reallocates
+	f.byLen = grow(f.byLen, h+2)
+	clear(f.byLen)
+	nonEmpty := 0
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		if hi < lo || hi > steps {
+			return fmt.Errorf("models: trajectory %d: offsets %d to %d out of order", i, lo, hi)
+		}
+		if hi-lo > h {
+			return fmt.Errorf("models: trajectory %d has %d steps, longer than the horizon %d", i, hi-lo, h)
+		}
+		if hi > lo {
+			f.byLen[hi-lo]++
+			nonEmpty++
+		}
+		for s := lo; s < hi; s++ {
+			o, a := b.Obs[s], b.Action[s]
+			if o < 0 || int(o) >= sp.Obs {
+				return fmt.Errorf("models: step %d (trajectory %d, t = %d): observation id %d is not in [0, %d)", s, i, s-lo+1, o, sp.Obs)
+			}
+			if a < 0 || int(a) >= na {
+				return fmt.Errorf("models: step %d (trajectory %d, t = %d): action id %d is not in [0, %d)", s, i, s-lo+1, a, na)
+			}
+			if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
+				return fmt.Errorf("models: step %d (trajectory %d, t = %d): reward %v is not finite", s, i, s-lo+1, r)
+			}
+			if c := f.idx[o]; c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
+				f.idx[o] = int32(len(f.obs))
+				f.obs = append(f.obs, o)
+			}
+		}
+	}
+	// Non-empty trajectories, longest first (a counting sort by length):
+	// byLen[l] becomes the number longer than l, the first slot of those
+	// of length l; after placing them it is the number of length >= l, so
+	// that start[:byLen[t]] are the trajectories that have a step t.
+	longer := int32(0)
+	for l := h; l >= 1; l-- {
+		c := f.byLen[l]
+		f.byLen[l] = longer
+		longer += c
+	}
+	f.start = grow(f.start, nonEmpty)
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		if hi > lo {
+			f.start[f.byLen[hi-lo]] = int32(lo)
+			f.byLen[hi-lo]++
+		}
+	}
+
+	m := len(f.obs)
+	np := m * na
+	f.row = grow(f.row, np+1)
+	clear(f.row)
+	f.r = grow(f.r, np)
+	clear(f.r)
+	for s := range steps {
+		p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
+		f.row[p+1]++
+		f.r[p] += b.Reward[s]
+	}
+	return nil
+}
+
+// policy reads pi_e(.|o) of every occurring observation into f.pie and
+// checks that it is a distribution.
+func (f *Fitter) policy(sp Space) error {
+	na := sp.Actions
+	f.pie = grow(f.pie, len(f.obs)*na)
+	for c, o := range f.obs {
+		dst := f.pie[c*na : (c+1)*na]
+		clear(dst)
+		sp.PiE(int(o), dst)
+		sum := 0.0
+		for a, w := range dst {
+			if !(w >= 0) || math.IsInf(w, 0) {
+				return fmt.Errorf("models: pi_e(%d|%d) = %v is not a probability", a, o, w)
+			}
+			sum += w
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return fmt.Errorf("models: pi_e(.|%d) sums to %v, not 1", o, sum)
+		}
+	}
+	return nil
+}
+
+// transitions builds, from the visit counts in f.row and reward sums in
+// f.r, the rows of distinct transitions in f.next and f.prob (CSR: pair
+// p's are at f.row[p] to f.row[p+1]-1, in order of first occurrence;
+// "episode ended" is not stored, its value being 0) and turns the reward
+// sums into means.
+func (f *Fitter) transitions(b *trajectory.Batch, na int) {
+	steps, m := len(b.Reward), len(f.obs)
+	np := m * na
+	for p := range np {
+		f.row[p+1] += f.row[p]
+	}
+	// Place every visit's next outcome in its pair's row (a counting sort,
+	// stable in step order), using row[p] as the cursor: afterwards row[p]
+	// is the end of row p, the start of row p+1.
+	end := int32(m)
+	f.next = grow(f.next, steps)
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		for s := lo; s < hi; s++ {
+			p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
+			o := end
+			if s+1 < hi {
+				o = f.idx[b.Obs[s+1]]
+			}
+			f.next[f.row[p]] = o
+			f.row[p]++
+		}
+	}
+	copy(f.row[1:], f.row[:np])
+	f.row[0] = 0
+
+	// Merge each row's repeated outcomes in place (w <= the read position)
+	// and drop "episode ended": mark[o] >= the row's new start means o is
+	// already in the row, at slot mark[o].
+	f.prob = grow(f.prob, steps)
+	f.mark = grow(f.mark, m)
+	for c := range f.mark {
+		f.mark[c] = -1
+	}
+	w := int32(0)
+	for p := range np {
+		lo, hi := f.row[p], f.row[p+1]
+		f.row[p] = w
+		if hi == lo {
+			continue
+		}
+		first := w
+		for j := lo; j < hi; j++ {
+			o := f.next[j]
+			switch {
+			case o == end:
+			case f.mark[o] >= first:
+				f.prob[f.mark[o]]++
+			default:
+				f.mark[o] = w
+				f.next[w], f.prob[w] = o, 1
+				w++
+			}
+		}
+		visits := float64(hi - lo)
+		for j := first; j < w; j++ {
+			f.prob[j] /= visits
+		}
+		f.r[p] /= visits
+	}
+	f.row[np] = w
+}
+
+// evaluate runs the dynamic program for K = 1..sp.Horizon and writes
+// q_hat and v_hat of the steps with K steps left as each Q_K is computed.
+func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
+	steps, m, na, h := len(b.Reward), len(f.obs), sp.Actions, sp.Horizon
+	np := m * na
+	f.q = grow(f.q, np)
+	f.v = grow(f.v, m)
+	f.vp = grow(f.vp, m)
+	clear(f.vp) // V_0 = 0
+	b.QHat = grow(b.QHat, steps)
+	b.VHat = grow(b.VHat, steps)
+	q, v, vp := f.q, f.v, f.vp
+	row, next, prob, r, pie := f.row, f.next, f.prob, f.r, f.pie
+	qHat, vHat, obs, act, idx := b.QHat, b.VHat, b.Obs, b.Action, f.idx
+	for k := 1; k <= h; k++ {
+		for p := range np {
+			s := 0.0
+			for j := row[p]; j < row[p+1]; j++ {
+				s += prob[j] * vp[next[j]]
+			}
+			q[p] = r[p] + gamma*s
+		}
+		for c := range m {
+			s := 0.0
+			for a, w := range pie[c*na : (c+1)*na] {
+				s += w * q[c*na+a]
+			}
+			v[c] = s
+		}
+		// Step t = h - k + 1 (1-based) of every trajectory that has one.
+		t := h - k + 1
+		for _, lo := range f.start[:f.byLen[t]] {
+			s := int(lo) + t - 1
+			c := int(idx[obs[s]])
+			qHat[s] = q[c*na+int(act[s])]
+			vHat[s] = v[c]
+		}
+		v, vp = vp, v
+	}
+}
+
+// grow returns s resliced to length n, allocating exactly n elements when
+// its capacity is short. The contents are not preserved.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
