@@ -3,7 +3,10 @@
 // importance sampling (IS, PDIS), their weighted forms (WIS, CWPDIS), the
 // paper's options-based PDIS (Theorem 3), partitioned PDIS (Theorem 4) and
 // Incremental Importance Sampling (INCRIS, Algorithm 1), exactly as
-// SPEC section 1 defines them.
+// SPEC section 1 defines them; beyond the paper, incris-ld (SPEC 1b) and
+// the model-based and doubly robust estimators dm, dr, wdr and magic (SPEC
+// 1d), which read the model columns q_hat and v_hat of the batch (dm uses
+// the model alone, no weights).
 //
 // Contract:
 //   - Every estimator weights by the batch's per-step importance factors
@@ -12,8 +15,11 @@
 //     later steps, times the action ratio inside options whose underlying
 //     policy changed. So on options data IS, WIS, CWPDIS and INCRIS work with
 //     option-level weights, and pdis and options-pdis are one computation.
-//   - Undiscounted returns; a trajectory shorter than the batch's horizon is
-//     padded with steps of reward 0 and ratio 1, literally: per-step
+//   - Undiscounted formulas: a discount factor is applied to the batch
+//     before estimation (trajectory.Discounted, SPEC 1c), so every formula
+//     holds unchanged for the discounted rewards and model columns.
+//   - A trajectory shorter than the batch's horizon is padded with steps of
+//     reward 0, ratio 1 and q_hat = v_hat = 0, literally: per-step
 //     normalisers (CWPDIS) and covariances (INCRIS) run over all n
 //     trajectories, those already ended included.
 //   - 0/0 is 0: a weighted estimator whose weights are all zero returns 0.

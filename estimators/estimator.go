@@ -39,6 +39,11 @@ const (
 	SelfNormalized Class = "self-normalized"
 	// Adaptive: chooses from the data which weights to keep.
 	Adaptive Class = "adaptive"
+	// ModelBased: uses a model of the returns (SPEC 1d): the model alone
+	// (dm) or as a control variate for importance sampling (dr, wdr,
+	// magic). Its statistics depend on the model, so no closed form of a
+	// domain speaks of it.
+	ModelBased Class = "model-based"
 )
 
 // Data is a set of inputs beyond rewards and action ratios that an
@@ -172,7 +177,24 @@ var (
 		func(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) },
 		"8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"}
 	incrisLDWorkspace = workspace{incrisLDBytes, incrisLDBytesDoc}
+	drWorkspace       = workspace{
+		func(n, h float64) float64 { return 8 * n * h },
+		"8 n H bytes (factors, with changed options only)"}
+	wdrWorkspace = workspace{
+		func(n, h float64) float64 { return 8*n*h + 32*(h+1) },
+		"8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) bytes"}
+	magicWorkspace = workspace{
+		func(n, h float64) float64 {
+			j := math.Log2(max(h, 1)) + 3 // |J| <= log2 H + 3
+			return 8*n*h + 32*(h+1) + 8*(4*j*j+13*j)
+		},
+		"8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) + 8 (4 J^2 + 13 J), J = log2 H + 3 >= |J| (covariance, M, its Cholesky factor) bytes"}
 )
+
+// magicX is MAGIC's diagnostic: its blend weights.
+var magicX = Diagnostic{Name: "magic_x", Index: "position", IndexLabel: "position of j in J = (0, 1, 2, 4, ..., H)",
+	Label: "mean blend weight x_j",
+	Doc:   "x_j, the weight MAGIC gives the off-policy j-step return g_j (position 1 is j = 0, the model alone; the last is j = H, wdr); the weights are >= 0 and sum to 1"}
 
 func sumsEntry(name, formula, source string, class Class, def bool, mk func() Estimator) Info {
 	return Info{Name: name, Formula: formula, Source: source, MinN: 1, Class: class, Default: def, memory: sumsWorkspace, new: mk}
@@ -211,6 +233,22 @@ var registry = []Info{
 		Source: "SPEC 1b, for comparison",
 		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisLDWorkspace,
 		new: func() Estimator { return NewINCRISLD(false) }},
+	{Name: "dm", Formula: "(1/n) sum_i v_hat^i_1: the model alone (model-only: no rewards or importance weights)",
+		Source: "direct method; SPEC 1d",
+		MinN:   1, Class: ModelBased, Needs: Model,
+		new: func() Estimator { return NewDM() }},
+	{Name: "dr", Formula: "(1/n) sum_i sum_t [ W^i_t r^i_t - (W^i_t q_hat^i_t - W^i_{t-1} v_hat^i_t) ], W_0 = 1",
+		Source: "doubly robust, Jiang & Li 2016; SPEC 1d",
+		MinN:   1, Class: ModelBased, Needs: Model, memory: drWorkspace,
+		new: func() Estimator { return NewDR() }},
+	{Name: "wdr", Formula: "sum_i sum_t [ wbar^i_t r^i_t - (wbar^i_t q_hat^i_t - wbar^i_{t-1} v_hat^i_t) ], wbar^i_t = W^i_t / sum_j W^j_t, wbar^i_0 = 1/n",
+		Source: "weighted doubly robust, Thomas & Brunskill 2016; SPEC 1d",
+		MinN:   1, Class: ModelBased, Needs: Model, memory: wdrWorkspace,
+		new: func() Estimator { return NewWDR() }},
+	{Name: "magic", Formula: "sum_j x_j g_j over j in {0, 1, 2, 4, ..., H} (g_0 = dm, g_H = wdr): x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, b_j = distance of g_j from wdr's normal 90% interval",
+		Source: "MAGIC, Thomas & Brunskill 2016, Algorithm 1 (interp.: a normal interval for the percentile bootstrap); SPEC 1d",
+		MinN:   2, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{magicX}, memory: magicWorkspace,
+		new: func() Estimator { return NewMAGIC() }},
 }
 
 func withUses(i Info, d Data, without string) Info {

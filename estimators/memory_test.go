@@ -37,9 +37,13 @@ func TestMemoryBoundsWorkspace(t *testing.T) {
 	} {
 		n, h := tc.b.N(), tc.b.Horizon()
 		for _, info := range All() {
+			b := tc.b
+			if info.Needs&Model != 0 {
+				b = withModelColumns(rng, tc.b) // dm, dr, wdr, magic: ErrNoModel without
+			}
 			got := allocated(func() {
 				e, _ := New(info.Name)
-				if _, err := e.Estimate(tc.b); err != nil {
+				if _, err := e.Estimate(b); err != nil {
 					t.Fatalf("%s on %s: %v", info.Name, tc.name, err)
 				}
 			})

@@ -123,12 +123,15 @@ func writeEstimators(w io.Writer) {
 	fmt.Fprint(w, `Every estimator weights by the batch's per-step factors: the action ratio of a
 primitive step; on options data the option ratio on an option's first step
 (1 on its later steps), times the action ratio inside options whose
-underlying policy changed (paper, Theorem 3). Undiscounted; a trajectory
-that ends early is padded with reward 0 and ratio 1; 0/0 := 0. Importance
-weights never silently overflow: an estimate that is not representable as
-a float64 is an error, never Inf or NaN. The class says what closed forms
-of a domain apply to it; the workspace bound is what `+"`runexp estimate`"+`
-checks before running.
+underlying policy changed (paper, Theorem 3). Rewards (and the model
+columns) are discounted by gamma^(t-1) before any estimator sees them
+(SPEC 1c; gamma = 1, the paper's setting, by default); a trajectory that
+ends early is padded with reward 0, ratio 1 and q_hat = v_hat = 0; 0/0 :=
+0. Importance weights never silently overflow: an estimate that is not
+representable as a float64 is an error, never Inf or NaN. The class says
+what closed forms of a domain apply to it (none to the model-based ones);
+"needs" names data without which the estimator cannot run; the workspace
+bound is what `+"`runexp estimate`"+` checks before running.
 
 `)
 	for _, i := range estimators.All() {
@@ -136,6 +139,9 @@ checks before running.
 		fmt.Fprintf(w, "- source: %s\n- class: %s; needs n >= %d\n", i.Source, i.Class, i.MinN)
 		if i.Uses != 0 {
 			fmt.Fprintf(w, "- uses: %s (without it: equals `%s`)\n", i.Uses, i.Without)
+		}
+		if i.Needs != 0 {
+			fmt.Fprintf(w, "- needs: %s\n", i.Needs)
 		}
 		if i.Default {
 			fmt.Fprintf(w, "- computed by `runexp estimate` when no estimators are named\n")
