@@ -5,8 +5,9 @@ package logdata
 // columns are described.
 type Column struct {
 	Name string
-	// Presence is "required", "optional" or "options" (one of the option
-	// columns, which come together).
+	// Presence is "required", "optional", "options" (one of the option
+	// columns, which come together) or "model" (one of the model columns
+	// q_hat and v_hat, which come together).
 	Presence string
 	Doc      string
 }
@@ -23,13 +24,16 @@ var Schema = [numCols]Column{
 	{ColMuB, "options", "probability of the running option under the behavior policy, in (0, 1]; required on option_start rows, on the option's later rows empty (JSON: null or absent) or equal to the start row's"},
 	{ColMuE, "options", "probability of the running option under the evaluation policy, in [0, 1]; as mu_b"},
 	{ColOptionChanged, "optional", "0 or 1 on option_start rows (later rows: empty or equal): the option's own policy differs between behavior and evaluation, so the action ratios inside it count; absent: 0. Needs the option columns"},
+	{ColQHat, "model", "a model's q(o_t, a_t): the expected return from this step on (its reward included), the logged action taken and pi_e followed after, discounted to this step with the gamma of the estimates (-gamma); a finite number on every row. With v_hat, the input of dm, dr, wdr and magic (SPEC 1d)"},
+	{ColVHat, "model", "the same model's v(o_t) = sum_a pi_e(a|o_t) q(o_t, a), the expected return from this step on under pi_e; a finite number on every row"},
 }
 
 // Rules are the format's rules beyond single columns, for help texts.
 const Rules = `One record per primitive step; an episode's records are contiguous and its
 steps in order; columns in any order (CSV header names, JSON field names;
 exact, case-sensitive). option_start, mu_b and mu_e come together ("the
-option columns"); option_changed needs them. Flags (split, option_start,
+option columns"); option_changed needs them. q_hat and v_hat come together
+("the model columns"), with a number on every row. Flags (split, option_start,
 option_changed) are 0 or 1, also true or false (JSON booleans too).
 Numbers are read in decimal or exponent notation only: an optional sign
 (- or +), digits with an optional decimal point, an optional exponent (e or

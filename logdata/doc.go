@@ -7,8 +7,9 @@
 // and an episode's records are contiguous. Schema lists every column
 // (required: episode, step, reward, pi_b, pi_e; optional: split; the option
 // columns option_start, mu_b, mu_e, which come together, and
-// option_changed, which needs them) with what it means; `runexp help data`
-// and docs/reference.md print that table.
+// option_changed, which needs them; the model columns q_hat and v_hat of
+// SPEC 1d, which come together) with what it means; `runexp help data` and
+// docs/reference.md print that table.
 //
 // Flags (split, option_start, option_changed) are 0 or 1 (also true or
 // false; JSON booleans too). Numbers are read in decimal or exponent
@@ -32,8 +33,9 @@
 // above, without +, .5 or 5.), flags as booleans or 0/1, null as "no
 // value". Blank lines are skipped. The first record fixes the file's
 // columns, as a CSV header does: a later record may leave out only mu_b,
-// mu_e and option_changed on rows that do not start an option, and may not
-// bring a column the first record did not have. Values of ignored extra
+// mu_e and option_changed on rows that do not start an option (q_hat and
+// v_hat, like the required fields, on no row), and may not bring a column
+// the first record did not have. Values of ignored extra
 // fields may be anything, objects and arrays included; a known field must
 // hold a scalar. A field given twice in one object is an error.
 //
@@ -42,9 +44,12 @@
 // Each record adds one step with ratio rho = pi_e/pi_b. Without option
 // columns it is Batch.Add(reward, rho); with them,
 // Batch.AddOption(reward, rho, mu_e/mu_b on option_start rows else 1,
-// option_changed). split = 1 calls Batch.MarkSplit after the step. Every
-// episode is closed with Batch.End. Padding of shorter episodes is the
-// estimators' business (reward 0, ratio 1 after the end).
+// option_changed). With the model columns, Batch.AddModel(q_hat, v_hat)
+// follows, the values as written (discounting, if any, is the caller's:
+// trajectory.Discounted). split = 1 calls Batch.MarkSplit after the step.
+// Every episode is closed with Batch.End. Padding of shorter episodes is
+// the estimators' business (reward 0, ratio 1, q_hat = v_hat = 0 after the
+// end).
 //
 // # Errors and memory
 //
@@ -61,7 +66,7 @@
 // at most Options.MaxSteps steps (DefaultMaxSteps, 50 million, when 0).
 // Past either cap reading stops with an *Error naming the line, before
 // memory is taken for what is refused. Memory is the batch (26 bytes a
-// step) plus one map entry per finished episode (an id longer than 32 bytes
+// step, 42 with the model columns) plus one map entry per finished episode (an id longer than 32 bytes
 // is kept as its SHA-256) plus a line, not the text. Options.SizeHint, when
 // the input's size is known, lets the reader size the batch once (up to the
 // step cap) instead of growing it by doubling.

@@ -14,7 +14,8 @@ import (
 // checkRead reads data and checks what must hold whatever the input: no
 // panic; an error is an *logdata.Error marked as bad input (the input is in
 // memory, so there are no I/O errors); a success is a valid batch whose every step has a
-// finite reward and finite non-negative ratios, as Info says.
+// finite reward and finite non-negative ratios, and finite q_hat and v_hat
+// exactly when Info says the model columns are there.
 func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 	var b trajectory.Batch
 	info, err := logdata.Read(bytes.NewReader(data), f, &b, logdata.Options{AllowExtra: allowExtra, SizeHint: int64(len(data))})
@@ -42,7 +43,14 @@ func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 			t.Fatalf("episode %d is empty", i)
 		}
 	}
+	if b.HasModel() != info.Columns.Model || (!info.Columns.Model && (len(b.QHat) != 0 || len(b.VHat) != 0)) ||
+		(info.Columns.Model && (len(b.QHat) != b.Steps() || len(b.VHat) != b.Steps())) {
+		t.Fatalf("columns %+v but %d q_hat and %d v_hat values for %d steps", info.Columns, len(b.QHat), len(b.VHat), b.Steps())
+	}
 	for s := range b.Steps() {
+		if info.Columns.Model && (math.IsInf(b.QHat[s], 0) || math.IsNaN(b.QHat[s]) || math.IsInf(b.VHat[s], 0) || math.IsNaN(b.VHat[s])) {
+			t.Fatalf("step %d: q_hat %v, v_hat %v not finite", s, b.QHat[s], b.VHat[s])
+		}
 		if math.IsInf(b.Ratio[s], 0) || math.IsInf(b.OptionRatio[s], 0) {
 			t.Fatalf("step %d: infinite ratio", s)
 		}
@@ -65,6 +73,10 @@ func FuzzParseCSV(f *testing.F) {
 		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,option_changed\nx,0,1,0.5,0.25,1,0.8,0.4,1\nx,1,2,0.5,1,0,,,\ny,0,5,0.5,0.5,1,1,0,0\n",
 		"pi_e,reward,episode,step,pi_b,extra\n0.5,1,\"a,b\",0,1,\"x\ny\"\n",
 		"episode,step,reward,pi_b,pi_e\na,0,NaN,1,1\n",
+		"episode,step,reward,pi_b,pi_e,q_hat,v_hat\na,0,1,0.5,0.25,2.5,-1\na,1,2,0.5,0.75,1e-3,.5\nb,0,0,1,1,0,0\n",
+		"v_hat,split,q_hat,episode,step,reward,pi_b,pi_e\n1,0,2,a,0,1,0.5,0.5\n,1,2,a,1,1,0.5,0.5\n",
+		"episode,step,reward,pi_b,pi_e,q_hat\na,0,1,1,1,2\n",
+		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,q_hat,v_hat\nx,0,1,0.5,0.25,1,0.8,0.4,inf,1\n",
 		"",
 	} {
 		f.Add([]byte(s), false)
@@ -83,6 +95,9 @@ func FuzzParseJSONL(f *testing.F) {
 		`{"episode":"x","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"option_start":1,"mu_b":0.8,"mu_e":0.4,"option_changed":true}` + "\n" +
 			`{"episode":"x","step":1,"reward":2,"pi_b":0.5,"pi_e":1,"option_start":false}` + "\n",
 		`{"episode":"\u00e9\"","step":0,"reward":1e-400,"pi_b":1,"pi_e":0}`,
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5,"v_hat":-1}` + "\n" + `{"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.75,"v_hat":0,"q_hat":1e300}` + "\n",
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5,"v_hat":null}` + "\n",
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5}` + "\n",
 		"[1]\n{}\n",
 		"",
 	} {

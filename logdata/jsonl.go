@@ -137,6 +137,13 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		if bd.cols.Options && !seen[cOptionStart] {
 			return bd.info, jerr(ColOptionStart, "missing (every record needs it)")
 		}
+		if bd.cols.Model {
+			for _, c := range [...]int{cQHat, cVHat} {
+				if !seen[c] {
+					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the model columns)")
+				}
+			}
+		}
 		if err := bd.add(&cells, line, record, nil); err != nil {
 			return bd.info, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,8 @@ const (
 	ColMuB           = "mu_b"
 	ColMuE           = "mu_e"
 	ColOptionChanged = "option_changed"
+	ColQHat          = "q_hat"
+	ColVHat          = "v_hat"
 )
 
 // column indices into a record's cells
@@ -77,10 +80,12 @@ const (
 	cMuB
 	cMuE
 	cOptionChanged
+	cQHat
+	cVHat
 	numCols
 )
 
-var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged}
+var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat}
 
 func colIndex(name string) int {
 	for i, n := range colNames {
@@ -99,6 +104,9 @@ type Columns struct {
 	Options bool
 	// Changed: the file has option_changed (only with Options).
 	Changed bool
+	// Model: the file has the model columns q_hat and v_hat of SPEC 1d,
+	// which come together (trajectory.Batch.QHat and VHat).
+	Model bool
 }
 
 // MaxLine is the most bytes a line may hold, not counting its line feed:
@@ -113,10 +121,12 @@ const MaxLine = 1 << 20
 const MaxLineJSONL = MaxLine
 
 // DefaultMaxSteps is the most steps (records) Read accepts when
-// Options.MaxSteps is 0. The batch holds 26 bytes a step, 1.3 GB at this
-// cap; reading takes more at its peak (the batch's growth, the ids of
-// finished episodes, the garbage collector's headroom): measured, about
-// 65 bytes a step in long episodes and 140 in one-step episodes.
+// Options.MaxSteps is 0. The batch holds 26 bytes a step (42 with the
+// model columns q_hat and v_hat), 1.3 GB (2.1 GB) at this cap; reading
+// takes more at its peak (the batch's growth, the ids of finished
+// episodes, the garbage collector's headroom): measured without model
+// columns, about 65 bytes a step in long episodes and 140 in one-step
+// episodes.
 const DefaultMaxSteps = 50_000_000
 
 // Options control reading.
@@ -563,6 +573,15 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 			return wrap(fe)
 		}
 	}
+	var qHat, vHat float64
+	if bd.cols.Model {
+		if qHat, fe = bd.number(cells[cQHat], cQHat); fe != nil {
+			return wrap(fe)
+		}
+		if vHat, fe = bd.number(cells[cVHat], cVHat); fe != nil {
+			return wrap(fe)
+		}
+	}
 
 	// episode and step order
 	newEpisode := !bd.started || id != bd.cur
@@ -661,6 +680,9 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	} else {
 		bd.b.Add(reward, rho)
 	}
+	if bd.cols.Model {
+		bd.b.AddModel(qHat, vHat)
+	}
 	if split {
 		bd.b.MarkSplit()
 	}
@@ -700,12 +722,16 @@ func (bd *builder) sizeHint(total, consumed int64) {
 		return
 	}
 	bd.b.Grow(int(more/perEp)+1, int(more))
+	if bd.cols.Model {
+		bd.b.QHat = slices.Grow(bd.b.QHat, int(more))
+		bd.b.VHat = slices.Grow(bd.b.VHat, int(more))
+	}
 }
 
 // setColumns checks a header (CSV) or the first record's field names
-// (JSONL): required columns present, no duplicates, option columns
-// complete, unknown ones allowed only with AllowExtra. index maps each
-// position to a column index, -1 for an ignored extra.
+// (JSONL): required columns present, no duplicates, option columns and
+// model columns complete, unknown ones allowed only with AllowExtra. index
+// maps each position to a column index, -1 for an ignored extra.
 func setColumns(names []string, f Format, allowExtra bool, line int) (cols Columns, index []int, extra []string, err error) {
 	index = make([]int, len(names))
 	var seen [numCols]bool
@@ -762,5 +788,13 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		cols.Options = true
 		cols.Changed = seen[cOptionChanged]
 	}
+	if seen[cQHat] != seen[cVHat] {
+		c := cQHat
+		if seen[cQHat] {
+			c = cVHat
+		}
+		return cols, nil, nil, herr(colNames[c], "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
+	}
+	cols.Model = seen[cQHat]
 	return cols, index, extra, nil
 }

@@ -86,6 +86,50 @@ func TestReadOptions(t *testing.T) {
 	}
 }
 
+// TestReadModel: the model columns q_hat and v_hat, in any column order
+// and with the option columns too, go to Batch.QHat and VHat as written
+// (no discounting), one per step; without them the batch has no model.
+func TestReadModel(t *testing.T) {
+	csv := "q_hat,episode,step,reward,pi_b,pi_e,v_hat\n" +
+		"2.5,a,0,1,0.5,0.25,-1\n" +
+		" -0.125 ,a,1,2,0.5,0.75,0\n" +
+		"1e-3,b,0,3,1,1,7\n"
+	jsonl := `{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5,"v_hat":-1}
+{"v_hat":0,"q_hat":-0.125,"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.75}
+{"episode":"b","step":0,"reward":3,"pi_b":1,"pi_e":1,"q_hat":1e-3,"v_hat":7}
+`
+	opts := "episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,q_hat,v_hat\n" +
+		"a,0,1,0.5,0.25,1,0.5,1,2.5,-1\n" +
+		"a,1,2,0.5,0.75,0,,,-0.125,0\n" +
+		"b,0,3,1,1,1,1,1,1e-3,7\n"
+	for _, tc := range []struct {
+		f    logdata.Format
+		text string
+	}{{logdata.CSV, csv}, {logdata.JSONL, jsonl}, {logdata.CSV, opts}} {
+		b, info, err := read(t, tc.f, tc.text, logdata.Options{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.f, err)
+		}
+		if !info.Columns.Model || !b.HasModel() {
+			t.Errorf("%v: columns %+v, HasModel %v; want the model columns", tc.f, info.Columns, b.HasModel())
+		}
+		// the values of the q_hat and v_hat cells, in row order
+		if want := []float64{2.5, -0.125, 0.001}; !slices.Equal(b.QHat, want) {
+			t.Errorf("%v: q_hat %v, want %v", tc.f, b.QHat, want)
+		}
+		if want := []float64{-1, 0, 7}; !slices.Equal(b.VHat, want) {
+			t.Errorf("%v: v_hat %v, want %v", tc.f, b.VHat, want)
+		}
+		if err := b.Validate(); err != nil {
+			t.Errorf("%v: %v", tc.f, err)
+		}
+	}
+	b, info, err := read(t, logdata.CSV, "episode,step,reward,pi_b,pi_e\na,0,1,1,1\n", logdata.Options{})
+	if err != nil || info.Columns.Model || b.HasModel() || len(b.QHat) != 0 {
+		t.Errorf("no model columns: %v, columns %+v, q_hat %v", err, info.Columns, b.QHat)
+	}
+}
+
 // TestReadJSONLIDs: ids may be strings or numbers (by literal text); extra
 // fields of any shape are ignored with AllowExtra.
 func TestReadJSONLIDs(t *testing.T) {
@@ -110,6 +154,7 @@ func TestReadJSONLIDs(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	const head = "episode,step,reward,pi_b,pi_e\n"
 	const opts = "episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,option_changed\n"
+	const model = "episode,step,reward,pi_b,pi_e,q_hat,v_hat\n"
 	const jrow = `"step":0,"reward":1,"pi_b":0.5,"pi_e":0.5`
 	for _, tc := range []struct {
 		name string
@@ -159,6 +204,14 @@ func TestBadInput(t *testing.T) {
 		{"mu_b changes inside option", logdata.CSV, opts + "a,0,1,1,1,1,0.5,1,0\na,1,1,1,1,0,0.25,,\n", []string{"line 3", `column "mu_b"`, "inside an option that started with mu_b = 0.5"}},
 		{"mu_e changes inside option", logdata.CSV, opts + "a,0,1,1,1,1,0.5,1,0\na,1,1,1,1,0,,0.5,\n", []string{"line 3", `column "mu_e"`}},
 		{"changed changes inside option", logdata.CSV, opts + "a,0,1,1,1,1,0.5,1,0\na,1,1,1,1,0,,,1\n", []string{"line 3", `column "option_changed"`}},
+		{"q_hat without v_hat", logdata.CSV, "episode,step,reward,pi_b,pi_e,q_hat\na,0,1,1,1,2\n", []string{"line 1", `column "v_hat"`, "model columns come together"}},
+		{"v_hat without q_hat", logdata.CSV, "v_hat,episode,step,reward,pi_b,pi_e\n2,a,0,1,1,1\n", []string{"line 1", `column "q_hat"`, "model columns come together"}},
+		{"q_hat empty", logdata.CSV, model + "a,0,1,1,1,2,2\na,1,1,1,1,,2\n", []string{"line 3", `column "q_hat"`, "empty, want a number"}},
+		{"v_hat empty", logdata.CSV, model + "a,0,1,1,1,2, \n", []string{"line 2", `column "v_hat"`, "empty, want a number"}},
+		{"q_hat not a number", logdata.CSV, model + "a,0,1,1,1,high,2\n", []string{"line 2", `column "q_hat"`, `"high" is not a number`}},
+		{"q_hat hexadecimal", logdata.CSV, model + "a,0,1,1,1,0x10,2\n", []string{"line 2", `column "q_hat"`, "no hexadecimal"}},
+		{"v_hat NaN", logdata.CSV, model + "a,0,1,1,1,2,NaN\n", []string{"line 2", `column "v_hat"`, "NaN and infinities"}},
+		{"v_hat huge", logdata.CSV, model + "a,0,1,1,1,2,-1e400\n", []string{"line 2", `column "v_hat"`, "out of the float64 range"}},
 
 		{"jsonl empty", logdata.JSONL, "\n\n", []string{"empty input"}},
 		{"jsonl invalid", logdata.JSONL, `{"episode":"a",` + jrow + "}\n{\"episode\":\"a\",\"step\":1,\n", []string{"line 2", "not valid JSON"}},
@@ -178,6 +231,11 @@ func TestBadInput(t *testing.T) {
 		{"jsonl pi_b zero", logdata.JSONL, `{"episode":"a","step":0,"reward":1,"pi_b":0,"pi_e":0.5}` + "\n", []string{"line 1", `field "pi_b"`, "not in (0, 1]"}},
 		{"jsonl record number after blank lines", logdata.JSONL, `{"episode":"a",` + jrow + "}\n\n\n" + `{"episode":"b",` + jrow + "}\n" + `{"episode":"a",` + jrow + "}\n", []string{"line 5 (record 3)", `field "episode"`, "appears again"}},
 		{"jsonl flag 2", logdata.JSONL, `{"episode":"a",` + jrow + `,"split":2}` + "\n", []string{"line 1", `field "split"`, "not 0 or 1"}},
+		{"jsonl v_hat without q_hat", logdata.JSONL, `{"episode":"a",` + jrow + `,"v_hat":1}` + "\n", []string{"line 1", `field "q_hat"`, "model columns come together"}},
+		{"jsonl q_hat missing later", logdata.JSONL, `{"episode":"a",` + jrow + `,"q_hat":1,"v_hat":1}` + "\n" + `{"episode":"b",` + jrow + `,"v_hat":1}` + "\n", []string{"line 2", `field "q_hat"`, "missing"}},
+		{"jsonl v_hat null", logdata.JSONL, `{"episode":"a",` + jrow + `,"q_hat":1,"v_hat":null}` + "\n", []string{"line 1", `field "v_hat"`, "missing or null, want a number"}},
+		{"jsonl q_hat string", logdata.JSONL, `{"episode":"a",` + jrow + `,"q_hat":"1","v_hat":1}` + "\n", []string{"line 1", `field "q_hat"`, "want a JSON number"}},
+		{"jsonl model not in first record", logdata.JSONL, `{"episode":"a",` + jrow + "}\n" + `{"episode":"b",` + jrow + `,"q_hat":1,"v_hat":1}` + "\n", []string{"line 2", `field "q_hat"`, "not in the first record"}},
 		{"jsonl flag string", logdata.JSONL, `{"episode":"a",` + jrow + `,"split":"1"}` + "\n", []string{"line 1", `field "split"`, "want 0 or 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,7 +350,7 @@ func TestColumnsTable(t *testing.T) {
 			t.Errorf("column %d: %+v, reader knows %q", i, c, logdata.ColumnNames()[i])
 		}
 		switch c.Presence {
-		case "required", "optional", "options":
+		case "required", "optional", "options", "model":
 		default:
 			t.Errorf("column %s: presence %q", c.Name, c.Presence)
 		}

@@ -40,6 +40,9 @@ func toRecords(t *testing.T, b *trajectory.Batch, optionStart func(i, step int) 
 			s := b.Offsets[i] + st
 			pb, pe := probs(b.Ratio[s])
 			r := logdata.Record{Episode: id(i), Step: st, Reward: b.Reward[s], PiB: pb, PiE: pe, Split: b.Split[s]}
+			if b.HasModel() {
+				r.QHat, r.VHat = b.QHat[s], b.VHat[s]
+			}
 			if optionStart != nil {
 				r.OptionStart = optionStart(i, st)
 				r.OptionChanged = b.Changed[s]
@@ -131,9 +134,25 @@ func changedOptions(src *trajectory.Batch) *trajectory.Batch {
 	return &b
 }
 
+// withModel adds model columns to a copy of src: q_hat and v_hat drawn
+// from a fixed stream, of every magnitude from 1e-300 to 1e300 and both
+// signs, so that the writer's shortest float text must give back every bit.
+func withModel(src *trajectory.Batch, seed uint64) *trajectory.Batch {
+	b := *src
+	rng := rand.New(rand.NewPCG(seed, 2))
+	draw := func() float64 {
+		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(601)-300))
+	}
+	b.QHat, b.VHat = nil, nil
+	for range src.Steps() {
+		b.AddModel(draw(), draw())
+	}
+	return &b
+}
+
 // TestRoundTrip: trajectories from the runner's domains, written as CSV
-// and as JSON Lines and read back, give the same batch and the same
-// estimate, bit for bit, for every estimator.
+// and as JSON Lines and read back, give the same batch (model columns
+// included) and the same estimate, bit for bit, for every estimator.
 func TestRoundTrip(t *testing.T) {
 	strID := func(i int) string { return "ep-" + strconv.Itoa(i) }
 	numID := func(i int) string { return strconv.Itoa(1000 + i) } // JSON numbers in JSONL
@@ -153,6 +172,9 @@ func TestRoundTrip(t *testing.T) {
 		{"taxi-options-m2", taxiBatch(t, 2, 40), logdata.Columns{Split: true, Options: true}, everyM(2), numID},
 		{"taxi-options-m3", taxiBatch(t, 3, 40), logdata.Columns{Split: true, Options: true, Changed: true}, everyM(3), strID},
 		{"subepisode-changed-options", changedOptions(collect(t, "subepisode", nil, 150, 5)), logdata.Columns{Split: true, Options: true, Changed: true}, everyM(2), numID},
+		{"subepisode-model", withModel(collect(t, "subepisode", map[string]float64{"subepisodes": 4}, 200, 6), 6), logdata.Columns{Split: true, Model: true}, nil, strID},
+		{"chainmdp-model", withModel(collect(t, "chainmdp", map[string]float64{"horizon": 5}, 100, 7), 7), logdata.Columns{Model: true}, nil, numID},
+		{"taxi-options-model", withModel(taxiBatch(t, 3, 30), 8), logdata.Columns{Split: true, Options: true, Changed: true, Model: true}, everyM(3), strID},
 	} {
 		recs := toRecords(t, tc.b, tc.optionStart, tc.id)
 		for _, f := range []logdata.Format{logdata.CSV, logdata.JSONL} {
@@ -171,6 +193,9 @@ func TestRoundTrip(t *testing.T) {
 					!sameBits(got.OptionRatio, tc.b.OptionRatio) || !slices.Equal(got.Changed, tc.b.Changed) ||
 					!slices.Equal(got.Split, tc.b.Split) {
 					t.Fatal("the batch read back differs from the original")
+				}
+				if got.HasModel() != tc.cols.Model || !sameBits(got.QHat, tc.b.QHat) || !sameBits(got.VHat, tc.b.VHat) {
+					t.Fatalf("model columns read back (%d, %d values) differ from the original (%d, %d)", len(got.QHat), len(got.VHat), len(tc.b.QHat), len(tc.b.VHat))
 				}
 				for _, name := range estimators.Names() {
 					e1, _ := estimators.New(name)

@@ -22,6 +22,9 @@ type Record struct {
 	OptionStart   bool
 	MuB, MuE      float64
 	OptionChanged bool
+	// QHat and VHat are the model columns q_hat and v_hat (SPEC 1d),
+	// written on every record when the Writer's Columns.Model is set.
+	QHat, VHat float64
 }
 
 // Writer writes records as CSV or JSON Lines in the layout the readers
@@ -63,6 +66,9 @@ func (w *Writer) Header() []string {
 			h = append(h, ColOptionChanged)
 		}
 	}
+	if w.cols.Model {
+		h = append(h, ColQHat, ColVHat)
+	}
 	return h
 }
 
@@ -91,6 +97,9 @@ func (w *Writer) Write(r *Record) error {
 				w.row = append(w.row, bit(r.OptionChanged))
 			}
 		}
+		if w.cols.Model {
+			w.row = append(w.row, ftoa(r.QHat), ftoa(r.VHat))
+		}
 		return w.cw.Write(w.row)
 	}
 	b := w.buf[:0]
@@ -116,6 +125,9 @@ func (w *Writer) Write(r *Record) error {
 		if w.cols.Changed {
 			b = fmt.Appendf(b, `,"option_changed":%t`, r.OptionChanged)
 		}
+	}
+	if w.cols.Model {
+		b = fmt.Appendf(b, `,"q_hat":%s,"v_hat":%s`, ftoa(r.QHat), ftoa(r.VHat))
 	}
 	b = append(b, "}\n"...)
 	w.buf = b

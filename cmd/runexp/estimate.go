@@ -22,13 +22,23 @@ import (
 var stdin io.Reader = os.Stdin
 
 // estimateNeed bounds the memory of the estimates and the bootstrap on
-// batch b, beyond b itself: every estimator's workspace (its registry
-// entry's Memory at the data's n and H); per bootstrap worker a resampled
-// copy of b, its index and the workspaces again; and the reps x estimators
+// batch b, beyond b itself: the discounted view of b when gamma < 1 (its
+// rewards, and model columns if any: 8 or 24 bytes a step); every
+// estimator's workspace (its registry entry's Memory at the data's n and
+// H); per bootstrap worker a resampled copy of b (with its model columns,
+// 16 bytes a step more, doubled for append's slack as trajectory.Size
+// does), its index and the workspaces again; and the reps x estimators
 // replicate estimates.
-func estimateNeed(b *trajectory.Batch, names []string, reps, workers int) (need float64, largest string, largestBytes float64) {
+func estimateNeed(b *trajectory.Batch, names []string, reps, workers int, gamma float64) (need float64, largest string, largestBytes float64) {
 	n, h := b.N(), b.Horizon()
 	var work float64
+	if gamma != 1 {
+		perStep := 8.0
+		if b.HasModel() {
+			perStep += 16
+		}
+		need += perStep * float64(b.Steps())
+	}
 	for _, name := range names {
 		info, _ := estimators.Lookup(name)
 		m := info.Memory(n, h)
@@ -37,10 +47,14 @@ func estimateNeed(b *trajectory.Batch, names []string, reps, workers int) (need 
 			largest, largestBytes = fmt.Sprintf("%s's workspace (%s)", name, info.MemoryDoc()), m
 		}
 	}
-	need = work
+	need += work
 	if reps > 0 {
 		w := float64(min(workers, reps))
-		copies := w * (trajectory.Size(float64(n), float64(b.Steps())) + 8*float64(n) + work)
+		perCopy := trajectory.Size(float64(n), float64(b.Steps()))
+		if b.HasModel() {
+			perCopy += 2 * 16 * float64(b.Steps())
+		}
+		copies := w * (perCopy + 8*float64(n) + work)
 		results := 8 * float64(reps) * float64(len(names))
 		need += copies + results
 		if copies > largestBytes {
@@ -72,8 +86,15 @@ numbers as JSON numbers), or - for standard input (CSV unless -format jsonl).
 Columns (runexp help data for the whole format):
 ` + columnsText() + `
 Without -estimators it computes the registry's default estimators that the
-data supports (` + strings.Join(estimators.Defaults(estimators.SplitPoints|estimators.Options), ", ") + `; those using
-split points only with a split column).
+data supports (` + defaultsDoc() + `).
+
+-gamma G, in (0, 1] (default 1, the paper's setting), discounts: the
+reward of 1-based step t counts as G^(t-1) r_t, and q_hat and v_hat are
+scaled the same way, before every estimate and every bootstrap replicate
+(SPEC 1c); q_hat and v_hat must then be returns discounted with G to their
+own step. The output says the G it used unless G is 1.
+
+` + modelDoc() + `
 
 Output: per estimator the estimate, the interval [ci_low, ci_high] and the
 effective sample size ess = (sum W)^2 / sum W^2 of the final weights, W the
@@ -90,10 +111,12 @@ prints one object:
   {"episodes": N, "steps": M, "horizon": H,
    "bootstrap": {"replicates": B, "confidence": C, "seed": S},
    "estimates": {"is": {"value": V, "ci_low": L, "ci_high": U, "ess": E}, ...}}
-(an estimate that failed has "error" instead of "value").
+(an estimate that failed has "error" instead of "value"; with -gamma G
+other than 1, "gamma": G follows "horizon").
 
 Exit status: 0 done; 2 bad input, with a message naming it and nothing
-on standard output: bad flags or -estimators, a DATA file that does not
+on standard output: bad flags or -estimators (-gamma outside (0, 1], an
+estimator needing data DATA does not have), a DATA file that does not
 exist or is a directory, bad data (the message names the file, line and
 column: a value the format does not read, a line over 1 MiB, more steps than
 -max-steps), too few episodes for an estimator, or estimates and bootstrap
@@ -105,6 +128,44 @@ the machine failed: DATA could not be opened for lack of permission or
 reading it failed midway (an I/O error).
 
 Estimators (runexp help estimators): ` + strings.Join(estimators.Names(), ", ")
+}
+
+// defaultsDoc lists the registry's default estimators and the data each
+// needs or uses, from the registry entries.
+func defaultsDoc() string {
+	all := estimators.SplitPoints | estimators.Options | estimators.Model
+	var names []string
+	var needModel bool
+	for _, n := range estimators.Defaults(all) {
+		inf, _ := estimators.Lookup(n)
+		names = append(names, n)
+		needModel = needModel || inf.Needs&estimators.Model != 0
+	}
+	s := strings.Join(names, ", ") + "; those using\nsplit points only with a split column"
+	if needModel {
+		s += ", those needing the model\nonly with q_hat and v_hat"
+	}
+	return s
+}
+
+// modelDoc says what the model columns are for and which estimators need
+// them, from the registry entries.
+func modelDoc() string {
+	var need []string
+	for _, inf := range estimators.All() {
+		if inf.Needs&estimators.Model != 0 {
+			need = append(need, inf.Name)
+		}
+	}
+	s := `The model columns q_hat and v_hat (both, on every row, or neither) are a
+model's estimates of the return from each step on (SPEC 1d). Asking
+(-estimators) for an estimator that needs them, on data without them or
+with the option columns (they need one action ratio per step), is bad
+input (exit 2).`
+	if len(need) > 0 {
+		s += " Estimators that need them: " + strings.Join(need, ", ") + "."
+	}
+	return s
 }
 
 // columnsText is the data columns as an aligned text table.
@@ -126,7 +187,54 @@ func dataOf(c logdata.Columns) estimators.Data {
 	if c.Options {
 		d |= estimators.Options
 	}
+	if c.Model {
+		d |= estimators.Model
+	}
 	return d
+}
+
+// needText names data an estimator needs, for messages.
+func needText(d estimators.Data) string {
+	var parts []string
+	if d&estimators.Model != 0 {
+		parts = append(parts, "the model columns q_hat and v_hat")
+	}
+	if d&estimators.SplitPoints != 0 {
+		parts = append(parts, "a split column")
+	}
+	if d&estimators.Options != 0 {
+		parts = append(parts, "the option columns option_start, mu_b and mu_e")
+	}
+	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options); rest != 0 {
+		parts = append(parts, rest.String())
+	}
+	return strings.Join(parts, " and ")
+}
+
+// cannotRun says why estimator inf cannot run on data that has have, read
+// from its registry entry: the data it Needs is missing, or it needs the
+// model (SPEC 1d: one action ratio per step) and the data is options data.
+// It returns "" when it can run; where names the data (the file).
+func cannotRun(inf estimators.Info, have estimators.Data, where string) string {
+	if missing := inf.Needs &^ have; missing != 0 {
+		return fmt.Sprintf("%s needs %s, which %s does not have", inf.Name, needText(missing), where)
+	}
+	if inf.Needs&estimators.Model != 0 && have&estimators.Options != 0 {
+		return fmt.Sprintf("%s needs primitive data (one action ratio per step), and %s has the option columns", inf.Name, where)
+	}
+	return ""
+}
+
+// defaultsFor returns the registry's default estimators (estimators.Defaults)
+// that can run on data that has have.
+func defaultsFor(have estimators.Data) []string {
+	var names []string
+	for _, n := range estimators.Defaults(have) {
+		if inf, _ := estimators.Lookup(n); cannotRun(inf, have, "") == "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
@@ -141,6 +249,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	var maxMemory membudget.Flag
 	fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
+	gamma := fs.Float64("gamma", 1, "discount factor in (0, 1]: the reward, q_hat and v_hat of 1-based step t count gamma^(t-1) (SPEC 1c)")
 	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		if fs.NArg() != 1 {
@@ -157,6 +266,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		}
 		if *maxSteps < 1 {
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
+		}
+		if !(*gamma > 0 && *gamma <= 1) {
+			return usageErr("-gamma %v, want a discount factor in (0, 1]", *gamma)
 		}
 		names, err := parseEstimators(*estList)
 		if err != nil {
@@ -183,10 +295,13 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		}
 		have := dataOf(info.Columns)
 		if names == nil {
-			names = estimators.Defaults(have)
+			names = defaultsFor(have)
 		}
 		for _, n := range names {
 			inf, _ := estimators.Lookup(n)
+			if why := cannotRun(inf, have, info.path); why != "" {
+				return usageErr("%s", why)
+			}
 			if b.N() < inf.MinN {
 				return usageErr("%s: %s needs at least %d episodes, the data has %d", info.path, n, inf.MinN, b.N())
 			}
@@ -195,19 +310,28 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			}
 		}
 
-		if need, what, bytes := estimateNeed(&b, names, *reps, *workers); need > maxMemory.Bytes() {
+		if need, what, bytes := estimateNeed(&b, names, *reps, *workers, *gamma); need > maxMemory.Bytes() {
 			return usageErr("%s: the estimates need about %s of memory for the data's n = %d, H = %d, above the budget of %s (-max-memory): %s takes %s",
 				info.path, membudget.Format(need), b.N(), b.Horizon(), membudget.Format(maxMemory.Bytes()), what, membudget.Format(bytes))
 		}
-		values, errs := estimators.EstimateEach(&b, names, *workers)
+		// SPEC 1c: every estimator, and every bootstrap replicate, sees the
+		// discounted rewards and model columns (at gamma = 1, b itself).
+		// Resampling whole episodes keeps each step's index within its
+		// episode, so resampling the view is discounting each replicate.
+		var disc trajectory.Discounted
+		view := disc.Of(&b, *gamma)
+		values, errs := estimators.EstimateEach(view, names, *workers)
 		var ivs []estimators.Interval
 		if *reps > 0 {
-			if ivs, err = estimators.Bootstrap(&b, names, *reps, *confidence, *seed, *workers); err != nil {
+			if ivs, err = estimators.Bootstrap(view, names, *reps, *confidence, *seed, *workers); err != nil {
 				return fmt.Errorf("estimate: %w", err)
 			}
 		}
 		res := estimateResult{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(),
 			ess: estimators.ESS(&b), names: names, values: values, errs: errs, ivs: ivs}
+		if *gamma != 1 {
+			res.Gamma = gamma
+		}
 		if ivs != nil {
 			res.Bootstrap = &bootstrapJSON{Replicates: *reps, Confidence: *confidence, Seed: *seed}
 		}
@@ -297,9 +421,11 @@ func readData(path string, f logdata.Format, b *trajectory.Batch, opt logdata.Op
 // estimateResult is what runexp estimate prints; as JSON, the documented
 // object.
 type estimateResult struct {
-	Episodes  int              `json:"episodes"`
-	Steps     int              `json:"steps"`
-	Horizon   int              `json:"horizon"`
+	Episodes int `json:"episodes"`
+	Steps    int `json:"steps"`
+	Horizon  int `json:"horizon"`
+	// Gamma is the discount factor (-gamma), left out when it is 1.
+	Gamma     *float64         `json:"gamma,omitempty"`
 	Bootstrap *bootstrapJSON   `json:"bootstrap,omitempty"`
 	Estimates orderedEstimates `json:"estimates"`
 
@@ -377,7 +503,11 @@ func (r *estimateResult) fill() {
 }
 
 func (r *estimateResult) writeTable(w io.Writer) {
-	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d\n", r.Episodes, r.Steps, r.Horizon)
+	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d", r.Episodes, r.Steps, r.Horizon)
+	if r.Gamma != nil {
+		fmt.Fprintf(w, ", discounted with gamma = %v", *r.Gamma)
+	}
+	fmt.Fprintln(w)
 	if r.Bootstrap != nil {
 		fmt.Fprintf(w, "%g%% percentile bootstrap intervals over episodes (B = %d, seed %d)\n", 100*r.Bootstrap.Confidence, r.Bootstrap.Replicates, r.Bootstrap.Seed)
 	} else {

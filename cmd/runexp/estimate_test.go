@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -66,7 +68,8 @@ func collectDomain(t *testing.T, domain string, params map[string]float64, n int
 // writeBatch writes b to path with pi_b = 0.5 and pi_e = 0.5 rho (exact:
 // 0.5 is a power of two) for primitive batches; with options, option
 // starts every m steps, mu_b = 1 and mu_e = the option ratio, or for a
-// ratio above 1, mu_b = 2^-k and mu_e = ratio 2^-k in [0.5, 1).
+// ratio above 1, mu_b = 2^-k and mu_e = ratio 2^-k in [0.5, 1); with
+// cols.Model, b's q_hat and v_hat.
 func writeBatch(t *testing.T, path string, b *trajectory.Batch, cols logdata.Columns, m int) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -79,6 +82,9 @@ func writeBatch(t *testing.T, path string, b *trajectory.Batch, cols logdata.Col
 		for st := range b.Len(i) {
 			s := b.Offsets[i] + st
 			r := logdata.Record{Episode: strconv.Itoa(i), Step: st, Reward: b.Reward[s], PiB: 0.5, PiE: 0.5 * b.Ratio[s], Split: b.Split[s]}
+			if cols.Model {
+				r.QHat, r.VHat = b.QHat[s], b.VHat[s]
+			}
 			if cols.Options {
 				r.OptionStart = st%m == 0
 				r.OptionChanged = b.Changed[s]
@@ -153,9 +159,37 @@ func TestEstimateExamples(t *testing.T) {
 	}
 }
 
+// withModel returns a copy of src with model columns: q_hat and v_hat
+// drawn from a fixed stream (values of both signs and many magnitudes, to
+// be written and read back bit for bit).
+func withModel(src *trajectory.Batch, seed uint64) *trajectory.Batch {
+	b := *src
+	rng := rand.New(rand.NewPCG(seed, 3))
+	b.QHat, b.VHat = nil, nil
+	for range src.Steps() {
+		b.AddModel(rng.NormFloat64()*10, rng.NormFloat64()*10)
+	}
+	return &b
+}
+
+// runnable returns the estimators of the registry that can run on data
+// that has have: those whose Needs it has, and that need no model on
+// options data (SPEC 1d), as the registry entries say.
+func runnable(have estimators.Data) []string {
+	var names []string
+	for _, inf := range estimators.All() {
+		if inf.Needs&^have != 0 || (inf.Needs&estimators.Model != 0 && have&estimators.Options != 0) {
+			continue
+		}
+		names = append(names, inf.Name)
+	}
+	return names
+}
+
 // TestEstimateRoundTrip: logged data from the runner's domains, through
 // files and the CLI, give the in-process estimates on the original batch
-// bit for bit, for every estimator; with options, options-pdis included.
+// bit for bit, for every estimator that can run on the data (options-pdis
+// with options; the model-based ones with model columns).
 func TestEstimateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	taxi := func(m, n int) *trajectory.Batch {
@@ -171,7 +205,6 @@ func TestEstimateRoundTrip(t *testing.T) {
 		}
 		return &b
 	}
-	all := strings.Join(estimators.Names(), ",")
 	for _, tc := range []struct {
 		name string
 		b    *trajectory.Batch
@@ -181,17 +214,23 @@ func TestEstimateRoundTrip(t *testing.T) {
 		{"chain", collectDomain(t, "chainmdp", map[string]float64{"horizon": 6, "p_e": 0.9}, 300, rand.New(rand.NewPCG(1, 2))), logdata.Columns{}, 0},
 		{"subepisode", collectDomain(t, "subepisode", nil, 100, rand.New(rand.NewPCG(3, 4))), logdata.Columns{Split: true}, 0},
 		{"taxi-options", taxi(3, 50), logdata.Columns{Split: true, Options: true, Changed: true}, 3},
+		{"chain-model", withModel(collectDomain(t, "chainmdp", map[string]float64{"horizon": 6, "p_e": 0.9}, 300, rand.New(rand.NewPCG(5, 6))), 5), logdata.Columns{Model: true}, 0},
+		{"subepisode-model", withModel(collectDomain(t, "subepisode", map[string]float64{"subepisodes": 4}, 100, rand.New(rand.NewPCG(7, 8))), 7), logdata.Columns{Split: true, Model: true}, 0},
 	} {
+		names := runnable(dataOf(tc.cols))
 		for _, ext := range []string{".csv", ".jsonl"} {
 			path := filepath.Join(dir, tc.name+ext)
 			writeBatch(t, path, tc.b, tc.cols, tc.m)
-			res := runJSON(t, "-bootstrap", "0", "-estimators", all, path)
-			for _, name := range estimators.Names() {
+			res := runJSON(t, "-bootstrap", "0", "-estimators", strings.Join(names, ","), path)
+			if len(res.Estimates) != len(names) {
+				t.Errorf("%s%s: %d estimates, want %d (%v)", tc.name, ext, len(res.Estimates), len(names), names)
+			}
+			for _, name := range names {
 				if got, want := res.Estimates[name]["value"], inProcess(t, tc.b, name); math.Float64bits(got) != math.Float64bits(want) {
 					t.Errorf("%s%s: %s = %v, in process %v", tc.name, ext, name, got, want)
 				}
 			}
-			for _, name := range estimators.Names() {
+			for _, name := range names {
 				if got, want := res.Estimates[name]["ess"], estimators.ESS(tc.b); got != want {
 					t.Errorf("%s%s: %s ess %v, want the factor weights' %v", tc.name, ext, name, got, want)
 				}
@@ -250,6 +289,7 @@ func TestEstimateBadInput(t *testing.T) {
 	dir := t.TempDir()
 	const head = "episode,step,reward,pi_b,pi_e\n"
 	const ok = head + "a,0,1,0.5,0.5\nb,0,1,0.5,0.5\n"
+	const modelHead = "episode,step,reward,pi_b,pi_e,q_hat,v_hat\n"
 	files := []struct {
 		name, text string
 		args       []string
@@ -280,6 +320,18 @@ func TestEstimateBadInput(t *testing.T) {
 		{"okflags4.csv", ok, []string{"-workers", "0"}, []string{"-workers 0"}},
 		{"okflags5.csv", ok, []string{"-format", "xml"}, []string{`unknown format "xml"`}},
 		{"okflags6.csv", ok, []string{"-estimators", " , "}, []string{"-estimators is empty"}},
+		{"gamma0.csv", ok, []string{"-gamma", "0"}, []string{"-gamma 0,", "(0, 1]"}},
+		{"gamma15.csv", ok, []string{"-gamma", "1.5"}, []string{"-gamma 1.5,", "(0, 1]"}},
+		{"gammanan.csv", ok, []string{"-gamma", "nan"}, []string{"-gamma NaN,", "(0, 1]"}},
+		{"gammaneg.csv", ok, []string{"-gamma", "-0.5"}, []string{"-gamma -0.5,", "(0, 1]"}},
+		{"gammainf.csv", ok, []string{"-gamma", "inf"}, []string{"-gamma +Inf,", "(0, 1]"}},
+		{"gammatext.csv", ok, []string{"-gamma", "half"}, []string{"-gamma"}},
+		{"qonly.csv", "episode,step,reward,pi_b,pi_e,q_hat\na,0,1,1,1,2\n", nil, []string{"qonly.csv: line 1", `column "v_hat"`, "model columns come together"}},
+		{"vonly.jsonl", `{"episode":"a","step":0,"reward":1,"pi_b":1,"pi_e":1,"v_hat":2}` + "\n", nil, []string{"vonly.jsonl: line 1", `field "q_hat"`, "model columns come together"}},
+		{"qtext.csv", modelHead + "a,0,1,1,1,2,2\na,1,1,1,1,lots,2\n", nil, []string{"qtext.csv: line 3", `column "q_hat"`, `"lots" is not a number`}},
+		{"vempty.csv", modelHead + "a,0,1,1,1,2,\n", nil, []string{"vempty.csv: line 2", `column "v_hat"`, "empty, want a number"}},
+		{"vnan.csv", modelHead + "a,0,1,1,1,2,nan\n", nil, []string{"vnan.csv: line 2", `column "v_hat"`, "NaN and infinities"}},
+		{"qstring.jsonl", `{"episode":"a","step":0,"reward":1,"pi_b":1,"pi_e":1,"q_hat":"2","v_hat":2}` + "\n", nil, []string{"qstring.jsonl: line 1", `field "q_hat"`, "want a JSON number"}},
 	}
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
@@ -308,6 +360,315 @@ func TestEstimateBadInput(t *testing.T) {
 		if code, out, _ := runMain(t, args...); code != 2 || out != "" {
 			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", args, code, out)
 		}
+	}
+}
+
+// TestEstimateGamma: -gamma G discounts the data (SPEC 1c) before every
+// estimate and every bootstrap replicate; -gamma 1 is the output without
+// the flag, byte for byte.
+func TestEstimateGamma(t *testing.T) {
+	const example = "../../examples/subepisode.csv"
+	for _, format := range [][]string{nil, {"-json"}} {
+		base := append([]string{"estimate", "-bootstrap", "300", "-seed", "5"}, format...)
+		code0, without, _ := runMain(t, append(base, example)...)
+		code1, with, errOut := runMain(t, append(base, "-gamma", "1", example)...)
+		if code0 != 0 || code1 != 0 || with != without {
+			t.Errorf("%v: -gamma 1 (exit %d, %s) differs from no -gamma (exit %d):\n%s\n%s", format, code1, errOut, code0, with, without)
+		}
+		if strings.Contains(with, "gamma") {
+			t.Errorf("%v: -gamma 1 output mentions gamma:\n%s", format, with)
+		}
+	}
+
+	dir := t.TempDir()
+	// Episode a: rewards 1, 2, 4 with rho = pi_e/pi_b = 1, 2, 0.5, so
+	// W_t = 1, 2, 1; episode b: reward 3 with rho = 0.5. With gamma = 0.5
+	// the rewards count 1, 0.5 and 0.25 times (gamma^(t-1)), so
+	//   pdis = ( [1*1*1 + 2*2*0.5 + 1*4*0.25] + 0.5*3 ) / 2 = (4 + 1.5)/2 = 2.75
+	//   is   = ( W^a_3 G^a + W^b_1 G^b ) / 2 = (1*(1 + 1 + 1) + 0.5*3)/2 = 2.25
+	// and with gamma = 1: pdis = (1 + 4 + 4 + 1.5)/2 = 5.25, is = (7 + 1.5)/2 = 4.25.
+	// Every number is a sum of powers of two: exact in float64.
+	tiny := filepath.Join(dir, "tiny.csv")
+	os.WriteFile(tiny, []byte("episode,step,reward,pi_b,pi_e\n"+
+		"a,0,1,0.5,0.5\na,1,2,0.5,1\na,2,4,0.5,0.25\n"+
+		"b,0,3,1,0.5\n"), 0o644)
+	// Two copies of episode a: every bootstrap replicate is the data set
+	// itself, so the interval is the estimate, discounted: pdis = 4 with
+	// gamma = 0.5 (the bracket above), 9 (1 + 4 + 4) with gamma = 1.
+	twins := filepath.Join(dir, "twins.csv")
+	os.WriteFile(twins, []byte("episode,step,reward,pi_b,pi_e\n"+
+		"a,0,1,0.5,0.5\na,1,2,0.5,1\na,2,4,0.5,0.25\n"+
+		"b,0,1,0.5,0.5\nb,1,2,0.5,1\nb,2,4,0.5,0.25\n"), 0o644)
+	for _, tc := range []struct {
+		path, gamma string
+		want        map[string]float64
+		interval    bool // ci_low = ci_high = the estimate
+	}{
+		{tiny, "0.5", map[string]float64{"pdis": 2.75, "is": 2.25}, false},
+		{tiny, "1", map[string]float64{"pdis": 5.25, "is": 4.25}, false},
+		{twins, "0.5", map[string]float64{"pdis": 4}, true},
+		{twins, "1", map[string]float64{"pdis": 9}, true},
+	} {
+		names := make([]string, 0, len(tc.want))
+		for n := range tc.want {
+			names = append(names, n)
+		}
+		boot := "0"
+		if tc.interval {
+			boot = "50"
+		}
+		res := runJSON(t, "-bootstrap", boot, "-gamma", tc.gamma, "-estimators", strings.Join(names, ","), tc.path)
+		for n, want := range tc.want {
+			e := res.Estimates[n]
+			if e["value"] != want {
+				t.Errorf("%s -gamma %s: %s = %v, want %v", filepath.Base(tc.path), tc.gamma, n, e["value"], want)
+			}
+			if tc.interval && (e["ci_low"] != want || e["ci_high"] != want) {
+				t.Errorf("%s -gamma %s: %s interval [%v, %v], want [%v, %v]", filepath.Base(tc.path), tc.gamma, n, e["ci_low"], e["ci_high"], want, want)
+			}
+		}
+	}
+	code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-gamma", "0.5", "-estimators", "pdis", tiny)
+	if code != 0 || !strings.Contains(out, "4 steps, horizon 3, discounted with gamma = 0.5") {
+		t.Errorf("table with -gamma 0.5: exit %d, %s\n%s", code, errOut, out)
+	}
+	code, out, _ = runMain(t, "estimate", "-json", "-bootstrap", "0", "-gamma", "0.5", "-estimators", "pdis", tiny)
+	if code != 0 || !strings.Contains(out, `"horizon": 3,
+  "gamma": 0.5,`) {
+		t.Errorf("JSON with -gamma 0.5: exit %d\n%s", code, out)
+	}
+}
+
+// TestEstimateCannotRun: the check behind "an estimator that needs data
+// the file does not have", on fake registry entries (it reads only Name and
+// Needs): the model columns missing, the model on options data, and data
+// it has.
+func TestEstimateCannotRun(t *testing.T) {
+	fake := estimators.Info{Name: "fake-dr", Needs: estimators.Model}
+	for _, tc := range []struct {
+		inf  estimators.Info
+		have estimators.Data
+		want string // "" when it can run
+	}{
+		{fake, 0, "fake-dr needs the model columns q_hat and v_hat, which F does not have"},
+		{fake, estimators.SplitPoints, "fake-dr needs the model columns q_hat and v_hat, which F does not have"},
+		{fake, estimators.Model | estimators.Options, "fake-dr needs primitive data (one action ratio per step), and F has the option columns"},
+		{fake, estimators.Model, ""},
+		{fake, estimators.Model | estimators.SplitPoints, ""},
+		{estimators.Info{Name: "fake-split", Needs: estimators.SplitPoints}, estimators.Model, "fake-split needs a split column, which F does not have"},
+		{estimators.Info{Name: "fake-pdis"}, estimators.Options, ""},
+	} {
+		if got := cannotRun(tc.inf, tc.have, "F"); got != tc.want {
+			t.Errorf("%s on %v: %q, want %q", tc.inf.Name, tc.have, got, tc.want)
+		}
+	}
+}
+
+// TestEstimateNeedsModel: every registry entry that needs the model,
+// asked for on data without q_hat and v_hat, or on options data with them,
+// exits 2 naming the estimator and what is missing, with nothing on
+// standard output; and the default set leaves such entries out unless the
+// data has the columns.
+func TestEstimateNeedsModel(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.csv")
+	os.WriteFile(plain, []byte("episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.5\nb,0,1,0.5,0.5\n"), 0o644)
+	opts := filepath.Join(dir, "opts.csv")
+	os.WriteFile(opts, []byte("episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,q_hat,v_hat\n"+
+		"a,0,1,0.5,0.5,1,1,1,1,1\nb,0,1,0.5,0.5,1,1,1,1,1\n"), 0o644)
+	model := filepath.Join(dir, "model.csv")
+	os.WriteFile(model, []byte("episode,step,reward,pi_b,pi_e,q_hat,v_hat\na,0,1,0.5,0.5,1,1\nb,0,1,0.5,0.5,1,1\n"), 0o644)
+	for _, inf := range estimators.All() {
+		if inf.Needs&estimators.Model == 0 {
+			continue
+		}
+		for path, want := range map[string]string{
+			plain: inf.Name + " needs the model columns q_hat and v_hat, which " + plain + " does not have",
+			opts:  inf.Name + " needs primitive data (one action ratio per step), and " + opts + " has the option columns",
+		} {
+			code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "pdis,"+inf.Name, path)
+			if code != 2 || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("%s on %s: exit %d, stdout %q, stderr %q; want 2, nothing and %q", inf.Name, filepath.Base(path), code, out, errOut, want)
+			}
+		}
+		res := runJSON(t, "-bootstrap", "0", "-estimators", inf.Name, model)
+		if _, ok := res.Estimates[inf.Name]["value"]; !ok {
+			t.Errorf("%s on data with the model columns: %v", inf.Name, res.Estimates)
+		}
+	}
+	// the defaults: the registry's Default entries whose Uses and Needs the
+	// data has (Defaults reads Uses; the model is needed, not used)
+	for _, tc := range []struct {
+		path string
+		have estimators.Data
+	}{{plain, 0}, {model, estimators.Model}} {
+		var want []string
+		for _, inf := range estimators.All() {
+			if inf.Default && inf.Uses&^tc.have == 0 && inf.Needs&^tc.have == 0 {
+				want = append(want, inf.Name)
+			}
+		}
+		code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", tc.path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.path, code, errOut)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[4:] {
+			got = append(got, strings.Fields(line)[0])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: default estimators %v, want %v", filepath.Base(tc.path), got, want)
+		}
+	}
+}
+
+// TestEstimateModel: the model-based estimators through the CLI on a file
+// with q_hat and v_hat, against SPEC 1d's formulas worked by hand, with
+// and without discounting, and their bootstrap intervals (the resampled
+// copies carry the model columns).
+func TestEstimateModel(t *testing.T) {
+	dir := t.TempDir()
+	// Episode a: r = 1, 2; rho = 1/0.5 = 2, 0.25/0.5 = 0.5, so W_0..W_2 =
+	// 1, 2, 1; q_hat = 3, 2; v_hat = 2.5, 1.5. Episode b: r = 4, rho = 0.5
+	// (W_0, W_1 = 1, 0.5), q_hat = 3, v_hat = 1; padded at step 2 (r = 0,
+	// ratio 1, q_hat = v_hat = 0).
+	//
+	// dm = (v^a_1 + v^b_1)/2 = (2.5 + 1)/2 = 1.75 whatever gamma (t = 1).
+	// dr, gamma = 1: a: [2*1 - (2*3 - 1*2.5)] + [1*2 - (1*2 - 2*1.5)] = -1.5 + 3 = 1.5;
+	//   b: 0.5*4 - (0.5*3 - 1*1) = 1.5; dr = (1.5 + 1.5)/2 = 1.5.
+	// dr, gamma = 0.5: step 2 of a counts half (r = 1, q = 1, v = 0.75):
+	//   a: -1.5 + [1*1 - (1*1 - 2*0.75)] = -1.5 + 1.5 = 0; dr = (0 + 1.5)/2 = 0.75.
+	// wdr: wbar_0 = 1/2; step 1: W = 2, 0.5, sum 2.5, wbar = 0.8, 0.2; step 2:
+	//   W = 1 and 0.5 (b's padding keeps its weight), sum 1.5, wbar = 2/3, 1/3.
+	//   gamma = 1: a: [0.8*1 - (0.8*3 - 0.5*2.5)] + [(2/3)*2 - ((2/3)*2 - 0.8*1.5)]
+	//   = -0.35 + 1.2; b: 0.2*4 - (0.2*3 - 0.5*1) = 0.7; wdr = 1.55.
+	//   gamma = 0.5: a's step 2: (2/3)*1 - ((2/3)*1 - 0.8*0.75) = 0.6; wdr = -0.35 + 0.6 + 0.7 = 0.95.
+	// (0.8, 2/3 are not binary fractions: wdr is compared within 1e-12.)
+	hand := filepath.Join(dir, "hand.csv")
+	os.WriteFile(hand, []byte("episode,step,reward,pi_b,pi_e,q_hat,v_hat\n"+
+		"a,0,1,0.5,1,3,2.5\na,1,2,0.5,0.25,2,1.5\n"+
+		"b,0,4,0.5,0.25,3,1\n"), 0o644)
+	// Two copies of episode a: every bootstrap replicate is the data set
+	// itself, so each interval is the estimate: dr = 1.5 (gamma = 1) or 0
+	// (gamma = 0.5) as above, dm = 2.5.
+	twins := filepath.Join(dir, "twins.jsonl")
+	var sb strings.Builder
+	for _, id := range []string{"a", "b"} {
+		sb.WriteString(`{"episode":"` + id + `","step":0,"reward":1,"pi_b":0.5,"pi_e":1,"q_hat":3,"v_hat":2.5}` + "\n")
+		sb.WriteString(`{"episode":"` + id + `","step":1,"reward":2,"pi_b":0.5,"pi_e":0.25,"q_hat":2,"v_hat":1.5}` + "\n")
+	}
+	os.WriteFile(twins, []byte(sb.String()), 0o644)
+	for _, tc := range []struct {
+		path, gamma string
+		want        map[string]float64
+		tol         map[string]float64 // absent: exact
+		interval    bool               // ci_low = ci_high = the estimate
+	}{
+		{hand, "1", map[string]float64{"dm": 1.75, "dr": 1.5, "wdr": 1.55}, map[string]float64{"wdr": 1e-12}, false},
+		{hand, "0.5", map[string]float64{"dm": 1.75, "dr": 0.75, "wdr": 0.95}, map[string]float64{"wdr": 1e-12}, false},
+		{twins, "1", map[string]float64{"dm": 2.5, "dr": 1.5}, nil, true},
+		{twins, "0.5", map[string]float64{"dm": 2.5, "dr": 0}, nil, true},
+	} {
+		var names []string
+		for n := range tc.want {
+			if _, ok := estimators.Lookup(n); !ok {
+				t.Fatalf("estimator %s is not in the registry", n)
+			}
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		boot := "0"
+		if tc.interval {
+			boot = "40"
+		}
+		res := runJSON(t, "-bootstrap", boot, "-gamma", tc.gamma, "-estimators", strings.Join(names, ","), tc.path)
+		for _, n := range names {
+			e, want := res.Estimates[n], tc.want[n]
+			if v, ok := e["value"]; !ok || math.Abs(v-want) > tc.tol[n] {
+				t.Errorf("%s -gamma %s: %s = %v, want %v", filepath.Base(tc.path), tc.gamma, n, e, want)
+			}
+			lo, okLo := e["ci_low"]
+			hi, okHi := e["ci_high"]
+			if tc.interval && (!okLo || !okHi || lo != want || hi != want || e["failed_replicates"] != 0) {
+				t.Errorf("%s -gamma %s: %s interval %v, want [%v, %v] from every replicate", filepath.Base(tc.path), tc.gamma, n, e, want, want)
+			}
+		}
+	}
+}
+
+// TestEstimateModelExample: examples/subepisode_model.csv is what
+// examples/gen writes: the episodes of examples/subepisode.csv (the same
+// stream) with the fitted model of SPEC 1d (models.Fitter, gamma = 1) in
+// q_hat and v_hat; runexp estimate on it gives the in-process estimates of
+// that batch bit for bit, and bootstrap intervals for every estimator that
+// needs the model.
+func TestEstimateModelExample(t *testing.T) {
+	const path = "../../examples/subepisode_model.csv"
+	d, _, err := domains.New("subepisode", map[string]float64{"subepisodes": 5, "p_e": 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, ok := d.(domains.ModelDomain)
+	if !ok {
+		t.Fatal("subepisode supplies no model")
+	}
+	md.Record(true, false)
+	var b trajectory.Batch
+	md.Collect(&b, 200, rand.New(rand.NewPCG(2017, 0)))
+	var fit models.Fitter
+	if err := fit.Fit(&b, md.Space(), 1); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var read trajectory.Batch
+	if _, err := logdata.Read(f, logdata.CSV, &read, logdata.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bits := func(x []float64) []uint64 {
+		out := make([]uint64, len(x))
+		for i, v := range x {
+			out[i] = math.Float64bits(v)
+		}
+		return out
+	}
+	if !slices.Equal(read.Offsets, b.Offsets) || !slices.Equal(bits(read.Reward), bits(b.Reward)) || !slices.Equal(bits(read.Ratio), bits(b.Ratio)) ||
+		!slices.Equal(bits(read.QHat), bits(b.QHat)) || !slices.Equal(bits(read.VHat), bits(b.VHat)) || !slices.Equal(read.Split, b.Split) {
+		t.Fatalf("%s is not examples/gen's output: rerun go run ./examples/gen", path)
+	}
+	var names []string
+	for _, inf := range estimators.All() {
+		if inf.Needs&estimators.Model != 0 {
+			names = append(names, inf.Name)
+		}
+	}
+	names = append(names, "pdis")
+	res := runJSON(t, "-bootstrap", "0", "-estimators", strings.Join(names, ","), path)
+	if res.Episodes != 200 || res.Steps != 2000 || res.Horizon != 10 {
+		t.Errorf("%+v", res)
+	}
+	for _, n := range names {
+		if got, want := res.Estimates[n]["value"], inProcess(t, &b, n); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%s = %v, in process %v", n, got, want)
+		}
+	}
+	res = runJSON(t, "-bootstrap", "200", "-estimators", strings.Join(names, ","), path)
+	for _, n := range names {
+		e := res.Estimates[n]
+		lo, okLo := e["ci_low"]
+		hi, okHi := e["ci_high"]
+		if !okLo || !okHi || !(lo <= hi) || e["failed_replicates"] != 0 {
+			t.Errorf("%s: interval %v", n, e)
+		}
+	}
+	// every episode starts in s1 with H = 10 steps left, so every v_hat_1
+	// is one number v: dm is the mean of 200 copies of v (v up to the
+	// rounding of the sum), and every resample is the same sum, bit for bit
+	if e := res.Estimates["dm"]; e["ci_low"] != e["value"] || e["ci_high"] != e["value"] || math.Abs(e["value"]-b.VHat[0]) > 1e-12 {
+		t.Errorf("dm %v, want the interval [dm, dm] and dm = v_hat_1 = %v", e, b.VHat[0])
 	}
 }
 
@@ -354,7 +715,8 @@ func TestEstimateHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"option_changed", "mu_b", "mu_e", "-bootstrap 0 turns it off", "Exit status", "-allow-extra", "partitioned-pdis"} {
+	for _, w := range []string{"option_changed", "mu_b", "mu_e", "-bootstrap 0 turns it off", "Exit status", "-allow-extra", "partitioned-pdis",
+		"-gamma G, in (0, 1]", "G^(t-1) r_t", "q_hat", "v_hat", "model columns q_hat and v_hat (both, on every row, or neither)", `"gamma": G`} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("help does not mention %q", w)
 		}

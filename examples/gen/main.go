@@ -7,7 +7,12 @@
 //
 //	go run ./examples/gen [-n 200] [-seed 2017] [-out examples]
 //
-// It writes OUT/subepisode.csv and OUT/subepisode.jsonl, the same records.
+// It writes OUT/subepisode.csv and OUT/subepisode.jsonl, the same records,
+// and OUT/subepisode_model.csv: the same episodes again with the model
+// columns q_hat and v_hat of SPEC 1d from the harness's `fitted` model
+// (models.Fitter: a tabular maximum-likelihood model over (state, action)
+// fitted on these 200 episodes, evaluated by dynamic programming without
+// discounting, gamma = 1).
 package main
 
 import (
@@ -16,10 +21,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -54,28 +61,60 @@ func run(n int, seed uint64, out string) error {
 	dom.Collect(&b, n, rand.New(rand.NewPCG(seed, 0)))
 	for _, f := range []logdata.Format{logdata.CSV, logdata.JSONL} {
 		path := filepath.Join(out, "subepisode."+f.String())
-		if err := write(path, f, &b, p["p_b"]); err != nil {
+		if err := write(path, f, &b, p["p_b"], logdata.Columns{Split: true}); err != nil {
 			return err
 		}
 		fmt.Printf("wrote %s: %d episodes, %d steps; true value V(pi_e) = %v (%s)\n", path, b.N(), b.Steps(), truth.Value, truth.Method)
 	}
+
+	// the same episodes (the same stream) with state and action ids, and
+	// the fitted model's q_hat and v_hat
+	md, ok := dom.(domains.ModelDomain)
+	if !ok {
+		return fmt.Errorf("the subepisode domain supplies no model")
+	}
+	md.Record(true, false)
+	var mb trajectory.Batch
+	md.Collect(&mb, n, rand.New(rand.NewPCG(seed, 0)))
+	if !sameSteps(&b, &mb) {
+		return fmt.Errorf("collecting with ids drew other episodes")
+	}
+	var fit models.Fitter
+	if err := fit.Fit(&mb, md.Space(), 1); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "subepisode_model.csv")
+	if err := write(path, logdata.CSV, &mb, p["p_b"], logdata.Columns{Split: true, Model: true}); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: the same episodes with the fitted model's q_hat and v_hat (gamma = 1)\n", path)
 	return nil
+}
+
+// sameSteps reports whether a and b hold the same episodes: offsets,
+// rewards, ratios and split points.
+func sameSteps(a, b *trajectory.Batch) bool {
+	return slices.Equal(a.Offsets, b.Offsets) && slices.Equal(a.Reward, b.Reward) &&
+		slices.Equal(a.Ratio, b.Ratio) && slices.Equal(a.Split, b.Split)
 }
 
 // write writes b with pi_b = pb on every step (the behavior policy is
 // uniform) and pi_e = pb * rho: pb = 0.5 is a power of two, so pi_e/pi_b
-// gives back rho exactly.
-func write(path string, f logdata.Format, b *trajectory.Batch, pb float64) error {
+// gives back rho exactly; with cols.Model, b's q_hat and v_hat.
+func write(path string, f logdata.Format, b *trajectory.Batch, pb float64, cols logdata.Columns) error {
 	file, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := logdata.NewWriter(file, f, logdata.Columns{Split: true})
+	w := logdata.NewWriter(file, f, cols)
 	for i := range b.N() {
 		for t := range b.Len(i) {
 			s := b.Offsets[i] + t
 			rec := logdata.Record{Episode: strconv.Itoa(i + 1), Step: t, Reward: b.Reward[s],
 				PiB: pb, PiE: pb * b.Ratio[s], Split: b.Split[s]}
+			if cols.Model {
+				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
+			}
 			if err := w.Write(&rec); err != nil {
 				file.Close()
 				return err

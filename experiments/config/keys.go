@@ -47,6 +47,7 @@ var Keys = []Key{
 	{"plot.panels[].y", "mse", "mse, variance, n_variance, bias, abs_bias or mean_estimate"},
 	{"plot.panels[].log_x", "true for x = n", "log x axis"},
 	{"plot.panels[].log_y", "true for mse, variance, n_variance, abs_bias", "log y axis"},
+	{"plot.panels[].y_min", "from the data", "log y axis only: a positive number where the y axis starts; lower values (points, error bar ends, lines) are drawn at it and noted under the panel's title, in the figure only (files and claims keep the values)"},
 	{"plot.panels[].closed_form", "false", "draw the domain's closed form beside the points (and write closedform.csv)"},
 	{"plot.panels[].x_label", "x", "axis label"},
 	{"plot.panels[].y_label", "from y", "axis label"},

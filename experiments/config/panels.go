@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -24,6 +25,7 @@ import (
 //	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate
 //	      log_x: false    # default true for x = n, false otherwise
 //	      log_y: true     # default true for mse, variance, n_variance, abs_bias
+//	      y_min: 1e-12    # log y only: the axis starts here; lower values are drawn at it
 //	      closed_form: true     # draw the domain's closed form beside the points
 //	      x_label: "horizon H"  # optional axis labels (also y_label)
 //
@@ -40,6 +42,11 @@ type Panel struct {
 	Y          string   `yaml:"y" json:"y"`
 	LogX       *bool    `yaml:"log_x" json:"log_x"`
 	LogY       *bool    `yaml:"log_y" json:"log_y"`
+	// YMin, when set (only on a log y axis), is where the y axis starts:
+	// the figure draws every lower value (point, error bar end, line
+	// vertex) at YMin and notes it under the panel's title. Drawing only:
+	// no number written is changed.
+	YMin       *float64 `yaml:"y_min" json:"y_min,omitempty"`
 	ClosedForm bool     `yaml:"closed_form" json:"closed_form,omitempty"`
 	XLabel     string   `yaml:"x_label" json:"x_label,omitempty"`
 	YLabel     string   `yaml:"y_label" json:"y_label,omitempty"`
@@ -183,6 +190,11 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if logY && pc.Y == "bias" {
 			v.fail(field+".log_y", at("log_y"), "a bias can be negative: use y: abs_bias, or log_y: false")
 		}
+		if pc.YMin != nil {
+			yMin := *pc.YMin
+			pc.YMin = &yMin
+			v.yMin(field+".y_min", at("y_min"), *pc.YMin, pc.Y, logY)
+		}
 		if logX && pc.X != "n" {
 			for _, s := range sel {
 				if x := r.Series[s].Params[pc.X]; !(x > 0) {
@@ -217,6 +229,19 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		out = append(out, pc)
 	}
 	return out
+}
+
+// yMin checks a panel's y_min: a positive finite number, on a log y axis.
+func (v *validator) yMin(field string, at []any, yMin float64, y string, logY bool) {
+	s := strconv.FormatFloat(yMin, 'g', -1, 64)
+	switch {
+	case math.IsNaN(yMin) || math.IsInf(yMin, 0):
+		v.fail(field, at, "%s, want a positive finite number", s)
+	case yMin <= 0:
+		v.fail(field, at, "%s, want a positive number: the lowest value of the log y axis", s)
+	case !logY:
+		v.fail(field, at, "%s, but y_min applies only to a log y axis (y is %s, log_y false)", s, y)
+	}
 }
 
 // labelRef checks a plot.labels key of a config with panels: a

@@ -24,6 +24,15 @@ func TestPanelConfigErrors(t *testing.T) {
 		{"bad y", "y: n_variance", "y: varaince", `t.yaml:22: plot.panels[0].y: "varaince", want one of mse, variance, n_variance, bias, abs_bias, mean_estimate`},
 		{"log bias", "y: n_variance", "y: bias\n      log_y: true", `t.yaml:23: plot.panels[0].log_y: a bias can be negative`},
 		{"no closed form", "series: [ch]\n      x: horizon\n      at_n: 10", "series: [sub]", `t.yaml:21: plot.panels[0].closed_form: no selected series and estimator has a closed form for n_variance`},
+		{"y_min zero", "y: n_variance", "y: n_variance\n      y_min: 0", `t.yaml:23: plot.panels[0].y_min: 0, want a positive number`},
+		{"y_min negative", "y: n_variance", "y: n_variance\n      y_min: -1e-3", `t.yaml:23: plot.panels[0].y_min: -0.001, want a positive number`},
+		{"y_min infinite", "y: n_variance", "y: n_variance\n      y_min: .inf", `t.yaml:23: plot.panels[0].y_min: ".inf" is not a finite number`},
+		{"y_min NaN", "y: n_variance", "y: n_variance\n      y_min: .nan", `t.yaml:23: plot.panels[0].y_min: ".nan" is not a finite number`},
+		{"y_min overflows", "y: n_variance", "y: n_variance\n      y_min: 1e999", `t.yaml:23: plot.panels[0].y_min: "1e999" is not a finite number`},
+		{"y_min quoted", "y: n_variance", "y: n_variance\n      y_min: \"1e-12\"", `t.yaml:23: plot.panels[0].y_min: "1e-12" is not a finite number`},
+		{"y_min on a linear y", "y: n_variance", "y: bias\n      y_min: 1e-12", `t.yaml:23: plot.panels[0].y_min: 1e-12, but y_min applies only to a log y axis (y is bias, log_y false)`},
+		{"y_min with log_y false", "y: n_variance", "y: n_variance\n      log_y: false\n      y_min: 1e-3", `t.yaml:24: plot.panels[0].y_min: 0.001, but y_min applies only to a log y axis (y is n_variance, log_y false)`},
+		{"y_min in flow style", "plot:\n  panels:\n", "plot:\n  panels:\n    - {title: B, y: mean_estimate, y_min: 2}\n", `t.yaml:18: plot.panels[0].y_min: 2, but y_min applies only to a log y axis (y is mean_estimate, log_y false)`},
 		{"unknown panel key", "y: n_variance", "y: n_variance\n      colour: red", `line 23: field colour not found`},
 		{"bad label", "plot:\n", "plot:\n  labels: {chx/pdis: X}\n", `t.yaml:17: plot.labels: no series "chx"`},
 		{"label estimator", "plot:\n", "plot:\n  labels: {ch/incris: X}\n", `t.yaml:17: plot.labels: series ch has no estimator "incris"`},
@@ -67,6 +76,41 @@ func TestPanelConfigDefaults(t *testing.T) {
 	}
 	if a.X != "horizon" || *a.LogX || !*a.LogY {
 		t.Errorf("panel A: %+v", a)
+	}
+}
+
+// TestPanelYMin: y_min is kept as written on a log y axis (mse and
+// n_variance by default, mean_estimate with log_y: true) and absent
+// otherwise.
+func TestPanelYMin(t *testing.T) {
+	for _, tc := range []struct {
+		name, find, replace string
+		want                float64 // 0: absent
+	}{
+		{"absent", "", "", 0},
+		{"tiny", "y: n_variance", "y: n_variance\n      y_min: 1e-12", 1e-12},
+		{"integer", "y: n_variance", "y: n_variance\n      y_min: 3", 3},
+		{"decimal", "y: n_variance", "y: n_variance\n      y_min: 0.25", 0.25},
+		{"mse by default", "y: n_variance", "y: mse\n      y_min: 1.5e-30", 1.5e-30},
+		{"log_y forced", "y: n_variance", "y: mean_estimate\n      log_y: true\n      y_min: 1e-3", 1e-3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(panelBase, tc.find, tc.replace, 1)
+			if tc.find != "" && cfg == panelBase {
+				t.Fatalf("test edit %q not applied", tc.find)
+			}
+			r, err := Parse([]byte(cfg), "t.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.Plot.Panels[0].YMin
+			switch {
+			case tc.want == 0 && got != nil:
+				t.Errorf("y_min %v, want none", *got)
+			case tc.want != 0 && (got == nil || *got != tc.want):
+				t.Errorf("y_min %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

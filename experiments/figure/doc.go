@@ -31,8 +31,12 @@
 //     there is none), on log or linear axes, the legend to the right. Points
 //     a log axis cannot show are skipped; error bars are cut at the axis
 //     range, without a cap where cut; a closed form shows at most two
-//     decades beyond the points. Draw returns an error naming the panel if a
-//     panel has no drawable point.
+//     decades beyond the points. A panel with a y_min (a log y axis only)
+//     starts its y axis there and draws every finite value below it (point,
+//     error bar end, line vertex, including values a log axis could not
+//     otherwise show) at y_min, and then only says "values below <y_min>
+//     drawn at the axis" under its title; the data are not changed. Draw
+//     returns an error naming the panel if a panel has no drawable point.
 //   - Output depends only on the Figure: the same data give the same bytes,
 //     which golden-image tests check.
 package figure

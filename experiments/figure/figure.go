@@ -128,6 +128,11 @@ func render(f Figure) (png, svg []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return encode(lay)
+}
+
+// encode draws a layout into PNG and SVG bytes.
+func encode(lay figureLayout) (png, svg []byte, err error) {
 	w, h := lay.size()
 
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
@@ -155,7 +160,13 @@ type panel struct {
 	// a log axis and pushes the data area down when the label is long).
 	yLabel text.Style
 	yText  string
+	// note, when set, is a line of small text under the title (a panel
+	// whose values were drawn at its y_min says so).
+	note string
 }
+
+// panelNoteStyle is the style of a panel's note.
+var panelNoteStyle = text.Style{Color: color.Gray{Y: 0x40}, Font: font.From(sans, vg.Points(panelNote)), Handler: text.Plain{Fonts: font.DefaultCache}}
 
 // legendWidth is the width the panel's legend needs.
 func (pn *panel) legendWidth() vg.Length {
@@ -168,15 +179,26 @@ func (pn *panel) legendWidth() vg.Length {
 //
 // The title is drawn left-aligned over the whole panel, legend included,
 // rather than centred over the data: a long title then never runs off the
-// left edge of the image.
+// left edge of the image. The note, if any, follows under it.
 func (pn *panel) draw(c draw.Canvas) {
 	if title := pn.p.Title.Text; title != "" {
 		sty := pn.p.Title.TextStyle
 		sty.XAlign = draw.XLeft
 		c.FillText(sty, vg.Point{X: c.Min.X, Y: c.Max.Y + sty.FontExtents().Descent}, title)
-		c.Max.Y -= sty.Rectangle(title).Size().Y + pn.p.Title.Padding
+		gap := pn.p.Title.Padding
+		if pn.note != "" {
+			gap = vg.Points(noteGap) // the note follows closely
+		}
+		c.Max.Y -= sty.Rectangle(title).Size().Y + gap
 		pn.p.Title.Text = ""
 		defer func() { pn.p.Title.Text = title }()
+	}
+	if pn.note != "" {
+		// Drawn as the title is, top-aligned at the top of what is left.
+		sty := panelNoteStyle
+		sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: c.Max.Y + sty.FontExtents().Descent}, pn.note)
+		c.Max.Y -= sty.Rectangle(pn.note).Size().Y + pn.p.Title.Padding
 	}
 	lw := pn.legendWidth()
 	pc := c

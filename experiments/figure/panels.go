@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -23,6 +25,25 @@ import (
 // reference line).
 type Panel = report.Panel
 
+// panelYMin is the y_min of pn (config plot.panels[].y_min): where its log
+// y axis starts, 0 for none.
+func panelYMin(pn Panel) float64 { return pn.YMin }
+
+// clipNote is the note under a panel's title when a value was drawn at
+// its y_min, which it writes as in a config ("1e-12", "0.001", "2.5e-30").
+func clipNote(yMin float64) string {
+	s := strconv.FormatFloat(yMin, 'g', -1, 64)
+	if m, e, ok := strings.Cut(s, "e"); ok {
+		neg := strings.HasPrefix(e, "-")
+		e = strings.TrimLeft(e, "+-0")
+		if neg {
+			e = "-" + e
+		}
+		s = m + "e" + e
+	}
+	return "values below " + s + " drawn at the axis"
+}
+
 // Grid geometry.
 const (
 	cellWidth    = 7 * vg.Inch   // width of one panel, legend included
@@ -31,7 +52,9 @@ const (
 	cellGapY     = 16            // points between panel rows
 	figTitleSize = 16
 	noteSize     = 11.5
-	barCapWidth  = 5 // points
+	panelNote    = 10.5 // size of a panel's note under its title
+	noteGap      = 2    // points between a panel's title and its note
+	barCapWidth  = 5    // points
 )
 
 // gridLayout is a figure with panels: title, note, and the panels in
@@ -108,7 +131,7 @@ func buildGrid(f Figure) (*gridLayout, error) {
 	g := &gridLayout{title: f.Title, note: f.Note}
 	g.cols, g.rows = gridShape(len(f.Panels))
 	for i, pn := range f.Panels {
-		p, err := buildViewPanel(pn)
+		p, err := buildViewPanel(pn, panelYMin(pn))
 		if err != nil {
 			return nil, fmt.Errorf("figure %q, panel %d (%s): %w", f.Title, i+1, pn.Title, err)
 		}
@@ -141,10 +164,144 @@ func linPad(lo, hi float64) (float64, float64) {
 	return lo - d, hi + d
 }
 
+// viewLine is one line of a panel as drawn: its points (at the panel's
+// y_min when below it), their error bars' ends (cut at the axis when
+// drawn) and its closed form (vertices below y_min at y_min).
+type viewLine struct {
+	pts    plotter.XYs
+	lo, hi []float64
+	closed plotter.XYs
+}
+
+// view is what a panel draws: its lines, its axis ranges, and the note
+// under its title.
+type view struct {
+	lines                  []viewLine
+	xMin, xMax, yMin, yMax float64
+	// note is clipNote when some value was drawn at y_min, else empty.
+	note string
+}
+
+// panelView computes the lines and axis ranges of Panel pn. Points a log
+// axis cannot show are left out.
+//
+// yMin > 0 on a log y axis (config plot.panels[].y_min; ignored otherwise)
+// is where the y axis starts: every finite value below it, a point, an
+// error bar end or a vertex of a line, is drawn at yMin (a bar is cut
+// there, without a cap), and when some value was, the note says so. Only
+// the drawing changes: pn is not modified.
+func panelView(pn Panel, yMin float64) (*view, error) {
+	if !pn.LogY || !(yMin > 0) || !finite(yMin) {
+		yMin = 0
+	}
+	okX := func(x float64) bool { return finite(x) && (!pn.LogX || x > 0) }
+	okY := func(y float64) bool { return finite(y) && (!pn.LogY || y > 0 || yMin > 0) }
+	// clip draws y below yMin at yMin, and records that it did; atMin does
+	// the same for a range bound, which is not itself drawn.
+	clipped := false
+	clip := func(y float64) float64 {
+		if yMin > 0 && y < yMin {
+			clipped = true
+			return yMin
+		}
+		return y
+	}
+	atMin := func(y float64) float64 {
+		if yMin > 0 {
+			return math.Max(y, yMin)
+		}
+		return y
+	}
+
+	v := &view{lines: make([]viewLine, len(pn.Lines))}
+	xr, yr, barR := newRange(), newRange(), newRange()
+	for i, ln := range pn.Lines {
+		pr := &v.lines[i]
+		for _, pt := range ln.Points {
+			if !okX(pt.X) || !okY(pt.Y) {
+				continue
+			}
+			se := pt.SE
+			if !(se > 0) || !finite(se) {
+				se = 0
+			}
+			y := clip(pt.Y)
+			pr.pts = append(pr.pts, plotter.XY{X: pt.X, Y: y})
+			// Bars keep their ends: errBars cuts them at the axis, which
+			// starts at yMin when there is one.
+			pr.lo = append(pr.lo, pt.Y-se)
+			pr.hi = append(pr.hi, pt.Y+se)
+			if se > 0 {
+				clip(pt.Y - se) // a bar end below yMin is drawn at it
+			}
+			xr.add(pt.X)
+			yr.add(y)
+			if pn.LogY {
+				// Bars count towards the range within a factor of the point.
+				barR.add(atMin(math.Max(pt.Y-se, pt.Y/rangeFloor)))
+				barR.add(atMin(math.Min(pt.Y+se, pt.Y*rangeCeil)))
+			} else {
+				barR.add(pt.Y - se)
+				barR.add(pt.Y + se)
+			}
+		}
+	}
+	if yr.empty() {
+		return nil, errors.New("no simulated point can be drawn on these axes")
+	}
+	pointY := yr
+	for i, ln := range pn.Lines {
+		pr := &v.lines[i]
+		for _, c := range ln.Closed {
+			if !okX(c.X) || !okY(c.Y) {
+				continue
+			}
+			y := clip(c.Y)
+			pr.closed = append(pr.closed, plotter.XY{X: c.X, Y: y})
+			xr.add(c.X)
+			if pn.LogY {
+				// A closed form may run far below the data (a bias decaying
+				// like exp(-n/2^H)); show at most two decades more.
+				yr.add(math.Max(y, pointY.lo/100))
+				yr.add(math.Min(y, pointY.hi*100))
+			} else {
+				yr.add(y)
+			}
+		}
+	}
+	if !barR.empty() {
+		yr.add(barR.lo)
+		yr.add(barR.hi)
+	}
+	if pn.LogX {
+		v.xMin, v.xMax = logPad(xr.lo, xr.hi)
+	} else {
+		v.xMin, v.xMax = linPad(xr.lo, xr.hi)
+	}
+	switch {
+	case yMin > 0:
+		// The axis starts at yMin, padded only above.
+		_, v.yMax = logPad(yMin, math.Max(yr.hi, yMin))
+		v.yMin = yMin
+	case pn.LogY:
+		v.yMin, v.yMax = logPad(yr.lo, yr.hi)
+	default:
+		v.yMin, v.yMax = linPad(yr.lo, yr.hi)
+	}
+	if clipped {
+		v.note = clipNote(yMin)
+	}
+	return v, nil
+}
+
 // buildViewPanel draws one Panel: error bars, markers and closed-form
-// lines, on log or linear axes. Points a log axis cannot show are left out;
-// error bars are cut at the axis range (no cap where cut).
-func buildViewPanel(pn Panel) (*panel, error) {
+// lines, on log or linear axes, from its panelView (yMin: its y_min, 0 for
+// none). Error bars are cut at the axis range (no cap where cut).
+func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
+	v, err := panelView(pn, yMin)
+	if err != nil {
+		return nil, err
+	}
 	p := newPlot(pn.Title, pn.XLabel, pn.YLabel)
 	p.Title.TextStyle.Font = font.From(sans, vg.Points(13))
 	for _, ax := range []struct {
@@ -157,82 +314,13 @@ func buildViewPanel(pn Panel) (*panel, error) {
 			ax.a.Tick.Label.Handler = powerText{text.Plain{Fonts: font.DefaultCache}}
 		}
 	}
-	okX := func(x float64) bool { return finite(x) && (!pn.LogX || x > 0) }
-	okY := func(y float64) bool { return finite(y) && (!pn.LogY || y > 0) }
-
-	type prepared struct {
-		pts    plotter.XYs
-		lo, hi []float64
-		closed plotter.XYs
-	}
-	lines := make([]prepared, len(pn.Lines))
-	xr, yr, barR := newRange(), newRange(), newRange()
-	for i, ln := range pn.Lines {
-		pr := &lines[i]
-		for _, pt := range ln.Points {
-			if !okX(pt.X) || !okY(pt.Y) {
-				continue
-			}
-			se := pt.SE
-			if !(se > 0) || !finite(se) {
-				se = 0
-			}
-			pr.pts = append(pr.pts, plotter.XY{X: pt.X, Y: pt.Y})
-			pr.lo = append(pr.lo, pt.Y-se)
-			pr.hi = append(pr.hi, pt.Y+se)
-			xr.add(pt.X)
-			yr.add(pt.Y)
-			if pn.LogY {
-				// Bars count towards the range within a factor of the point.
-				barR.add(math.Max(pt.Y-se, pt.Y/rangeFloor))
-				barR.add(math.Min(pt.Y+se, pt.Y*rangeCeil))
-			} else {
-				barR.add(pt.Y - se)
-				barR.add(pt.Y + se)
-			}
-		}
-	}
-	if yr.empty() {
-		return nil, errors.New("no simulated point can be drawn on these axes")
-	}
-	pointY := yr
-	for i, ln := range pn.Lines {
-		pr := &lines[i]
-		for _, c := range ln.Closed {
-			if !okX(c.X) || !okY(c.Y) {
-				continue
-			}
-			pr.closed = append(pr.closed, plotter.XY{X: c.X, Y: c.Y})
-			xr.add(c.X)
-			if pn.LogY {
-				// A closed form may run far below the data (a bias decaying
-				// like exp(-n/2^H)); show at most two decades more.
-				yr.add(math.Max(c.Y, pointY.lo/100))
-				yr.add(math.Min(c.Y, pointY.hi*100))
-			} else {
-				yr.add(c.Y)
-			}
-		}
-	}
-	if !barR.empty() {
-		yr.add(barR.lo)
-		yr.add(barR.hi)
-	}
-	if pn.LogX {
-		p.X.Min, p.X.Max = logPad(xr.lo, xr.hi)
-	} else {
-		p.X.Min, p.X.Max = linPad(xr.lo, xr.hi)
-	}
-	if pn.LogY {
-		p.Y.Min, p.Y.Max = logPad(yr.lo, yr.hi)
-	} else {
-		p.Y.Min, p.Y.Max = linPad(yr.lo, yr.hi)
-	}
+	p.X.Min, p.X.Max = v.xMin, v.xMax
+	p.Y.Min, p.Y.Max = v.yMin, v.yMax
 
 	leg := newLegend()
 	var closedLines, bars, marks []plot.Plotter
 	for i, ln := range pn.Lines {
-		pr := &lines[i]
+		pr := &v.lines[i]
 		col := palette[i%len(palette)]
 		var thumbs []plot.Thumbnailer
 		if len(pr.closed) >= 2 {
@@ -279,6 +367,7 @@ func buildViewPanel(pn Panel) (*panel, error) {
 	p.Add(marks...)
 	// The y label is drawn by panel.draw, centred on the data area.
 	pnl := &panel{p: p, legend: leg, yLabel: p.Y.Label.TextStyle, yText: p.Y.Label.Text}
+	pnl.note = v.note
 	p.Y.Label.Text = ""
 	return pnl, nil
 }

@@ -2,10 +2,14 @@ package figure
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -108,7 +112,7 @@ func TestPanelsDeterministic(t *testing.T) {
 // so a long label pushes the data area down; a panel draws its y label
 // itself and keeps the data area up to the top of its canvas.
 func TestPanelLongYLabelOnLogAxis(t *testing.T) {
-	pnl, err := buildViewPanel(synthPanel("", true, 1))
+	pnl, err := buildViewPanel(synthPanel("", true, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +127,157 @@ func TestPanelLongYLabelOnLogAxis(t *testing.T) {
 	}
 	if pnl.yText != "n × Var(options-PDIS)" {
 		t.Errorf("y label %q", pnl.yText)
+	}
+}
+
+// exactModelPanel is an MSE panel where a doubly robust estimator with an
+// exact model has an MSE of rounding errors (~1e-29, once exactly 0)
+// beside IS, whose MSE falls from 1 to 0.01.
+func exactModelPanel() Panel {
+	return Panel{Title: "exact model", XLabel: "n", YLabel: "MSE", LogX: true, LogY: true, Lines: []report.PanelLine{
+		{Label: "DR (exact model)", Points: []report.PanelXY{pt(10, 1e-29, 1e-30), pt(100, 0, 0), pt(1000, 3e-30, 0)},
+			Closed: []report.XY{xy(10, 1e-31), xy(1000, 1e-31)}},
+		{Label: "IS", Points: []report.PanelXY{pt(10, 1, 0.2), pt(100, 0.1, 0.02), pt(1000, 0.01, 0.002)}},
+	}}
+}
+
+// TestPanelYMin: a y_min starts a log y axis there and draws every lower
+// value (point, including an MSE of exactly 0, error bar end, closed-form
+// vertex) at it, noting it under the title only when it did; the panel's
+// data are not changed, and y_min does nothing on a linear axis.
+func TestPanelYMin(t *testing.T) {
+	ys := func(xys []plotter.XY) []float64 {
+		var out []float64
+		for _, p := range xys {
+			out = append(out, p.Y)
+		}
+		return out
+	}
+	onlyIS := exactModelPanel()
+	onlyIS.Lines = onlyIS.Lines[1:]
+	wideBar := exactModelPanel()
+	wideBar.Lines = wideBar.Lines[1:]
+	wideBar.Lines[0].Points[2].SE = 0.0095 // 0.01 - SE is below 1e-3
+	linear := exactModelPanel()
+	linear.LogY = false
+	for _, tc := range []struct {
+		name     string
+		pn       Panel
+		yMin     float64
+		wantMin  float64     // the axis minimum; 0: below 1e-28 (no y_min)
+		hi       float64     // the highest value to show: IS's bar 1 + 0.2, or y_min
+		wantYs   [][]float64 // drawn y of each line's points
+		wantNote string
+	}{
+		{"no y_min: 30 decades", exactModelPanel(), 0, 0, 1.2,
+			[][]float64{{1e-29, 3e-30}, {1, 0.1, 0.01}}, ""},
+		{"y_min clips", exactModelPanel(), 1e-6, 1e-6, 1.2,
+			[][]float64{{1e-6, 1e-6, 1e-6}, {1, 0.1, 0.01}}, "values below 1e-6 drawn at the axis"},
+		{"nothing below", onlyIS, 1e-3, 1e-3, 1.2,
+			[][]float64{{1, 0.1, 0.01}}, ""},
+		{"bar end below", wideBar, 1e-3, 1e-3, 1.2,
+			[][]float64{{1, 0.1, 0.01}}, "values below 0.001 drawn at the axis"},
+		{"y_min above every value", onlyIS, 10, 10, 10,
+			[][]float64{{10, 10, 10}}, "values below 10 drawn at the axis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := fmt.Sprintf("%#v", tc.pn)
+			v, err := panelView(tc.pn, tc.yMin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%#v", tc.pn) != before {
+				t.Error("panelView changed the panel's data")
+			}
+			if tc.wantMin == 0 && !(v.yMin < 1e-28) || tc.wantMin != 0 && v.yMin != tc.wantMin {
+				t.Errorf("y axis starts at %g, want %g", v.yMin, tc.wantMin)
+			}
+			// With y_min the axis is padded above only, as from y_min.
+			if _, want := logPad(tc.wantMin, tc.hi); tc.wantMin != 0 && v.yMax != want || !(v.yMax > tc.hi) {
+				t.Errorf("y axis ends at %g, want %g (above %g without y_min)", v.yMax, want, tc.hi)
+			}
+			for i, want := range tc.wantYs {
+				if got := ys(v.lines[i].pts); !slices.Equal(got, want) {
+					t.Errorf("line %d drawn at y = %v, want %v", i, got, want)
+				}
+				// Bars keep their ends (errBars cuts them at the axis).
+				for j, p := range v.lines[i].pts {
+					src := tc.pn.Lines[i].Points
+					if k := slices.IndexFunc(src, func(s report.PanelXY) bool { return s.X == p.X }); v.lines[i].lo[j] != src[k].Y-src[k].SE {
+						t.Errorf("line %d, x = %g: bar from %g, want %g", i, p.X, v.lines[i].lo[j], src[k].Y-src[k].SE)
+					}
+				}
+			}
+			if v.note != tc.wantNote {
+				t.Errorf("note %q, want %q", v.note, tc.wantNote)
+			}
+		})
+	}
+	// The closed form's vertices below y_min are drawn at it.
+	v, err := panelView(exactModelPanel(), 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ys(v.lines[0].closed); !slices.Equal(got, []float64{1e-6, 1e-6}) {
+		t.Errorf("closed form drawn at %v, want at 1e-6", got)
+	}
+	// On a linear axis (which config refuses) and for a y_min that is not
+	// positive and finite, the view is that without a y_min.
+	for _, c := range []struct {
+		pn   Panel
+		yMin float64
+	}{{linear, 1e-6}, {exactModelPanel(), -1}, {exactModelPanel(), math.Inf(1)}, {exactModelPanel(), math.NaN()}} {
+		want, _ := panelView(c.pn, 0)
+		if got, _ := panelView(c.pn, c.yMin); !reflect.DeepEqual(got, want) {
+			t.Errorf("log_y %v, y_min %g: view differs from no y_min", c.pn.LogY, c.yMin)
+		}
+	}
+}
+
+// TestPanelYMinDraws: a panel with a clipped y_min draws, its note under
+// the title, the same bytes twice; without y_min there is no note.
+func TestPanelYMinDraws(t *testing.T) {
+	lay := func(yMin float64) (*gridLayout, *panel) {
+		t.Helper()
+		p, err := buildViewPanel(exactModelPanel(), yMin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &gridLayout{title: "y_min", panels: []*panel{p}}
+		g.cols, g.rows = gridShape(1)
+		return g, p
+	}
+	g, p := lay(1e-6)
+	if p.p.Y.Min != 1e-6 {
+		t.Errorf("plot's y axis starts at %g, want 1e-6", p.p.Y.Min)
+	}
+	png1, svg1, err := encode(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, _ := lay(1e-6)
+	png2, svg2, err := encode(g2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(png1, png2) || !bytes.Equal(svg1, svg2) {
+		t.Error("drawing the same panel twice gives different bytes")
+	}
+	if !bytes.Contains(svg1, []byte("values below 1e-6 drawn at the axis")) {
+		t.Error("the SVG has no note")
+	}
+	_, plain := lay(0)
+	_, noted := lay(1e-6)
+	if plain.note != "" || noted.note == "" {
+		t.Errorf("notes %q and %q", plain.note, noted.note)
+	}
+}
+
+// TestClipNote: the note writes y_min as a config would.
+func TestClipNote(t *testing.T) {
+	for yMin, want := range map[float64]string{1e-12: "1e-12", 1e-6: "1e-6", 0.001: "0.001", 2.5e-30: "2.5e-30", 3: "3", 1e21: "1e21", 1.5e300: "1.5e300"} {
+		if got := clipNote(yMin); got != "values below "+want+" drawn at the axis" {
+			t.Errorf("clipNote(%g) = %q", yMin, got)
+		}
 	}
 }

@@ -40,7 +40,10 @@ type Panel struct {
 	Title          string
 	XLabel, YLabel string
 	LogX, LogY     bool
-	Lines          []PanelLine
+	// YMin is where a log y axis starts (config plot.panels[].y_min;
+	// values below are drawn at it), 0 for from the data.
+	YMin  float64 `json:",omitempty"`
+	Lines []PanelLine
 }
 
 // PanelLine is one line of a panel.

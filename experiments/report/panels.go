@@ -163,6 +163,9 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 		ylabel = pc.YLabel
 	}
 	pn := Panel{Title: pc.Title, XLabel: xlabel, YLabel: ylabel, LogX: logX, LogY: logY}
+	if pc.YMin != nil {
+		pn.YMin = *pc.YMin
+	}
 
 	// Group the selected series into lines.
 	var lines []*panelLine
