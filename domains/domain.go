@@ -143,6 +143,10 @@ type Spec struct {
 	// nil, or an error saying why not (options data, for instance). A nil
 	// Models means never.
 	Models func(p Params) error
+	// ExactModelBytes, when not nil, bounds the memory of the exact
+	// model's tables (ModelDomain.Record with exact), for budgets; nil
+	// means negligible.
+	ExactModelBytes func(p Params) float64
 }
 
 var registry = map[string]*Spec{}

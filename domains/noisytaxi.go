@@ -3,9 +3,11 @@ package domains
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -24,15 +26,28 @@ func init() {
 			{Name: "dest_may_equal_passenger", Kind: Bool, Default: 1, Interp: true, Doc: "destination uniform over R, G, Y, B independently of the passenger (false: over the other three)"},
 			{Name: "mc_episodes", Kind: Int, Default: 1000000, Min: 0, Max: taxiMaxMCEpisodes, Doc: "episodes of the Monte Carlo cross-check of the exact true value (0: none); " +
 				"at most 1e8, which take about 70 s on 2 cores at the other defaults (1e6 episodes: 0.7 s), longer in proportion to the mean episode length (about 20 steps at the defaults)"},
+			{Name: "gamma", Kind: Float, Default: 1, Min: 0, Max: 1, Doc: "discount factor: the reward of 1-based primitive step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"},
 		},
 		New:        newTaxi,
 		MaxSteps:   func(p Params) int { return p.Int("cap") },
 		Truth:      taxiTruth,
 		CacheTruth: true,
 		TruthDoc: "exact finite-horizon dynamic programming over (hidden state, option state, steps left), with a deterministic Monte Carlo " +
-			"cross-check of mc_episodes episodes recorded in meta.json; cached on disk, keyed by every parameter",
-		Splits: "the step of the first successful pickup (sound for option_length 1; with options it may fall inside an option)",
+			"cross-check of mc_episodes episodes recorded in meta.json; cached on disk, keyed by every parameter; discounted by gamma (SPEC 1c)",
+		Splits:          "the step of the first successful pickup (sound for option_length 1; with options it may fall inside an option)",
+		ExactModelBytes: func(p Params) float64 { return policies.TaxiQBytes(float64(p.Int("cap"))) },
+		Models:          taxiModels,
 	})
+}
+
+// taxiModels says whether noisytaxi with parameters p supplies SPEC 1d's
+// model columns: for option_length 1 only (the model-based estimators
+// weight one action ratio per step).
+func taxiModels(p Params) error {
+	if m := p.Int("option_length"); m != 1 {
+		return fmt.Errorf("option_length = %d: the model-based estimators need primitive data (SPEC 1d)", m)
+	}
+	return nil
 }
 
 func taxiParams(p Params) noisytaxi.Params {
@@ -40,13 +55,28 @@ func taxiParams(p Params) noisytaxi.Params {
 		DestMayEqualPassenger: p.Bool("dest_may_equal_passenger")}
 }
 
+// taxiDomain is noisytaxi with its behavior and evaluation policies. With
+// option_length 1 it is a ModelDomain: observation ids are
+// noisytaxi.Obs.Index of the observation the behavior policy acted on, and
+// the exact model is the evaluation policy's policies.TaxiQ.
 type taxiDomain struct {
 	env     *noisytaxi.Env
 	rollout *policies.TaxiRollout
 	cap     int // episode cap, primitive steps
+	epsE    float64
+	gamma   float64
+
+	// What Collect records besides rewards and ratios (Record), and the
+	// exact q values, computed on the first Collect that needs them.
+	ids, exact bool
+	q          *policies.TaxiQ
 }
 
 func newTaxi(p Params) (Domain, error) {
+	gamma, err := gammaOf(p)
+	if err != nil {
+		return nil, err
+	}
 	env, err := noisytaxi.New(taxiParams(p))
 	if err != nil {
 		return nil, err
@@ -55,18 +85,88 @@ func newTaxi(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &taxiDomain{env: env, rollout: ro, cap: p.Int("cap")}, nil
+	return &taxiDomain{env: env, rollout: ro, cap: p.Int("cap"), epsE: p["eps_e"], gamma: gamma}, nil
 }
 
 // Collect draws n episodes under the behavior policy, recording the
 // primitive ratio (m = 1) or the option ratios (m >= 2) and the split point
-// after the first successful pickup.
+// after the first successful pickup; after Record, for m = 1, also the ids
+// and/or the exact model columns. Rewards are undiscounted whatever gamma
+// is (the harness discounts them, SPEC 1c). Recording draws no random
+// number: the episodes, rewards, ratios and splits are the same with or
+// without it.
 func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	// about 24 steps an episode at the defaults, never more than the cap
-	b.Grow(n, n*min(24, d.cap))
-	for range n {
-		d.rollout.Episode(d.env, rng, b)
+	steps := n * min(24, d.cap)
+	b.Grow(n, steps)
+	if !d.recording() {
+		for range n {
+			d.rollout.Episode(d.env, rng, b)
+		}
+		return
 	}
+	rec := policies.TaxiRecord{IDs: d.ids}
+	if d.ids {
+		b.Obs = slices.Grow(b.Obs, steps)
+		b.Action = slices.Grow(b.Action, steps)
+	}
+	if d.exact {
+		if d.q == nil {
+			q, err := policies.NewTaxiQ(d.env.Params(), d.epsE, d.gamma)
+			if err != nil {
+				// newTaxi validated every input of NewTaxiQ
+				panic(fmt.Sprintf("domains: noisytaxi: the exact model: %v", err))
+			}
+			d.q = q
+		}
+		rec.Q = d.q
+		b.QHat = slices.Grow(b.QHat, steps)
+		b.VHat = slices.Grow(b.VHat, steps)
+	}
+	for range n {
+		d.rollout.EpisodeRecord(d.env, rng, b, rec)
+	}
+}
+
+// recording says whether Collect records more than rewards and ratios:
+// after Record asked for something, with option_length 1.
+func (d *taxiDomain) recording() bool {
+	return (d.ids || d.exact) && d.rollout.M() == 1
+}
+
+// Space returns the observation ids (noisytaxi.Obs.Index: seen cell, seen
+// passenger location or in-taxi, destination; noisytaxi.NumObs = 500 of
+// them), the six actions, pi_e of option length 1 on them, pi_e(a|o) =
+// (1 - eps_e) [a = a*(o)] + eps_e/6 (policies.TaxiPrimitiveProb), and the
+// cap as the horizon.
+func (d *taxiDomain) Space() models.Space {
+	eps := d.epsE
+	return models.Space{
+		Obs:     noisytaxi.NumObs,
+		Actions: noisytaxi.NumActions,
+		PiE: func(o int, dst []float64) {
+			obs := noisytaxi.ObsAt(o)
+			for a := range dst {
+				dst[a] = policies.TaxiPrimitiveProb(eps, noisytaxi.Action(a), obs)
+			}
+		},
+		Horizon: d.cap,
+	}
+}
+
+// Record sets what the following Collect calls record besides rewards and
+// ratios (ModelDomain): with ids, the observation and action ids; with
+// exact, the true q_hat and v_hat of pi_e under gamma (policies.TaxiQ,
+// SPEC 1d): q_hat_t = r_t + the expected discounted return from step t+1
+// on, given the hidden state at step t, the steps left before the cap and
+// the logged action; v_hat_t = sum_a pi_e(a|o_t) q(state_t, a). The q
+// values are computed on the first Collect that records them, once per
+// domain: 4000 bytes per layer of values, at most cap + 1 layers (0.6 MB at
+// the defaults; see policies.TaxiQ). Call it before collecting into an
+// empty batch, so that every step carries the columns. With option_length
+// >= 2 (which Spec.Models refuses) it changes nothing.
+func (d *taxiDomain) Record(ids, exact bool) {
+	d.ids, d.exact = ids, exact
 }
 
 // taxiMCSeed roots the Monte Carlo cross-check's streams; the check is a
@@ -128,11 +228,15 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 		}
 		return func(f float64) { report(phase * (float64(i) + f) / 2) }
 	}
-	eval, err := policies.TaxiExactValueProgress(tp, p["eps_e"], m, dpDone(0))
+	gamma, err := gammaOf(p)
 	if err != nil {
 		return Truth{}, err
 	}
-	beh, err := policies.TaxiExactValueProgress(tp, p["eps_b"], m, dpDone(1))
+	eval, err := policies.TaxiExactValueProgress(tp, p["eps_e"], m, gamma, dpDone(0))
+	if err != nil {
+		return Truth{}, err
+	}
+	beh, err := policies.TaxiExactValueProgress(tp, p["eps_b"], m, gamma, dpDone(1))
 	if err != nil {
 		return Truth{}, err
 	}
@@ -158,7 +262,7 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 			if report != nil {
 				chunkDone = func(done int) { report(0.5 + (float64(i)+float64(done)/float64(eps))/4) }
 			}
-			mc, err := policies.TaxiMonteCarloProgress(tp, who.eps, m, eps, taxiMCSeed+uint64(i), 0, chunkDone)
+			mc, err := policies.TaxiMonteCarloProgress(tp, who.eps, m, gamma, eps, taxiMCSeed+uint64(i), 0, chunkDone)
 			if err != nil {
 				return Truth{}, err
 			}
@@ -169,6 +273,9 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 		}
 		t.Extra["mc_episodes"] = float64(eps)
 		t.Method += fmt.Sprintf("; Monte Carlo cross-check with %d episodes", eps)
+	}
+	if gamma != 1 {
+		t.Method += fmt.Sprintf("; discounted by gamma = %v (SPEC 1c)", gamma)
 	}
 	return t, nil
 }

@@ -202,8 +202,9 @@ func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
 // (random option if < epsB), then either IntN(6) (random option) or
 // env.Observe (optimal option).
 //
-// EpisodePCG runs the same episodes faster from a *rand.PCG, and Episodes
-// runs n of them, on that fast path when rng draws from a *rand.PCG.
+// EpisodePCG runs the same episodes faster from a *rand.PCG, and
+// EpisodeRecord (M = 1) runs them recording observation and action ids and
+// the exact model columns as well.
 func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
 	env.Reset(rng)
 	if t.m == 1 {
@@ -262,6 +263,74 @@ func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory
 	if rec != nil {
 		rec.End()
 	}
+	return ret, env.Steps()
+}
+
+// TaxiRecord says what TaxiRollout.EpisodeRecord records on every step
+// besides what Episode records: the extra columns of SPEC 1d.
+type TaxiRecord struct {
+	// IDs: the id of the observation the behavior policy acted on
+	// (noisytaxi.Obs.Index, in [0, noisytaxi.NumObs)) and the action
+	// (0..5), by Batch.AddIDs.
+	IDs bool
+	// Q, when not nil, is the exact model (the evaluation policy's
+	// TaxiQ, built for the environment's parameters): q_hat_t = Q(s_t,
+	// a_t, left) and v_hat_t = V(s_t, o_t, left), by Batch.AddModel, with
+	// s_t the hidden state before step t, o_t the observation the behavior
+	// policy acted on and left = cap - t + 1 the steps left, step t
+	// included. The values are discounted to step t (SPEC 1d); the harness
+	// discounts them further, with the rewards (SPEC 1c).
+	Q *TaxiQ
+}
+
+// EpisodeRecord is Episode for M = 1 recording into the batch b, after
+// each step's AddOption (and before its split mark), what rec asks for.
+// It draws the same random numbers in the same order as Episode, so it
+// produces the same episode, with the same rewards, ratios and split, and
+// leaves rng in the same state; only the extra columns differ. It does not
+// allocate once b's columns have grown.
+//
+// It is a separate path so that Episode, the path without recording, stays
+// as it is. It panics when M is not 1 or when rec.Q was computed for
+// another cap than env's: programming errors (options data has no model
+// columns, SPEC 1d; domains refuse it before collecting).
+func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, rec TaxiRecord) (ret float64, steps int) {
+	if t.m != 1 {
+		panic(fmt.Sprintf("policies: EpisodeRecord with option length %d, want 1", t.m))
+	}
+	capSteps := env.Params().Cap
+	if rec.Q != nil && rec.Q.cap != capSteps {
+		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Q.cap, capSteps))
+	}
+	env.Reset(rng)
+	for {
+		s, left := env.State(), capSteps-env.Steps()
+		o := env.Observe(rng)
+		star := TaxiOptimalAction(o)
+		a, rho := star, t.rhoStar
+		if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
+			if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
+				rho = t.rhoOther
+			}
+		}
+		r, done := env.Step(a)
+		ret += r
+		b.AddOption(r, rho, rho, false)
+		if rec.IDs {
+			b.AddIDs(int32(o.Index()), int32(a))
+		}
+		if rec.Q != nil {
+			si := s.Index()
+			b.AddModel(rec.Q.at(si, a, left), rec.Q.v1(si, star, left))
+		}
+		if env.PickedUp() {
+			b.MarkSplit()
+		}
+		if done {
+			break
+		}
+	}
+	b.End()
 	return ret, env.Steps()
 }
 

@@ -307,7 +307,7 @@ func TestRolloutUnbiased(t *testing.T) {
 	const epsB, epsE, n = 0.3, 0.05, 100000
 	p := noisytaxi.DefaultParams()
 	for _, m := range []int{1, 2, 3} {
-		exact, err := TaxiExactValue(p, epsE, m)
+		exact, err := TaxiExactValue(p, epsE, m, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

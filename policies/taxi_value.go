@@ -10,12 +10,14 @@ import (
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // TaxiStats are exact facts of the capped NoisyTaxi episode under the taxi
 // options policy (eps, m).
 type TaxiStats struct {
-	// Value is the expected return V(pi).
+	// Value is the expected return V(pi), discounted by gamma (SPEC 1c:
+	// the reward of 1-based primitive step t counts gamma^(t-1)).
 	Value float64
 	// MeanLength is the expected number of primitive steps.
 	MeanLength float64
@@ -57,50 +59,48 @@ func taxiActionDist(p noisytaxi.Params) *[noisytaxi.NumStates][noisytaxi.NumActi
 type taxiTriple [3]float64
 
 // TaxiExactValue computes V(pi) of the taxi options policy with this eps
-// and option length m (m = 1: the primitive epsilon-greedy policy) by
-// finite-horizon dynamic programming over (hidden state, running option
-// and its steps left, steps left before the cap), averaging a*(o) over the
-// memoryless observation noise of each hidden state. The expected episode
-// length and the cap-hit probability come from the same recursion.
-func TaxiExactValue(p noisytaxi.Params, eps float64, m int) (TaxiStats, error) {
-	return TaxiExactValueProgress(p, eps, m, nil)
+// and option length m (m = 1: the primitive epsilon-greedy policy) under
+// the discount factor gamma in (0, 1] (SPEC 1c; 1: undiscounted, the
+// paper's setting) by finite-horizon dynamic programming over (hidden
+// state, running option and its steps left, steps left before the cap),
+// averaging a*(o) over the memoryless observation noise of each hidden
+// state. The expected episode length and the cap-hit probability come from
+// the same recursion; they are not discounted.
+//
+// The recursion (SPEC 2.3, with SPEC 1c's discount; t counts primitive
+// steps, whatever m is): with T steps left, a step from hidden state s
+// with action a is worth r(s, a) + gamma U_{T-1}(s'), where U_{T-1} is the
+// value to go from the next state s' (0 when the step delivers the
+// passenger, and at T - 1 = 0, the cap). At gamma = 1 the product gamma x
+// is exactly x, so the numbers are those of the undiscounted recursion,
+// bit for bit.
+func TaxiExactValue(p noisytaxi.Params, eps float64, m int, gamma float64) (TaxiStats, error) {
+	return TaxiExactValueProgress(p, eps, m, gamma, nil)
+}
+
+// checkGamma reports a discount factor outside (0, 1].
+func checkGamma(gamma float64) error {
+	if !(gamma > 0 && gamma <= 1) {
+		return fmt.Errorf("policies: taxi gamma is %v, want a value in (0, 1]", gamma)
+	}
+	return nil
 }
 
 // TaxiExactValueProgress is TaxiExactValue that also calls progress, when
 // not nil, with the fraction of the recursion done (its cost is linear in
 // the cap and in m: about 25 s at cap 2000 and m = 200 on this project's
 // machine). The numbers are those of TaxiExactValue.
-func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, progress func(frac float64)) (TaxiStats, error) {
-	if err := p.Validate(); err != nil {
+func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, gamma float64, progress func(frac float64)) (TaxiStats, error) {
+	if err := checkTaxiPolicy(p, eps, gamma); err != nil {
 		return TaxiStats{}, err
-	}
-	if !(eps >= 0 && eps <= 1) {
-		return TaxiStats{}, fmt.Errorf("policies: taxi eps is %v, want a number in [0, 1]", eps)
 	}
 	if m < 1 {
 		return TaxiStats{}, fmt.Errorf("policies: taxi option length m is %d, want at least 1", m)
 	}
 	const S, A = noisytaxi.NumStates, noisytaxi.NumActions
 	// kind 0: optimal option, kind 1: random option
-	var probs [2][S][A]float64
-	probs[0] = *taxiActionDist(p)
-	for s := range S {
-		for a := range A {
-			probs[1][s][a] = 1.0 / A
-		}
-	}
-	var next [S][A]int32 // -1: the step ends the episode
-	var rew [S][A]float64
-	for i := range S {
-		for a := range A {
-			ns, r, done := noisytaxi.Transition(noisytaxi.StateAt(i), noisytaxi.Action(a))
-			rew[i][a] = r
-			next[i][a] = int32(ns.Index())
-			if done {
-				next[i][a] = -1
-			}
-		}
-	}
+	probs := taxiKindProbs(p)
+	next, rew := taxiTransitions()
 
 	// F[s]: no option running; G[kind][j][s]: an option of kind running
 	// with j = 1..m-1 steps left. At T = 0 steps left every live state has
@@ -145,7 +145,7 @@ func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, progress fun
 			t := taxiTriple{rew[s][a], 1, 0}
 			if ns := next[s][a]; ns >= 0 {
 				c := &cont[ns]
-				t[0] += c[0]
+				t[0] += gamma * c[0] // SPEC 1c; c[0] itself at gamma = 1
 				t[1] += c[1]
 				t[2] += c[2]
 			}
@@ -202,6 +202,51 @@ func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, progress fun
 	return st, nil
 }
 
+// checkTaxiPolicy reports the first of the parameters, eps or gamma out of
+// its range.
+func checkTaxiPolicy(p noisytaxi.Params, eps, gamma float64) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if !(eps >= 0 && eps <= 1) {
+		return fmt.Errorf("policies: taxi eps is %v, want a number in [0, 1]", eps)
+	}
+	return checkGamma(gamma)
+}
+
+// taxiKindProbs returns, per hidden state, the action distribution of a
+// step of the optimal option (kind 0: a*(o) averaged over the observation
+// noise) and of the random option (kind 1: 1/6 each).
+func taxiKindProbs(p noisytaxi.Params) *[2][noisytaxi.NumStates][noisytaxi.NumActions]float64 {
+	const S, A = noisytaxi.NumStates, noisytaxi.NumActions
+	var probs [2][S][A]float64
+	probs[0] = *taxiActionDist(p)
+	for s := range S {
+		for a := range A {
+			probs[1][s][a] = 1.0 / A
+		}
+	}
+	return &probs
+}
+
+// taxiTransitions returns the next hidden state's index (-1: the step ends
+// the episode) and the reward of every (hidden state, action).
+func taxiTransitions() (next *[noisytaxi.NumStates][noisytaxi.NumActions]int32, rew *[noisytaxi.NumStates][noisytaxi.NumActions]float64) {
+	next = new([noisytaxi.NumStates][noisytaxi.NumActions]int32)
+	rew = new([noisytaxi.NumStates][noisytaxi.NumActions]float64)
+	for i := range noisytaxi.NumStates {
+		for a := range noisytaxi.NumActions {
+			ns, r, done := noisytaxi.Transition(noisytaxi.StateAt(i), noisytaxi.Action(a))
+			rew[i][a] = r
+			next[i][a] = int32(ns.Index())
+			if done {
+				next[i][a] = -1
+			}
+		}
+	}
+	return next, rew
+}
+
 // MCStats is a Monte Carlo estimate of a taxi policy's episode statistics.
 type MCStats struct {
 	Episodes int
@@ -251,19 +296,27 @@ func (a moments) se() float64 {
 }
 
 // TaxiMonteCarlo estimates the episode statistics of the taxi options
-// policy (eps, m) from episodes on-policy episodes. Episodes are drawn in
-// chunks of 4096, chunk c from its own PCG stream seeded by (seed, c), and
-// the chunks' results are merged in chunk order, so the result depends on
-// seed and episodes only, not on workers (workers <= 0: GOMAXPROCS).
-func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m, episodes int, seed uint64, workers int) (MCStats, error) {
-	return TaxiMonteCarloProgress(p, eps, m, episodes, seed, workers, nil)
+// policy (eps, m) from episodes on-policy episodes, each episode's return
+// discounted by gamma in (0, 1] (SPEC 1c: sum_t gamma^(t-1) r_t over its
+// primitive steps t, with the factors math.Pow(gamma, t-1) of
+// trajectory.Discounted; at gamma = 1 the plain sum of the rewards). The
+// lengths and cap hits are not discounted: whatever gamma, the episodes
+// are the same. Episodes are drawn in chunks of 4096, chunk c from its own
+// PCG stream seeded by (seed, c), and the chunks' results are merged in
+// chunk order, so the result depends on seed and episodes only, not on
+// workers (workers <= 0: GOMAXPROCS).
+func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int) (MCStats, error) {
+	return TaxiMonteCarloProgress(p, eps, m, gamma, episodes, seed, workers, nil)
 }
 
 // TaxiMonteCarloProgress is TaxiMonteCarlo that also calls progress, when
 // not nil, with the number of episodes done after each chunk: calls come
 // one at a time (from the workers' goroutines), with increasing counts, the
 // last with episodes. The result is TaxiMonteCarlo's, bit for bit.
-func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
+func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
+	if err := checkGamma(gamma); err != nil {
+		return MCStats{}, err
+	}
 	if episodes < 2 {
 		return MCStats{}, fmt.Errorf("policies: %d Monte Carlo episodes, want at least 2", episodes)
 	}
@@ -273,6 +326,15 @@ func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, se
 	}
 	if _, err := noisytaxi.New(p); err != nil {
 		return MCStats{}, err
+	}
+	// pow[t] = gamma^t, the discount of 1-based step t+1 (gamma < 1 only:
+	// at gamma = 1 the episode's own undiscounted return is used)
+	var pow []float64
+	if gamma != 1 {
+		pow = make([]float64, p.Cap)
+		for t := range pow {
+			pow[t] = math.Pow(gamma, float64(t))
+		}
 	}
 	chunks := (episodes + taxiChunk - 1) / taxiChunk
 	type result struct{ ret, length, capped moments }
@@ -285,12 +347,28 @@ func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, se
 		env, _ := noisytaxi.New(p)
 		var pcg rand.PCG
 		fast := noisytaxi.NewPCGRand(&pcg) // the draws of rand.New(&pcg), without its interface calls
+		// gamma < 1: each episode's rewards, to discount; recording draws
+		// nothing, so the episodes are those of gamma = 1
+		var rec *trajectory.Batch
+		if pow != nil {
+			rec = new(trajectory.Batch)
+			rec.Grow(1, p.Cap)
+		}
 		return func(c int) error {
 			pcg.Seed(seed, streams.Mix(uint64(c)))
 			n := min(taxiChunk, episodes-c*taxiChunk)
 			var res result
 			for range n {
-				ret, steps := ro.EpisodePCG(env, fast, nil)
+				if rec != nil {
+					rec.Reset()
+				}
+				ret, steps := ro.EpisodePCG(env, fast, rec)
+				if rec != nil {
+					ret = 0
+					for t, r := range rec.Reward {
+						ret += pow[t] * r
+					}
+				}
 				res.ret.add(ret)
 				res.length.add(float64(steps))
 				capped := 0.0
@@ -327,4 +405,173 @@ func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m, episodes int, se
 		CapProb:    tot.capped.mean,
 		CapSE:      tot.capped.se(),
 	}, nil
+}
+
+// TaxiQ is the exact action-value function of the primitive taxi policy
+// (m = 1) with some eps under a discount factor gamma (SPEC 1c, 1d):
+// Q_T(s, a), the expected discounted return from a step taken in hidden
+// state s with action a and T steps left before the cap (that step
+// included), the policy followed after it. It is the `exact` model of
+// SPEC 1d for the noisytaxi domain.
+//
+// It comes from the recursion of TaxiExactValue for m = 1, in the same
+// floating-point operations:
+//
+//	Q_T(s, a) = r(s, a) + gamma V_{T-1}(s')  (r(s, a) alone when a delivers),
+//	V_T(s)    = (1 - eps) sum_a P*(a|s) Q_T(s, a) + eps sum_a Q_T(s, a)/6,
+//	V_0       = 0,
+//
+// where P*(a|s) is the probability of a*(o) = a over the observation noise
+// of s; Value is therefore TaxiExactValue(p, eps, 1, gamma).Value.
+//
+// Memory: Q_T is r(s, a) + gamma V_{T-1}(s'), one multiply-add away from
+// V_{T-1}, so a TaxiQ stores V_0 .. V_cap (NumStates = 500 float64s a
+// layer) instead of the NumStates x 6 x cap table of Q: 4000 (cap + 1)
+// bytes, about 0.8 MB at the default cap of 200 (Q would take 4.8 MB), 400
+// MB at the largest cap, 100000. Once a layer equals the one before it bit
+// for bit, every later layer equals it too (the recursion is a function of
+// the previous layer alone), and no more are stored or computed. Measured
+// at the default noise: with eps 0.05 the fixed point is V_143 (144
+// layers, 0.6 MB, whatever the cap), with eps 0.3 V_236, with eps 1
+// V_18624 (75 MB). A policy that may never deliver (eps 0 with position
+// noise 0.5 and switch_prob 1) reaches none: cap + 1 layers.
+type TaxiQ struct {
+	eps, gamma float64
+	cap        int
+	p          noisytaxi.Params
+	next       *[noisytaxi.NumStates][noisytaxi.NumActions]int32
+	rew        *[noisytaxi.NumStates][noisytaxi.NumActions]float64
+	// v[T*NumStates + s] = V_T(s) for T = 0 .. layers-1; V_T is the last
+	// layer for every larger T.
+	v []float64
+}
+
+// NewTaxiQ computes the action values of the primitive taxi policy with
+// this eps under gamma, for the parameters p (whose cap bounds the steps
+// left). It takes time linear in the layers it stores (see TaxiQ), about
+// 10 ms per 1000 on this project's machine.
+func NewTaxiQ(p noisytaxi.Params, eps, gamma float64) (*TaxiQ, error) {
+	if err := checkTaxiPolicy(p, eps, gamma); err != nil {
+		return nil, err
+	}
+	const S = noisytaxi.NumStates
+	probs := taxiKindProbs(p)
+	q := &TaxiQ{eps: eps, gamma: gamma, cap: p.Cap, p: p}
+	q.next, q.rew = taxiTransitions()
+	w := [2]float64{1 - eps, eps}
+	q.v = make([]float64, S, S*min(p.Cap+1, 1024)) // V_0 = 0
+	for T := 1; T <= p.Cap; T++ {
+		prev := q.v[len(q.v)-S:]
+		var cur [S]float64
+		for s := range S {
+			// TaxiExactValueProgress's step for m = 1, value component
+			// only: the same operations in the same order
+			var v float64
+			for k := range 2 {
+				if w[k] == 0 {
+					continue
+				}
+				var t float64
+				for a, pr := range probs[k][s] {
+					if pr == 0 {
+						continue
+					}
+					x := q.rew[s][a]
+					if ns := q.next[s][a]; ns >= 0 {
+						x += gamma * prev[ns]
+					}
+					t += pr * x
+				}
+				v += w[k] * t
+			}
+			cur[s] = v
+		}
+		if [S]float64(prev) == cur {
+			break // a fixed point: V_T = V_{T-1} for every later T too
+		}
+		q.v = append(q.v, cur[:]...)
+	}
+	return q, nil
+}
+
+// layer returns V_T for T >= 0.
+func (q *TaxiQ) layer(T int) []float64 {
+	const S = noisytaxi.NumStates
+	off := min(T*S, len(q.v)-S)
+	return q.v[off : off+S]
+}
+
+// at returns Q_left(s, a) for the state index s.
+func (q *TaxiQ) at(s int, a noisytaxi.Action, left int) float64 {
+	x := q.rew[s][a]
+	if ns := q.next[s][a]; ns >= 0 {
+		x += q.gamma * q.layer(left - 1)[ns]
+	}
+	return x
+}
+
+// Q returns Q_left(s, a): the expected discounted return (discounted to
+// this step) from taking action a in hidden state s with left steps left
+// before the cap, this one included (1 <= left <= cap; at 1-based step t
+// of an episode, left = cap - t + 1), and following the policy after it.
+func (q *TaxiQ) Q(s noisytaxi.State, a noisytaxi.Action, left int) float64 {
+	return q.at(s.Index(), a, left)
+}
+
+// V returns sum_a pi(a|o) Q_left(s, a): the value of hidden state s with
+// left steps left when the policy acts on the observation o (pi(a|o) =
+// TaxiPrimitiveProb(eps, a, o)). Averaged over the observations of s it is
+// StateValue(s, left).
+func (q *TaxiQ) V(s noisytaxi.State, o noisytaxi.Obs, left int) float64 {
+	return q.v1(s.Index(), TaxiOptimalAction(o), left)
+}
+
+// v1 is V for the state index si and an observation with a*(o) = star.
+func (q *TaxiQ) v1(si int, star noisytaxi.Action, left int) float64 {
+	const k = noisytaxi.NumActions
+	other := q.eps / k
+	var v float64
+	for a := range noisytaxi.Action(k) {
+		pr := other
+		if a == star {
+			pr = 1 - q.eps + q.eps/k // TaxiPrimitiveProb's arithmetic
+		}
+		v += pr * q.at(si, a, left)
+	}
+	return v
+}
+
+// StateValue returns V_left(s), the expected discounted return from hidden
+// state s with left steps left (0 at left = 0), the observation noise
+// averaged.
+func (q *TaxiQ) StateValue(s noisytaxi.State, left int) float64 {
+	return q.layer(left)[s.Index()]
+}
+
+// Value returns V(pi) = sum_s P(start in s) V_cap(s), which is
+// TaxiExactValue(p, eps, 1, gamma).Value.
+func (q *TaxiQ) Value() float64 {
+	var v float64
+	for s, x := range q.layer(q.cap) {
+		v += q.p.StartProb(noisytaxi.StateAt(s)) * x
+	}
+	return v
+}
+
+// Cap returns the cap the values were computed for: Q and V take at most
+// that many steps left.
+func (q *TaxiQ) Cap() int { return q.cap }
+
+// Layers returns the number of value layers V_0, V_1, ... stored: at most
+// cap + 1, fewer when the recursion reached a fixed point.
+func (q *TaxiQ) Layers() int { return len(q.v) / noisytaxi.NumStates }
+
+// TaxiQBytes returns an upper bound of the bytes a TaxiQ for this cap
+// holds: NumStates float64s for each of at most cap + 1 layers, the
+// transition and reward tables, and append's slack (at most as much
+// again). It is a float64 so that sizes beyond memory can be computed and
+// refused without overflow.
+func TaxiQBytes(cap float64) float64 {
+	const tables = noisytaxi.NumStates * noisytaxi.NumActions * (4 + 8)
+	return 2*8*noisytaxi.NumStates*(cap+1) + tables
 }

@@ -19,7 +19,7 @@ func TestTaxiExactHandValues(t *testing.T) {
 	// (-4 + (-1/25 - 10*24/25) - 10) / 6 = -23.64/6 = -3.94.
 	p := noisytaxi.DefaultParams()
 	p.Cap = 1
-	st, err := TaxiExactValue(p, 1, 1)
+	st, err := TaxiExactValue(p, 1, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestTaxiExactHandValues(t *testing.T) {
 			l += pr * float64(d1+d2+2)
 		}
 		for _, m := range []int{1, 2, 3, 7} {
-			st, err := TaxiExactValue(p, 0, m)
+			st, err := TaxiExactValue(p, 0, m, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,11 +118,11 @@ func TestTaxiExactVsMonteCarlo(t *testing.T) {
 		{"dest differs eps 0.3 m 1", other, 0.3, 1},
 	}
 	for i, tc := range tests {
-		ex, err := TaxiExactValue(tc.p, tc.eps, tc.m)
+		ex, err := TaxiExactValue(tc.p, tc.eps, tc.m, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mc, err := TaxiMonteCarlo(tc.p, tc.eps, tc.m, n, uint64(100+i), 2)
+		mc, err := TaxiMonteCarlo(tc.p, tc.eps, tc.m, 1, n, uint64(100+i), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,12 +145,12 @@ func TestTaxiExactVsMonteCarlo(t *testing.T) {
 func TestTaxiMonteCarloDeterministic(t *testing.T) {
 	p := noisytaxi.DefaultParams()
 	const n = 3*taxiChunk + 17
-	ref, err := TaxiMonteCarlo(p, 0.3, 2, n, 42, 1)
+	ref, err := TaxiMonteCarlo(p, 0.3, 2, 1, n, 42, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 3, 8, 0} {
-		got, err := TaxiMonteCarlo(p, 0.3, 2, n, 42, w)
+		got, err := TaxiMonteCarlo(p, 0.3, 2, 1, n, 42, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestTaxiMonteCarloDeterministic(t *testing.T) {
 			t.Errorf("workers %d: %+v, with 1 worker %+v", w, got, ref)
 		}
 	}
-	if other, _ := TaxiMonteCarlo(p, 0.3, 2, n, 43, 2); other == ref {
+	if other, _ := TaxiMonteCarlo(p, 0.3, 2, 1, n, 43, 2); other == ref {
 		t.Error("seeds 42 and 43 give the same estimate")
 	}
 	if ref.Episodes != n {
@@ -170,20 +170,182 @@ func TestTaxiValueErrors(t *testing.T) {
 	p := noisytaxi.DefaultParams()
 	bad := p
 	bad.Cap = 0
-	if _, err := TaxiExactValue(bad, 0.05, 1); err == nil {
+	if _, err := TaxiExactValue(bad, 0.05, 1, 1); err == nil {
 		t.Error("TaxiExactValue accepted cap 0")
 	}
-	if _, err := TaxiExactValue(p, 1.5, 1); err == nil {
+	if _, err := TaxiExactValue(p, 1.5, 1, 1); err == nil {
 		t.Error("TaxiExactValue accepted eps 1.5")
 	}
-	if _, err := TaxiExactValue(p, 0.05, 0); err == nil {
+	if _, err := TaxiExactValue(p, 0.05, 0, 1); err == nil {
 		t.Error("TaxiExactValue accepted m 0")
 	}
-	if _, err := TaxiMonteCarlo(p, 0.05, 1, 1, 1, 1); err == nil {
+	if _, err := TaxiMonteCarlo(p, 0.05, 1, 1, 1, 1, 1); err == nil {
 		t.Error("TaxiMonteCarlo accepted 1 episode")
 	}
-	if _, err := TaxiMonteCarlo(bad, 0.05, 1, 100, 1, 1); err == nil {
+	if _, err := TaxiMonteCarlo(bad, 0.05, 1, 1, 100, 1, 1); err == nil {
 		t.Error("TaxiMonteCarlo accepted cap 0")
+	}
+	for _, g := range []float64{0, -0.5, 1.5, math.NaN(), math.Inf(1)} {
+		if _, err := TaxiExactValue(p, 0.05, 1, g); err == nil {
+			t.Errorf("TaxiExactValue accepted gamma %v", g)
+		}
+		if _, err := TaxiMonteCarlo(p, 0.05, 1, g, 100, 1, 1); err == nil {
+			t.Errorf("TaxiMonteCarlo accepted gamma %v", g)
+		}
+		if _, err := NewTaxiQ(p, 0.05, g); err == nil {
+			t.Errorf("NewTaxiQ accepted gamma %v", g)
+		}
+	}
+	if _, err := NewTaxiQ(bad, 0.05, 1); err == nil {
+		t.Error("NewTaxiQ accepted cap 0")
+	}
+	if _, err := NewTaxiQ(p, -0.1, 1); err == nil {
+		t.Error("NewTaxiQ accepted eps -0.1")
+	}
+}
+
+// TestTaxiExactDiscountedHandValues: without noise and with eps = 0 the
+// episode from a start state is fixed (see TestTaxiExactHandValues): d1
+// moves, the pickup and d2 moves at -1 each, then the dropoff at +20, L =
+// d1 + d2 + 2 steps. Discounted (SPEC 1c, step t counts gamma^(t-1)):
+// G = -(1 + gamma + ... + gamma^(L-2)) + 20 gamma^(L-1), whatever m is
+// (t counts primitive steps). Its mean over the start distribution is the
+// value; the length and cap probability do not change with gamma.
+func TestTaxiExactDiscountedHandValues(t *testing.T) {
+	p := noisytaxi.DefaultParams()
+	p.PositionNoise, p.SwitchProb = 0, 0
+	for _, gamma := range []float64{0.9, 0.5} {
+		var v, l float64
+		for i := range noisytaxi.NumStates {
+			s := noisytaxi.StateAt(i)
+			pr := p.StartProb(s)
+			if pr == 0 {
+				continue
+			}
+			pr1, pc1 := noisytaxi.Location(s.Pass)
+			dr, dc := noisytaxi.Location(s.Dest)
+			steps := taxiDist[cellOf(s.Row, s.Col)][cellOf(pr1, pc1)] + taxiDist[cellOf(pr1, pc1)][cellOf(dr, dc)] + 2
+			g := 0.0
+			for t := 1; t < steps; t++ {
+				g -= math.Pow(gamma, float64(t-1))
+			}
+			g += 20 * math.Pow(gamma, float64(steps-1))
+			v += pr * g
+			l += pr * float64(steps)
+		}
+		for _, m := range []int{1, 2, 3, 7} {
+			st, err := TaxiExactValue(p, 0, m, gamma)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(st.Value-v) > 1e-12 || math.Abs(st.MeanLength-l) > 1e-9 || st.CapProb != 0 {
+				t.Errorf("noise-free, gamma %v, m %d: %+v, want value %v length %v cap 0", gamma, m, st, v, l)
+			}
+		}
+	}
+}
+
+// taxiBruteForce simulates n episodes of the taxi options policy (eps, m)
+// written out from SPEC 2.3 on its own (an option of m steps, random with
+// probability eps: uniform actions; else a*(o) of a fresh observation each
+// step), and returns the moments of the returns discounted by gamma
+// (G = sum_t gamma^(t-1) r_t, SPEC 1c).
+func taxiBruteForce(p noisytaxi.Params, eps float64, m int, gamma float64, n int, rng *rand.Rand) moments {
+	env, _ := noisytaxi.New(p)
+	var mo moments
+	for range n {
+		env.Reset(rng)
+		left, random := 0, false
+		ret, disc := 0.0, 1.0
+		for {
+			if left == 0 {
+				left, random = m, rng.Float64() < eps
+			}
+			var a noisytaxi.Action
+			if random {
+				a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
+			} else {
+				a = TaxiOptimalAction(env.Observe(rng))
+			}
+			left--
+			r, done := env.Step(a)
+			ret += disc * r
+			disc *= gamma
+			if done {
+				break
+			}
+		}
+		mo.add(ret)
+	}
+	return mo
+}
+
+// TestTaxiExactDiscountedVsMonteCarlo: under gamma = 0.9 the DP's value
+// agrees within 4 standard errors with a brute-force simulation
+// (taxiBruteForce, 1e5 episodes) and with TaxiMonteCarlo, for m = 1 and 2
+// on cap 10, where the cap binds (the DP's cap-hit probability is 0.90
+// under eps 0.3, 0.81 under eps 0.05), for the behavior and the
+// evaluation eps. The check has power: the undiscounted value is more than
+// 10 standard errors away (about 5 units and 2 units: 200 and 100 se).
+func TestTaxiExactDiscountedVsMonteCarlo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	const n, gamma = 100000, 0.9
+	p := noisytaxi.DefaultParams()
+	p.Cap = 10
+	for i, tc := range []struct {
+		eps float64
+		m   int
+	}{{0.3, 1}, {0.3, 2}, {0.05, 1}, {0.05, 2}} {
+		ex, err := TaxiExactValue(p, tc.eps, tc.m, gamma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		undisc, _ := TaxiExactValue(p, tc.eps, tc.m, 1)
+		bf := taxiBruteForce(p, tc.eps, tc.m, gamma, n, rand.New(rand.NewPCG(uint64(i), 31)))
+		mc, err := TaxiMonteCarlo(p, tc.eps, tc.m, gamma, n, uint64(200+i), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("eps %v m %d: exact %.5f (gamma 1: %.5f), brute force %.5f +- %.5f, TaxiMonteCarlo %.5f +- %.5f",
+			tc.eps, tc.m, ex.Value, undisc.Value, bf.mean, bf.se(), mc.Mean, mc.SE)
+		if math.Abs(bf.mean-ex.Value) > 4*bf.se() {
+			t.Errorf("eps %v m %d: brute force %v +- %v, exact %v", tc.eps, tc.m, bf.mean, bf.se(), ex.Value)
+		}
+		if math.Abs(mc.Mean-ex.Value) > 4*mc.SE {
+			t.Errorf("eps %v m %d: TaxiMonteCarlo %v +- %v, exact %v", tc.eps, tc.m, mc.Mean, mc.SE, ex.Value)
+		}
+		if math.Abs(undisc.Value-ex.Value) < 10*bf.se() {
+			t.Errorf("eps %v m %d: gamma 1 value %v within 10 se of gamma 0.9's %v: the check has no power", tc.eps, tc.m, undisc.Value, ex.Value)
+		}
+		// the length statistics are undiscounted: those of gamma = 1
+		if ex.MeanLength != undisc.MeanLength || ex.CapProb != undisc.CapProb {
+			t.Errorf("eps %v m %d: length %v cap %v under gamma, %v %v without", tc.eps, tc.m, ex.MeanLength, ex.CapProb, undisc.MeanLength, undisc.CapProb)
+		}
+	}
+}
+
+// TestTaxiMonteCarloGammaSameEpisodes: discounting changes only the
+// returns: the episode lengths and cap hits of TaxiMonteCarlo are those of
+// gamma = 1, bit for bit (the same draws), and the discounted mean return
+// differs.
+func TestTaxiMonteCarloGammaSameEpisodes(t *testing.T) {
+	p := noisytaxi.DefaultParams()
+	const n = 2*taxiChunk + 5
+	one, err := TaxiMonteCarlo(p, 0.3, 1, 1, n, 9, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disc, err := TaxiMonteCarlo(p, 0.3, 1, 0.95, n, 9, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disc.MeanLength != one.MeanLength || disc.LengthSE != one.LengthSE || disc.CapProb != one.CapProb {
+		t.Errorf("gamma 0.95 lengths %+v, gamma 1 %+v: want the same episodes", disc, one)
+	}
+	if disc.Mean == one.Mean {
+		t.Errorf("gamma 0.95 and 1 give the same mean return %v", one.Mean)
 	}
 }
 
@@ -222,7 +384,7 @@ func TestRolloutIntoBatch(t *testing.T) {
 func BenchmarkTaxiExactValue(b *testing.B) {
 	p := noisytaxi.DefaultParams()
 	for b.Loop() {
-		if _, err := TaxiExactValue(p, 0.05, 3); err != nil {
+		if _, err := TaxiExactValue(p, 0.05, 3, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -41,6 +41,9 @@
 //     probability 1 - 3s/4 = 0.8875). After pickup it is seen as InTaxi,
 //     exactly. The destination is seen exactly.
 //
+// Obs.Index numbers the NumObs = 500 observations densely (ObsAt inverts
+// it): the observation ids of SPEC 1d's tabular models.
+//
 // Transition, Params.CoordObsProbs, Params.PassObsProbs and Params.StartProb
 // expose the dynamics, the observation distribution and the start
 // distribution in a form an exact dynamic program can enumerate. Env.Step and

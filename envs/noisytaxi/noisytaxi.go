@@ -235,6 +235,29 @@ type Obs struct {
 	Dest     int
 }
 
+// NumObs is the number of observations, the range of Obs.Index: every
+// seen cell, seen passenger location (LocR..LocB, InTaxi) and destination.
+const NumObs = NumCells * NumPassObs * NumLocs
+
+// Valid says whether every field of o is in range.
+func (o Obs) Valid() bool {
+	return o.Row >= 0 && o.Row < GridSize && o.Col >= 0 && o.Col < GridSize &&
+		o.Pass >= 0 && o.Pass < NumPassObs && o.Dest >= 0 && o.Dest < NumLocs
+}
+
+// Index numbers the valid observations 0..NumObs-1, densely: distinct
+// observations get distinct indices, in the layout of State.Index (an
+// observation and the hidden state with the same fields share an index).
+func (o Obs) Index() int {
+	return ((o.Row*GridSize+o.Col)*NumPassObs+o.Pass)*NumLocs + o.Dest
+}
+
+// ObsAt is the inverse of Obs.Index.
+func ObsAt(i int) Obs {
+	s := StateAt(i)
+	return Obs{Row: s.Row, Col: s.Col, Pass: s.Pass, Dest: s.Dest}
+}
+
 // Rewards.
 const (
 	RewardStep    = -1.0

@@ -363,3 +363,40 @@ func TestStepObserveAllocs(t *testing.T) {
 	}
 	_ = sink
 }
+
+// TestObsIndex: Obs.Index maps the 5 x 5 x 5 x 4 = 500 valid observations
+// (seen row, seen column, seen passenger R, G, Y, B or in taxi,
+// destination) one to one onto 0..NumObs-1, and ObsAt inverts it.
+func TestObsIndex(t *testing.T) {
+	if NumObs != 500 {
+		t.Fatalf("NumObs = %d, want 5*5*5*4 = 500", NumObs)
+	}
+	seen := make([]bool, NumObs)
+	n := 0
+	for r := range GridSize {
+		for c := range GridSize {
+			for ps := range NumPassObs {
+				for d := range NumLocs {
+					o := Obs{Row: r, Col: c, Pass: ps, Dest: d}
+					i := o.Index()
+					if !o.Valid() || i < 0 || i >= NumObs || seen[i] {
+						t.Fatalf("%+v: index %d out of range or taken (valid %v)", o, i, o.Valid())
+					}
+					seen[i] = true
+					n++
+					if back := ObsAt(i); back != o {
+						t.Fatalf("ObsAt(%d) = %+v, want %+v", i, back, o)
+					}
+				}
+			}
+		}
+	}
+	if n != NumObs {
+		t.Errorf("%d observations enumerated, want %d", n, NumObs)
+	}
+	for _, o := range []Obs{{Row: -1}, {Row: GridSize}, {Col: GridSize}, {Pass: NumPassObs}, {Dest: NumLocs}, {Dest: -1}} {
+		if o.Valid() {
+			t.Errorf("%+v reported valid", o)
+		}
+	}
+}

@@ -96,8 +96,8 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 // extraColumns bounds what a series needs beyond the batch and the
 // estimators' workspaces for steps steps: observation and action ids and
 // the model columns (4+4+8+8 bytes a step, append slack doubled) with the
-// fitted model's copy of the columns and its workspace, when an estimator
-// needs a model; the discounted views of the batch and of a prefix (a
+// fitted model's copy of the columns and its workspace, or the exact
+// model's tables, when an estimator needs a model; the discounted views of the batch and of a prefix (a
 // reward, and the model columns, 8 bytes each a step) when gamma < 1.
 func extraColumns(rs *config.Series, steps float64) float64 {
 	var b float64
@@ -106,6 +106,8 @@ func extraColumns(rs *config.Series, steps float64) float64 {
 		b += 2 * 24 * steps
 		if rs.Model != config.ModelExact {
 			b += 16*steps + modelFitBytes(rs, steps)
+		} else if f := rs.Spec().ExactModelBytes; f != nil {
+			b += f(rs.Params)
 		}
 	}
 	if g, ok := rs.Params["gamma"]; ok && g != 1 {
