@@ -186,11 +186,16 @@ func (s *Series) checkModel() error {
 		return fmt.Errorf("model %q, want %s or %s", s.Model, ModelFitted, ModelExact)
 	}
 	spec := s.Spec()
+	names := s.modelEstimators()
+	verb := "need"
+	if len(names) == 1 {
+		verb = "needs"
+	}
 	if spec.Models == nil {
-		return fmt.Errorf("domain %s cannot supply the model columns that %s need", s.Domain, strings.Join(s.modelEstimators(), ", "))
+		return fmt.Errorf("domain %s cannot supply the model columns that %s %s", s.Domain, strings.Join(names, ", "), verb)
 	}
 	if err := spec.Models(s.Params); err != nil {
-		return fmt.Errorf("%s need a model: %v", strings.Join(s.modelEstimators(), ", "), err)
+		return fmt.Errorf("%s %s a model: %v", strings.Join(names, ", "), verb, err)
 	}
 	return nil
 }

@@ -207,3 +207,50 @@ func TestErrorsAreBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigModels: where the model columns of SPEC 1d come from. A series
+// with an estimator that needs them gets model fitted by default; exact on
+// request; a model on a series that needs none, an unknown model, or a
+// domain that cannot supply one (options data: the model-based estimators
+// need one action ratio per step) are config errors naming the line and
+// field.
+func TestConfigModels(t *testing.T) {
+	cfg := func(series string) string {
+		return "name: t\ntrials: 4\nn: [2, 10]\nseries:\n" + series
+	}
+	good := []struct{ series, model string }{
+		{"  - name: s\n    domain: subepisode\n    estimators: [pdis, dr]\n", ModelFitted},
+		{"  - name: s\n    domain: chainmdp\n    estimators: [dm, magic]\n    model: exact\n", ModelExact},
+		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [wdr]\n", ModelFitted},
+		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n", ""},
+	}
+	for _, tc := range good {
+		p, err := Parse([]byte(cfg(tc.series)), "t.yaml")
+		if err != nil {
+			t.Errorf("%q: %v", tc.series, err)
+			continue
+		}
+		if got := p.Series[0].Model; got != tc.model {
+			t.Errorf("%q: model %q, want %q", tc.series, got, tc.model)
+		}
+		if err := p.Check(); err != nil {
+			t.Errorf("%q: the parsed plan fails Check: %v", tc.series, err)
+		}
+	}
+	bad := []struct{ series, want string }{
+		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    model: exact\n",
+			"t.yaml:8: series[0].model: s: model \"exact\", but no estimator of the series needs a model"},
+		{"  - name: s\n    domain: subepisode\n    estimators: [dr]\n    model: learned\n",
+			"t.yaml:8: series[0].model: s: model \"learned\", want fitted or exact"},
+		{"  - name: s\n    domain: optionschain\n    estimators: [pdis, dr]\n",
+			"t.yaml:7: series[0].estimators: s: domain optionschain cannot supply the model columns that dr needs"},
+		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n",
+			"t.yaml:8: series[0].estimators: s: magic needs a model: option_length = 3: the model-based estimators need primitive data (SPEC 1d)"},
+	}
+	for _, tc := range bad {
+		_, err := Parse([]byte(cfg(tc.series)), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.series, err, tc.want)
+		}
+	}
+}
