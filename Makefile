@@ -82,10 +82,11 @@ clean:
 docs: build
 	$(BIN) help reference > docs/reference.md
 
-## readme: refresh the README's claims table from the committed results
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/long
+## readme: refresh the README's speed table (from docs/bench.txt) and claims
+## table (from the committed results)
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/long
 readme: build
-	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
+	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
 	awk 'BEGIN{while((getline l < ".bench.md")>0) t=t l "\n"} /<!-- bench:begin -->/{print; printf "%s", t; skip=1; next} /<!-- bench:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
 	$(BIN) claims $(CLAIM_RUNS) > .claims.md
 	awk 'BEGIN{while((getline l < ".claims.md")>0) t=t l "\n"} /<!-- claims:begin -->/{print; printf "%s", t; skip=1; next} /<!-- claims:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .claims.md
