@@ -118,6 +118,7 @@ func sumsGrid(e Estimator, s *sums, b *trajectory.Batch, kind factorKind, restar
 			} else {
 				fast = s.addFast(b, prev, n, kind, restart)
 			}
+			fast = fast && s.finite()
 		}
 		if !fast {
 			p := b.Prefix(n)

@@ -116,9 +116,23 @@ func (s *sums) reset(n, h int) {
 func (s *sums) accumulate(b *trajectory.Batch, kind factorKind, restart bool) {
 	n, h := b.N(), b.Horizon()
 	s.reset(n, h)
-	if !s.accumulateFast(b, kind, restart) {
+	if !s.accumulateFast(b, kind, restart) || !s.finite() {
 		s.accumulateScaled(b, kind, restart)
 	}
+}
+
+// finite reports whether every sum of the fast path is finite: normal
+// weights can still add up past the largest float64 (two weights of 1e308),
+// and a sum that overflowed would silently turn a ratio into 0 or NaN, so
+// the scaled path, whose sums are scaled by their largest term, takes over.
+func (s *sums) finite() bool {
+	ok := !math.IsInf(s.finWG, 0) && !math.IsNaN(s.finWG) && !math.IsInf(s.finW, 0) && !math.IsNaN(s.finW)
+	for _, v := range [...][]float64{s.num, s.den, s.tail} {
+		for _, x := range v {
+			ok = ok && !math.IsInf(x, 0) && !math.IsNaN(x)
+		}
+	}
+	return ok
 }
 
 // accumulateTotals fills finWG, finW and finExp only (IS and WIS need
@@ -127,7 +141,7 @@ func (s *sums) accumulate(b *trajectory.Batch, kind factorKind, restart bool) {
 func (s *sums) accumulateTotals(b *trajectory.Batch) {
 	n, h := b.N(), b.Horizon()
 	s.reset(n, h)
-	if !s.addTotals(b, 0, n) {
+	if !s.addTotals(b, 0, n) || !s.finite() {
 		s.accumulateScaled(b, primitiveFactors, false)
 	}
 }
