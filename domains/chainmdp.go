@@ -163,14 +163,21 @@ func newChain(p Params) (Domain, error) {
 // carries the ids and/or the exact model columns. Recording draws no
 // random number: the trajectories are the same either way.
 func (d *chainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	steps := n * d.env.H
+	collectPair(b, d.pair, d.env, n, n*d.env.H, rng, d.rec.ids, d.rec.exact, &d.rec)
+}
+
+// collectPair draws n episodes of env (at most steps steps) under pair
+// into b, through hook when ids or the exact model are recorded (with the
+// columns grown first, so that recording does not allocate), else by the
+// plain rollout.
+func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, ids, exact bool, hook policies.StepHook) {
 	b.Grow(n, steps)
-	if !d.rec.ids && !d.rec.exact {
-		d.pair.Collect(d.env, b, n, rng)
+	if !ids && !exact {
+		pair.Collect(env, b, n, rng)
 		return
 	}
-	growColumns(b, steps, d.rec.ids, d.rec.exact)
-	d.pair.CollectWith(d.env, b, n, rng, &d.rec)
+	growColumns(b, steps, ids, exact)
+	pair.CollectWith(env, b, n, rng, hook)
 }
 
 // Space returns the chain's 2H+1 state ids (x_i = i-1, y_i = H+i), its two

@@ -200,14 +200,7 @@ func newSubepisode(p Params) (Domain, error) {
 // Recording draws no random number: the trajectories are the same either
 // way.
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	steps := n * d.env.P.Horizon()
-	b.Grow(n, steps)
-	if !d.rec.ids && !d.rec.exact {
-		d.pair.Collect(d.env, b, n, rng)
-		return
-	}
-	growColumns(b, steps, d.rec.ids, d.rec.exact)
-	d.pair.CollectWith(d.env, b, n, rng, &d.rec)
+	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec.ids, d.rec.exact, &d.rec)
 }
 
 // Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
