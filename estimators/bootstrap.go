@@ -58,37 +58,7 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 	if n == 0 {
 		return nil, fmt.Errorf("bootstrap: %w: an empty batch", ErrTooFew)
 	}
-	// est[j][r]: estimator j on replicate r; NaN marks a failure
-	est := make([][]float64, len(names))
-	for j := range est {
-		est[j] = make([]float64, reps)
-	}
-	err := parallel.Do(context.Background(), reps, max(1, workers), func() func(int) error {
-		ests := make([]Estimator, len(names))
-		for j, name := range names {
-			ests[j], _ = New(name) // names were looked up above
-		}
-		var rb trajectory.Batch
-		idx := make([]int, n)
-		return func(r int) error {
-			rng := ReplicateStream(seed, r)
-			for i := range idx {
-				idx[i] = rng.IntN(n)
-			}
-			rb.Resample(b, idx)
-			for j, e := range ests {
-				v, err := e.Estimate(&rb)
-				if err != nil {
-					if errors.Is(err, ErrTooFew) {
-						return err
-					}
-					v = math.NaN()
-				}
-				est[j][r] = v
-			}
-			return nil
-		}
-	})
+	est, _, err := replicates(b, names, reps, seed, workers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +67,69 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 		out[j] = percentileInterval(name, est[j], confidence)
 	}
 	return out, nil
+}
+
+// replicates returns est[j][r], estimator j (of names, already looked up)
+// on bootstrap replicate r < reps, and with jackknife jack[j][i], on b
+// without trajectory i (NaN marks a failure in both). Replicate r draws
+// from ReplicateStream(seed, r) only and every estimator sees the same
+// resample; the reps (+ n) tasks run on workers goroutines, each with its
+// own batch and estimators, so the values do not depend on workers. An
+// ErrTooFew from an estimator is returned as an error.
+func replicates(b *trajectory.Batch, names []string, reps int, seed uint64, workers int, jackknife bool) (est, jack [][]float64, err error) {
+	n := b.N()
+	est = make([][]float64, len(names))
+	for j := range est {
+		est[j] = make([]float64, reps)
+	}
+	tasks := reps
+	if jackknife {
+		jack = make([][]float64, len(names))
+		for j := range jack {
+			jack[j] = make([]float64, n)
+		}
+		tasks += n
+	}
+	err = parallel.Do(context.Background(), tasks, max(1, workers), func() func(int) error {
+		ests := make([]Estimator, len(names))
+		for j, name := range names {
+			ests[j], _ = New(name) // names were looked up by the caller
+		}
+		var rb trajectory.Batch
+		idx := make([]int, n)
+		return func(k int) error {
+			out := est
+			if k < reps {
+				rng := ReplicateStream(seed, k)
+				for i := range idx {
+					idx[i] = rng.IntN(n)
+				}
+				rb.Resample(b, idx)
+			} else {
+				k -= reps // leave trajectory k out
+				for i := range idx[:n-1] {
+					idx[i] = i
+					if i >= k {
+						idx[i] = i + 1
+					}
+				}
+				rb.Resample(b, idx[:n-1])
+				out = jack
+			}
+			for j, e := range ests {
+				v, err := e.Estimate(&rb)
+				if err != nil {
+					if errors.Is(err, ErrTooFew) {
+						return err
+					}
+					v = math.NaN()
+				}
+				out[j][k] = v
+			}
+			return nil
+		}
+	})
+	return est, jack, err
 }
 
 // ReplicateStream returns the random stream of bootstrap replicate r: a

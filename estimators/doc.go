@@ -32,5 +32,11 @@
 //   - An Estimator reuses its workspace between calls and is not safe for
 //     concurrent use: give each goroutine its own (New is cheap).
 //
+// Lower bounds and intervals (SPEC 1e): LowerBound computes the `t` bound
+// for is, pdis and dr and the `hcope` bound for is (the bounds an
+// estimator has are on its registry entry, Info.Bounds); Bootstrap gives
+// percentile intervals and BootstrapBCa bias-corrected and accelerated
+// ones.
+//
 // The package knows nothing of environments, configs or plots.
 package estimators

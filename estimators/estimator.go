@@ -130,6 +130,9 @@ type Info struct {
 	Default bool
 	// Diagnostics are the vectors it reports beside each estimate.
 	Diagnostics []Diagnostic
+	// Bounds are the lower bounds of SPEC 1e (BoundT, BoundHCOPE) that
+	// LowerBound computes for it.
+	Bounds []string
 
 	memory workspace
 	new    func() Estimator
@@ -203,10 +206,10 @@ func sumsEntry(name, formula, source string, class Class, def bool, mk func() Es
 // registry lists every estimator in the order of help texts: the paper's,
 // then SPEC's beyond-the-paper ones.
 var registry = []Info{
-	sumsEntry("is", "(1/n) sum_i W^i_H G^i, G^i = sum_t r^i_t", "ordinary importance sampling; SPEC 1", Unweighted, true,
-		func() Estimator { return NewIS() }),
-	sumsEntry("pdis", "(1/n) sum_i sum_t W^i_t r^i_t", "per-decision importance sampling, paper eq. (1); SPEC 1", Unweighted, true,
-		func() Estimator { return NewPDIS() }),
+	withBounds(sumsEntry("is", "(1/n) sum_i W^i_H G^i, G^i = sum_t r^i_t", "ordinary importance sampling; SPEC 1", Unweighted, true,
+		func() Estimator { return NewIS() }), BoundT, BoundHCOPE),
+	withBounds(sumsEntry("pdis", "(1/n) sum_i sum_t W^i_t r^i_t", "per-decision importance sampling, paper eq. (1); SPEC 1", Unweighted, true,
+		func() Estimator { return NewPDIS() }), BoundT),
 	sumsEntry("wis", "sum_i W^i_H G^i / sum_i W^i_H (0/0 := 0)", "weighted importance sampling; SPEC 1", SelfNormalized, true,
 		func() Estimator { return NewWIS() }),
 	sumsEntry("cwpdis", "sum_t [ sum_i W^i_t r^i_t / sum_i W^i_t ], normalisers over all n trajectories", "consistent weighted PDIS (Thomas 2015); SPEC 1", SelfNormalized, true,
@@ -239,7 +242,7 @@ var registry = []Info{
 		new: func() Estimator { return NewDM() }},
 	{Name: "dr", Formula: "(1/n) sum_i sum_t [ W^i_t r^i_t - (W^i_t q_hat^i_t - W^i_{t-1} v_hat^i_t) ], W_0 = 1",
 		Source: "doubly robust, Jiang & Li 2016; SPEC 1d",
-		MinN:   1, Class: ModelBased, Needs: Model, memory: drWorkspace,
+		MinN:   1, Class: ModelBased, Needs: Model, memory: drWorkspace, Bounds: []string{BoundT},
 		new: func() Estimator { return NewDR() }},
 	{Name: "wdr", Formula: "sum_i sum_t [ wbar^i_t r^i_t - (wbar^i_t q_hat^i_t - wbar^i_{t-1} v_hat^i_t) ], wbar^i_t = W^i_t / sum_j W^j_t, wbar^i_0 = 1/n",
 		Source: "weighted doubly robust, Thomas & Brunskill 2016; SPEC 1d",

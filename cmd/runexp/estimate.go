@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
@@ -21,15 +25,20 @@ import (
 // stdin is what DATA "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// estimateNeed bounds the memory of the estimates and the bootstrap on
-// batch b, beyond b itself: the discounted view of b when gamma < 1 (its
-// rewards, and model columns if any: 8 or 24 bytes a step); every
-// estimator's workspace (its registry entry's Memory at the data's n and
-// H); per bootstrap worker a resampled copy of b (with its model columns,
-// 16 bytes a step more, doubled for append's slack as trajectory.Size
-// does), its index and the workspaces again; and the reps x estimators
-// replicate estimates.
-func estimateNeed(b *trajectory.Batch, names []string, reps, workers int, gamma float64) (need float64, largest string, largestBytes float64) {
+// estimateNeed bounds the memory of the estimates, the lower bounds and
+// the bootstrap on batch b, beyond b itself: the discounted view of b when
+// gamma < 1 (its rewards, and model columns if any: 8 or 24 bytes a step);
+// every estimator's workspace (its registry entry's Memory at the data's n
+// and H); per (estimator, bound) pair computed (pairs of them) two
+// per-episode vectors (the terms and a sorted copy); per bootstrap worker
+// a resampled copy of b (with its model columns, 16 bytes a step more,
+// doubled for append's slack as trajectory.Size does), its index and the
+// workspaces again; and the reps x estimators replicate estimates. With
+// bca (BCa intervals, estimators.BootstrapBCa) also the n x estimators
+// delete-one jackknife estimates and the estimates on b itself (the
+// workspaces once more), and the jackknife's n tasks share the workers
+// with the reps replicates.
+func estimateNeed(b *trajectory.Batch, names []string, reps, workers int, gamma float64, bca bool, pairs int) (need float64, largest string, largestBytes float64) {
 	n, h := b.N(), b.Horizon()
 	var work float64
 	if gamma != 1 {
@@ -48,8 +57,19 @@ func estimateNeed(b *trajectory.Batch, names []string, reps, workers int, gamma 
 		}
 	}
 	need += work
+	if pairs > 0 {
+		lb := 16 * float64(n) * float64(pairs)
+		need += lb
+		if lb > largestBytes {
+			largest, largestBytes = fmt.Sprintf("%d lower bounds' per-episode terms (-bounds)", pairs), lb
+		}
+	}
 	if reps > 0 {
-		w := float64(min(workers, reps))
+		tasks := reps
+		if bca {
+			tasks += n // estimators.BootstrapBCa: replicates and jackknife share the workers
+		}
+		w := float64(min(workers, tasks))
 		perCopy := trajectory.Size(float64(n), float64(b.Steps()))
 		if b.HasModel() {
 			perCopy += 2 * 16 * float64(b.Steps())
@@ -62,6 +82,14 @@ func estimateNeed(b *trajectory.Batch, names []string, reps, workers int, gamma 
 		}
 		if results > largestBytes {
 			largest, largestBytes = fmt.Sprintf("%d replicates x %d estimators (-bootstrap)", reps, len(names)), results
+		}
+		if bca {
+			// the jackknife's estimates, and the estimates on b itself
+			jack := 8*float64(n)*float64(len(names)) + work
+			need += jack
+			if jack > largestBytes {
+				largest, largestBytes = fmt.Sprintf("the BCa jackknife's %d episodes x %d estimators (-interval bca)", n, len(names)), jack
+			}
 		}
 	}
 	return need, largest, largestBytes
@@ -106,28 +134,92 @@ replicate from its own random stream derived from -seed and the replicate
 number: the same seed gives the same intervals whatever -workers). Each
 replicate copies the data and runs every estimator, so on millions of steps
 use a few hundred replicates or none. -bootstrap 0 turns it off: the table
-shows "-" and -json leaves out "bootstrap", ci_low and ci_high. -json
-prints one object:
+shows "-" and -json leaves out "bootstrap", ci_low and ci_high.
+-interval bca gives BCa intervals instead (bias-corrected and accelerated,
+Efron 1987: the percentiles shifted by the replicates' median bias and by
+the acceleration, from the delete-one jackknife, which costs n more
+estimates per estimator, n the number of episodes).
+
+` + boundsDoc() + `
+
+-json prints one object:
   {"episodes": N, "steps": M, "horizon": H,
    "bootstrap": {"replicates": B, "confidence": C, "seed": S},
    "estimates": {"is": {"value": V, "ci_low": L, "ci_high": U, "ess": E}, ...}}
 (an estimate that failed has "error" instead of "value"; with -gamma G
-other than 1, "gamma": G follows "horizon").
+other than 1, "gamma": G follows "horizon"; with -interval, "interval":
+"percentile" or "bca" follows "seed"; with -bounds, "delta": D follows
+"bootstrap", then "return_range": [LO, HI] if a bound used it, and each
+estimator that has a bound asked for gets "lower": {"t": L, ...} after
+ci_high, or "lower_errors": {"t": "why", ...} for a bound that failed).
 
 Exit status: 0 done; 2 bad input, with a message naming it and nothing
 on standard output: bad flags or -estimators (-gamma outside (0, 1], an
 estimator needing data DATA does not have), a DATA file that does not
 exist or is a directory, bad data (the message names the file, line and
 column: a value the format does not read, a line over 1 MiB, more steps than
--max-steps), too few episodes for an estimator, or estimates and bootstrap
-whose memory (every estimator's workspace from the registry, per worker a
-resampled copy of the data, B x estimators replicates) would exceed
--max-memory; 1 an estimate failed (not
-representable as a float64: "failed" in its row, the others printed), or
-the machine failed: DATA could not be opened for lack of permission or
-reading it failed midway (an I/O error).
+-max-steps), too few episodes for an estimator or a bound, a bound that no
+estimator computed has, a bound needing -return-range without it, a return
+outside -return-range (the message names the episode), or estimates and
+bootstrap whose memory (every estimator's workspace from the registry, per
+worker a resampled copy of the data, B x estimators replicates, with BCa n
+x estimators jackknife estimates) would exceed -max-memory; 1 an estimate or
+a bound failed (not representable as a float64: "failed" in its row, the
+others printed), or the machine failed: DATA could not be opened for lack
+of permission or reading it failed midway (an I/O error).
 
 Estimators (runexp help estimators): ` + strings.Join(estimators.Names(), ", ")
+}
+
+// boundsDoc says what -bounds, -delta and -return-range do, with each
+// bound's documentation and the estimators that have it, from the
+// registries (estimators.LookupBound, estimators.Info.Bounds).
+func boundsDoc() string {
+	var b strings.Builder
+	b.WriteString(`-bounds LIST adds one-sided lower bounds on the value at confidence
+1 - delta (-delta D, default 0.05; SPEC 1e), computed on the data
+(discounted with -gamma) for each estimator whose registry entry has the
+bound (the others show "-"; if no estimator computed has it, exit 2):
+`)
+	for _, k := range estimators.BoundNames() {
+		bi, _ := estimators.LookupBound(k)
+		entry := fmt.Sprintf("  %s: %s For: %s; at least %d episodes", k, strings.TrimSpace(bi.Doc), strings.Join(supporters(k, nil), ", "), bi.MinN)
+		if bi.NeedsRange {
+			entry += "; needs -return-range"
+		}
+		b.WriteString(wrap(entry+".", 76) + "\n")
+	}
+	b.WriteString(`-return-range LO,HI (two decimal numbers, LO < HI) is a range holding
+every episode's possible return (discounted with -gamma): derive it from
+what the rewards can be, not from the data (at worst H times the smallest
+and the largest reward, or 0 where an episode can end early). A return
+outside it is bad input (exit 2, naming the episode by its 0-based index
+in file order and its data records). The table shows one column per
+bound: "t lower 95%" at delta = 0.05.`)
+	return b.String()
+}
+
+// wrap fills line at spaces to width columns, indenting continuation
+// lines two spaces more than line's own indentation.
+func wrap(line string, width int) string {
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	var out strings.Builder
+	out.WriteString(line[:lead])
+	col := lead
+	for j, word := range strings.Fields(line) {
+		switch {
+		case j == 0:
+		case col+1+len(word) > width:
+			out.WriteString("\n" + strings.Repeat(" ", lead+2))
+			col = lead + 2
+		default:
+			out.WriteByte(' ')
+			col++
+		}
+		out.WriteString(word)
+		col += len(word)
+	}
+	return out.String()
 }
 
 // defaultsDoc lists the registry's default estimators and the data each
@@ -250,6 +342,10 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
 	gamma := fs.Float64("gamma", 1, "discount factor in (0, 1]: the reward, q_hat and v_hat of 1-based step t count gamma^(t-1) (SPEC 1c)")
+	boundList := fs.String("bounds", "", "comma-separated one-sided lower bounds (SPEC 1e): "+strings.Join(estimators.BoundNames(), ", ")+" (default none)")
+	delta := fs.Float64("delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
+	returnRange := fs.String("return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+needsRangeText())
+	interval := fs.String("interval", intervalPercentile, "bootstrap interval: "+intervalPercentile+" or "+intervalBCa+" (bias-corrected and accelerated)")
 	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		if fs.NArg() != 1 {
@@ -273,6 +369,37 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		names, err := parseEstimators(*estList)
 		if err != nil {
 			return usageErr("%v", err)
+		}
+		bo := boundOptions{delta: *delta}
+		if bo.kinds, err = parseBounds(*boundList); err != nil {
+			return usageErr("%v", err)
+		}
+		if !(*delta > 0 && *delta < 1) {
+			return usageErr("-delta %v, want a number in (0, 1)", *delta)
+		}
+		if *returnRange != "" {
+			if bo.lo, bo.hi, err = parseReturnRange(*returnRange); err != nil {
+				return usageErr("%v", err)
+			}
+			bo.hasRange = true
+		}
+		for _, k := range bo.kinds {
+			if bi, _ := estimators.LookupBound(k); bi.NeedsRange && !bo.hasRange {
+				return usageErr("-bounds %s: the %s bound needs -return-range LO,HI, a range holding every episode's return (see runexp help estimate)", k, k)
+			}
+		}
+		if *interval != intervalPercentile && *interval != intervalBCa {
+			return usageErr("-interval %q, want %s or %s", *interval, intervalPercentile, intervalBCa)
+		}
+		explicit := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+		if bo.kinds == nil {
+			if explicit["delta"] {
+				fmt.Fprintf(stderr, "runexp estimate: note: -delta is for the lower bounds, and no -bounds were asked for\n")
+			}
+			if explicit["return-range"] {
+				fmt.Fprintf(stderr, "runexp estimate: note: -return-range is for the lower bounds, and no -bounds were asked for\n")
+			}
 		}
 
 		path := fs.Arg(0)
@@ -309,8 +436,30 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 				fmt.Fprintf(stderr, "runexp estimate: note: the data has no %s, so %s equals %s\n", missing, n, inf.Without)
 			}
 		}
+		if why := bo.check(names, b.N(), info.path); why != "" {
+			return usageErr("%s", why)
+		}
+		if bo.kinds != nil && bo.hasRange && !bo.usesRange() {
+			fmt.Fprintf(stderr, "runexp estimate: note: -return-range is used only by the bounds that need one (%s), and none was asked for\n", strings.Join(rangeKinds(estimators.BoundNames()), ", "))
+		}
 
-		if need, what, bytes := estimateNeed(&b, names, *reps, *workers, *gamma); need > maxMemory.Bytes() {
+		bca := *interval == intervalBCa && *reps > 0
+		if *interval == intervalBCa && *reps == 0 {
+			fmt.Fprintf(stderr, "runexp estimate: note: -interval bca has no effect with -bootstrap 0\n")
+		}
+		if bca {
+			// estimators.BootstrapBCa: the delete-one jackknife runs each
+			// estimator on n - 1 episodes
+			for _, n := range names {
+				if inf, _ := estimators.Lookup(n); b.N() < max(inf.MinN, 1)+1 {
+					return usageErr("%s: -interval bca: the jackknife of %s needs at least %d episodes, the data has %d", info.path, n, max(inf.MinN, 1)+1, b.N())
+				}
+			}
+			if b.N() > *reps {
+				fmt.Fprintf(stderr, "runexp estimate: note: -interval bca runs %d jackknife estimates per estimator (one per episode) beside the %d bootstrap replicates\n", b.N(), *reps)
+			}
+		}
+		if need, what, bytes := estimateNeed(&b, names, *reps, *workers, *gamma, bca, bo.count(names)); need > maxMemory.Bytes() {
 			return usageErr("%s: the estimates need about %s of memory for the data's n = %d, H = %d, above the budget of %s (-max-memory): %s takes %s",
 				info.path, membudget.Format(need), b.N(), b.Horizon(), membudget.Format(maxMemory.Bytes()), what, membudget.Format(bytes))
 		}
@@ -320,20 +469,47 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		// episode, so resampling the view is discounting each replicate.
 		var disc trajectory.Discounted
 		view := disc.Of(&b, *gamma)
+		// the bounds first: a return outside -return-range is bad input,
+		// found in one pass before the estimates and the bootstrap run
+		lowers, err := bo.compute(view, names)
+		if err != nil {
+			if errors.Is(err, estimators.ErrOutOfRange) {
+				return usageErr("%s: %s", info.path, outOfRangeText(view, bo, *gamma, err))
+			}
+			if inputerr.Is(err) {
+				return usageErr("%s: %v", info.path, err)
+			}
+			return fmt.Errorf("estimate: %w", err)
+		}
 		values, errs := estimators.EstimateEach(view, names, *workers)
 		var ivs []estimators.Interval
 		if *reps > 0 {
-			if ivs, err = estimators.Bootstrap(view, names, *reps, *confidence, *seed, *workers); err != nil {
+			boot := estimators.Bootstrap
+			if bca {
+				boot = estimators.BootstrapBCa
+			}
+			if ivs, err = boot(view, names, *reps, *confidence, *seed, *workers); err != nil {
 				return fmt.Errorf("estimate: %w", err)
 			}
 		}
 		res := estimateResult{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(),
-			ess: estimators.ESS(&b), names: names, values: values, errs: errs, ivs: ivs}
+			ess: estimators.ESS(&b), names: names, values: values, errs: errs, ivs: ivs,
+			bounds: bo, lowers: lowers}
 		if *gamma != 1 {
 			res.Gamma = gamma
 		}
 		if ivs != nil {
 			res.Bootstrap = &bootstrapJSON{Replicates: *reps, Confidence: *confidence, Seed: *seed}
+			if explicit["interval"] {
+				res.Bootstrap.Interval = *interval
+			}
+			res.bca = bca
+		}
+		if bo.kinds != nil {
+			res.Delta = delta
+			if bo.usesRange() {
+				res.ReturnRange = &[2]float64{bo.lo, bo.hi}
+			}
 		}
 		res.fill()
 		var out bytes.Buffer
@@ -351,6 +527,204 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		}
 		return res.reportFailures(stderr)
 	}
+}
+
+// The bootstrap intervals -interval chooses between.
+const (
+	intervalPercentile = "percentile"
+	intervalBCa        = "bca"
+)
+
+// boundOptions is what -bounds, -delta and -return-range ask for.
+type boundOptions struct {
+	kinds    []string // bound keys, in the order asked; nil: none
+	delta    float64
+	lo, hi   float64 // -return-range, when hasRange
+	hasRange bool
+}
+
+// lowerBound is one estimator's lower bound of one kind: absent when the
+// estimator's registry entry does not list the kind, else its value or the
+// error that kept it from being computed.
+type lowerBound struct {
+	ok    bool
+	value float64
+	err   error
+}
+
+// parseBounds reads -bounds: nil when empty of any key (no bounds), each
+// key of estimators.BoundNames once.
+func parseBounds(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var kinds []string
+	for _, k := range strings.Split(list, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" || slices.Contains(kinds, k) {
+			continue
+		}
+		if _, ok := estimators.LookupBound(k); !ok {
+			return nil, fmt.Errorf("unknown bound %q in -bounds (known: %s)", k, strings.Join(estimators.BoundNames(), ", "))
+		}
+		kinds = append(kinds, k)
+	}
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("-bounds is empty (known: %s)", strings.Join(estimators.BoundNames(), ", "))
+	}
+	return kinds, nil
+}
+
+// decimal is a number in decimal or exponent notation, as the data
+// columns are read (logdata): no hexadecimal, underscores, NaN or
+// infinities.
+var decimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// parseReturnRange reads -return-range LO,HI: two finite decimal numbers
+// with LO < HI whose difference is finite (the bounds scale by HI - LO).
+func parseReturnRange(s string) (lo, hi float64, err error) {
+	bad := func(why string) error {
+		return fmt.Errorf("-return-range %q: %s; want LO,HI, two finite decimal numbers with LO < HI", s, why)
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return 0, 0, bad(fmt.Sprintf("%d comma-separated fields", len(parts)))
+	}
+	var v [2]float64
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if !decimal.MatchString(p) {
+			return 0, 0, bad(fmt.Sprintf("%q is not a decimal number", p))
+		}
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil && math.IsInf(x, 0) {
+			return 0, 0, bad(fmt.Sprintf("%q is out of the float64 range", p))
+		}
+		v[i] = x // an underflow reads as the nearest value, as in the data
+	}
+	if !(v[0] < v[1]) {
+		return 0, 0, bad(fmt.Sprintf("LO = %v is not below HI = %v", v[0], v[1]))
+	}
+	if math.IsInf(v[1]-v[0], 0) {
+		return 0, 0, bad("HI - LO is beyond the float64 range")
+	}
+	return v[0], v[1], nil
+}
+
+// needsRangeText lists the bounds that need -return-range, from the
+// registry, as ": hcope" ("" when none does).
+func needsRangeText() string {
+	ks := rangeKinds(estimators.BoundNames())
+	if len(ks) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(ks, ", ")
+}
+
+// supporters lists the estimators whose registry entry lists bound kind,
+// those of names (all of the registry when names is nil).
+func supporters(kind string, names []string) []string {
+	var out []string
+	for _, inf := range estimators.All() {
+		if names != nil && !slices.Contains(names, inf.Name) {
+			continue
+		}
+		if slices.Contains(inf.Bounds, kind) {
+			out = append(out, inf.Name)
+		}
+	}
+	return out
+}
+
+// check says why the bounds asked for cannot be computed for estimators
+// names on n episodes (in where): no estimator computed has one, or there
+// are fewer episodes than it needs. It returns "" when they can.
+func (bo *boundOptions) check(names []string, n int, where string) string {
+	for _, k := range bo.kinds {
+		if len(supporters(k, names)) == 0 {
+			return fmt.Sprintf("-bounds %s: no estimator computed (%s) has the %s bound; it is computed for %s (-estimators)",
+				k, strings.Join(names, ", "), k, strings.Join(supporters(k, nil), ", "))
+		}
+		if bi, _ := estimators.LookupBound(k); n < bi.MinN {
+			return fmt.Sprintf("%s: the %s bound (-bounds) needs at least %d episodes, the data has %d", where, k, bi.MinN, n)
+		}
+	}
+	return ""
+}
+
+// usesRange reports whether a bound asked for needs -return-range.
+func (bo *boundOptions) usesRange() bool { return len(rangeKinds(bo.kinds)) > 0 }
+
+// count is the number of (estimator, bound) pairs computed.
+func (bo *boundOptions) count(names []string) int {
+	c := 0
+	for _, k := range bo.kinds {
+		c += len(supporters(k, names))
+	}
+	return c
+}
+
+// compute returns, for each estimator j of names and each bound kind k
+// asked for, estimators.LowerBound on b (SPEC 1e) in [j][k], when the
+// estimator's registry entry lists the kind. A bound that fails is kept
+// with its error, except a return outside the range or bad input, which
+// is returned.
+func (bo *boundOptions) compute(b *trajectory.Batch, names []string) ([][]lowerBound, error) {
+	if bo.kinds == nil {
+		return nil, nil
+	}
+	out := make([][]lowerBound, len(names))
+	for j, name := range names {
+		inf, _ := estimators.Lookup(name)
+		out[j] = make([]lowerBound, len(bo.kinds))
+		for k, kind := range bo.kinds {
+			if !slices.Contains(inf.Bounds, kind) {
+				continue
+			}
+			v, err := estimators.LowerBound(name, kind, b, bo.delta, bo.lo, bo.hi)
+			if err != nil && (errors.Is(err, estimators.ErrOutOfRange) || inputerr.Is(err)) {
+				return nil, err
+			}
+			out[j][k] = lowerBound{ok: true, value: v, err: err}
+		}
+	}
+	return out, nil
+}
+
+// outOfRangeText says which episode of b has a return outside the range
+// of bo, after LowerBound's error err (errors.Is(err, ErrOutOfRange)).
+// The data files' episode ids are not kept by logdata, so the episode is
+// named by its 0-based index in file order and its data records (one a
+// step, 1-based, the header not counted).
+func outOfRangeText(b *trajectory.Batch, bo boundOptions, gamma float64, err error) string {
+	what := "return"
+	if gamma != 1 {
+		what = fmt.Sprintf("return discounted with gamma = %v", gamma)
+	}
+	for i := range b.N() {
+		g := 0.0
+		for _, r := range b.Reward[b.Offsets[i]:b.Offsets[i+1]] {
+			g += r
+		}
+		if !(g >= bo.lo && g <= bo.hi) {
+			return fmt.Sprintf("episode %d (0-based, in file order: data records %d to %d) has %s %v, outside -return-range [%v, %v], which the %s bound needs to hold every return",
+				i, b.Offsets[i]+1, b.Offsets[i+1], what, g, bo.lo, bo.hi, strings.Join(rangeKinds(bo.kinds), " and "))
+		}
+	}
+	// the bound saw a return outside the range that this sum, in another
+	// order, does not: its own words
+	return fmt.Sprintf("-return-range [%v, %v]: %v", bo.lo, bo.hi, err)
+}
+
+// rangeKinds returns the bounds of kinds that need a range.
+func rangeKinds(kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		if bi, _ := estimators.LookupBound(k); bi.NeedsRange {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // parseEstimators reads -estimators: nil when empty of any name (the
@@ -425,21 +799,31 @@ type estimateResult struct {
 	Steps    int `json:"steps"`
 	Horizon  int `json:"horizon"`
 	// Gamma is the discount factor (-gamma), left out when it is 1.
-	Gamma     *float64         `json:"gamma,omitempty"`
-	Bootstrap *bootstrapJSON   `json:"bootstrap,omitempty"`
-	Estimates orderedEstimates `json:"estimates"`
+	Gamma     *float64       `json:"gamma,omitempty"`
+	Bootstrap *bootstrapJSON `json:"bootstrap,omitempty"`
+	// Delta is the lower bounds' delta (-delta), there with -bounds.
+	Delta *float64 `json:"delta,omitempty"`
+	// ReturnRange is -return-range, there when a bound used it.
+	ReturnRange *[2]float64      `json:"return_range,omitempty"`
+	Estimates   orderedEstimates `json:"estimates"`
 
 	ess    float64 // every estimator weights by the same factors
 	names  []string
 	values []float64
 	errs   []error
 	ivs    []estimators.Interval
+	bca    bool // ivs are BCa intervals
+	bounds boundOptions
+	lowers [][]lowerBound // [estimator][bound kind]; nil without -bounds
 }
 
 type bootstrapJSON struct {
 	Replicates int     `json:"replicates"`
 	Confidence float64 `json:"confidence"`
 	Seed       uint64  `json:"seed"`
+	// Interval is the method of the intervals (-interval), there when it
+	// was given, so that the default output stays what it was.
+	Interval string `json:"interval,omitempty"`
 }
 
 type estimateJSON struct {
@@ -447,7 +831,11 @@ type estimateJSON struct {
 	Error  string   `json:"error,omitempty"`
 	CILow  *float64 `json:"ci_low,omitempty"`
 	CIHigh *float64 `json:"ci_high,omitempty"`
-	ESS    float64  `json:"ess"`
+	// Lower holds the lower bounds by key, LowerErrors the bounds that
+	// failed (with -bounds, for the bounds the estimator has).
+	Lower       orderedObject `json:"lower,omitempty"`
+	LowerErrors orderedObject `json:"lower_errors,omitempty"`
+	ESS         float64       `json:"ess"`
 	// FailedReplicates counts bootstrap replicates left out (estimate failed).
 	FailedReplicates int `json:"failed_replicates,omitempty"`
 }
@@ -484,7 +872,38 @@ func (o orderedEstimates) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// fill sets Estimates from the estimates, errors and intervals.
+// orderedObject marshals as a JSON object whose keys keep their order.
+type orderedObject []keyValue
+
+type keyValue struct {
+	key   string
+	value any
+}
+
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(kv.key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kv.key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// fill sets Estimates from the estimates, errors, intervals and bounds.
 func (r *estimateResult) fill() {
 	r.Estimates = r.Estimates[:0]
 	for j, n := range r.names {
@@ -498,8 +917,24 @@ func (r *estimateResult) fill() {
 			e.CILow, e.CIHigh = &r.ivs[j].Low, &r.ivs[j].High
 			e.FailedReplicates = r.ivs[j].Failed
 		}
+		if r.lowers != nil {
+			for k, lb := range r.lowers[j] {
+				switch {
+				case !lb.ok:
+				case lb.err != nil:
+					e.LowerErrors = append(e.LowerErrors, keyValue{r.bounds.kinds[k], lb.err.Error()})
+				default:
+					e.Lower = append(e.Lower, keyValue{r.bounds.kinds[k], lb.value})
+				}
+			}
+		}
 		r.Estimates = append(r.Estimates, namedEstimate{n, e})
 	}
+}
+
+// percent formats 100 x as a percentage: 95%, 97.5%.
+func percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 6, 64) + "%"
 }
 
 func (r *estimateResult) writeTable(w io.Writer) {
@@ -509,12 +944,27 @@ func (r *estimateResult) writeTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if r.Bootstrap != nil {
-		fmt.Fprintf(w, "%g%% percentile bootstrap intervals over episodes (B = %d, seed %d)\n", 100*r.Bootstrap.Confidence, r.Bootstrap.Replicates, r.Bootstrap.Seed)
+		method := "percentile"
+		if r.bca {
+			method = "BCa (bias-corrected and accelerated)"
+		}
+		fmt.Fprintf(w, "%g%% %s bootstrap intervals over episodes (B = %d, seed %d)\n", 100*r.Bootstrap.Confidence, method, r.Bootstrap.Replicates, r.Bootstrap.Seed)
 	} else {
 		fmt.Fprintf(w, "no intervals (-bootstrap 0)\n")
 	}
+	if r.lowers != nil {
+		fmt.Fprintf(w, "one-sided lower bounds at 1 - delta = %s (delta = %v)", percent(1-r.bounds.delta), r.bounds.delta)
+		if r.bounds.usesRange() {
+			fmt.Fprintf(w, ", returns in [%v, %v]", r.bounds.lo, r.bounds.hi)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w)
-	rows := [][]string{{"estimator", "estimate", "ci_low", "ci_high", "ess"}}
+	head := []string{"estimator", "estimate", "ci_low", "ci_high", "ess"}
+	for _, k := range r.bounds.kinds {
+		head = append(head, k+" lower "+percent(1-r.bounds.delta))
+	}
+	rows := [][]string{head}
 	for j, n := range r.names {
 		lo, hi := "-", "-"
 		if r.ivs != nil && r.ivs[j].Failed < r.Bootstrap.Replicates {
@@ -524,15 +974,26 @@ func (r *estimateResult) writeTable(w io.Writer) {
 		if r.errs[j] != nil {
 			v = "failed"
 		}
-		rows = append(rows, []string{n, v, lo, hi, fmt.Sprintf("%.1f", r.ess)})
+		row := []string{n, v, lo, hi, fmt.Sprintf("%.1f", r.ess)}
+		for k := range r.bounds.kinds {
+			switch lb := r.lowers[j][k]; {
+			case !lb.ok:
+				row = append(row, "-")
+			case lb.err != nil:
+				row = append(row, "failed")
+			default:
+				row = append(row, fmt.Sprintf("%.6g", lb.value))
+			}
+		}
+		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
 }
 
-// reportFailures writes failed estimates and bootstrap replicates to
-// stderr; failed estimates make the command fail (exit 1).
+// reportFailures writes failed estimates, bounds and bootstrap replicates
+// to stderr; failed estimates and bounds make the command fail (exit 1).
 func (r *estimateResult) reportFailures(stderr io.Writer) error {
-	failed := 0
+	failed, failedBounds := 0, 0
 	for j, n := range r.names {
 		if err := r.errs[j]; err != nil {
 			msg := err.Error()
@@ -545,9 +1006,23 @@ func (r *estimateResult) reportFailures(stderr io.Writer) error {
 		if r.ivs != nil && r.ivs[j].Failed > 0 {
 			fmt.Fprintf(stderr, "runexp estimate: note: %s failed on %d of %d bootstrap replicates (left out of its interval)\n", n, r.ivs[j].Failed, r.Bootstrap.Replicates)
 		}
+		if r.lowers != nil {
+			for _, lb := range r.lowers[j] {
+				if lb.ok && lb.err != nil {
+					// LowerBound's errors name the bound and the estimator
+					fmt.Fprintf(stderr, "runexp estimate: %v\n", lb.err)
+					failedBounds++
+				}
+			}
+		}
 	}
-	if failed > 0 {
+	switch {
+	case failed > 0 && failedBounds > 0:
+		return fmt.Errorf("estimate: %d of %d estimates and %d lower bounds failed", failed, len(r.names), failedBounds)
+	case failed > 0:
 		return fmt.Errorf("estimate: %d of %d estimates failed", failed, len(r.names))
+	case failedBounds > 0:
+		return fmt.Errorf("estimate: %d lower bounds failed", failedBounds)
 	}
 	return nil
 }

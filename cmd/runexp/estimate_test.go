@@ -865,3 +865,451 @@ func TestEstimateUnreadable(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, and the file's permission error", code, out, errOut)
 	}
 }
+
+// writeTemp writes text to dir/name and returns the path.
+func writeTemp(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// handBounds is four two-step episodes for the lower bounds (SPEC 1e),
+// pi_b = 0.5 throughout. Episode a: r = 0, -2 with pi_e = 0.25, 0.5
+// (rho = 0.5, 1: W_1 = W_2 = 0.5). Episodes b, c, d: r = 2, -1 with
+// pi_e = 1, 0.25 (rho = 2, 0.5: W_1 = 2, W_2 = 1). Undiscounted:
+//
+//	is terms W_2 G: a: 0.5 (0 - 2) = -1; b, c, d: 1 (2 - 1) = 1. Mean 0.5;
+//	  squared deviations 2.25 + 3 x 0.25 = 3, s^2 = 3/3 = 1, s/sqrt(4) = 0.5.
+//	pdis terms W_1 r_1 + W_2 r_2: a: 0 - 1 = -1; b, c, d: 4 - 1 = 3. Mean 2;
+//	  squared deviations 9 + 3 x 1 = 12, s^2 = 4, s/sqrt(4) = 1.
+//
+// With gamma = 0.5 (step 2's reward halved): is: a: 0.5 (0 - 1) = -0.5,
+// b: 1 (2 - 0.5) = 1.5, mean 1, s/2 = 0.5; pdis: a: -0.5, b: 4 - 0.5 = 3.5,
+// mean 2.5, s/2 = 1. Returns G: a: -2, b: 1 (discounted: -1, 1.5).
+const handBounds = "episode,step,reward,pi_b,pi_e\n" +
+	"a,0,0,0.5,0.25\na,1,-2,0.5,0.5\n" +
+	"b,0,2,0.5,1\nb,1,-1,0.5,0.25\n" +
+	"c,0,2,0.5,1\nc,1,-1,0.5,0.25\n" +
+	"d,0,2,0.5,1\nd,1,-1,0.5,0.25\n"
+
+// tQuantile3 is the p-quantile of Student's t with 3 degrees of freedom,
+// from its closed-form CDF F(x) = 1/2 + (atan(u) + u/(1 + u^2))/pi, u =
+// x/sqrt(3), by bisection.
+func tQuantile3(p float64) float64 {
+	cdf := func(x float64) float64 {
+		u := x / math.Sqrt(3)
+		return 0.5 + (math.Atan(u)+u/(1+u*u))/math.Pi
+	}
+	lo, hi := 0.0, 100.0
+	for range 200 {
+		m := (lo + hi) / 2
+		if cdf(m) < p {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// boundsJSON runs runexp estimate -json with args and decodes the object.
+func boundsJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errOut := runMain(t, append([]string{"estimate", "-json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return res
+}
+
+// lowerOf returns estimates.<name>.lower.<kind> of a -json result, and
+// whether it is there as a number.
+func lowerOf(res map[string]any, name, kind string) (float64, bool) {
+	e, _ := res["estimates"].(map[string]any)[name].(map[string]any)
+	lower, _ := e["lower"].(map[string]any)
+	v, ok := lower[kind].(float64)
+	return v, ok
+}
+
+// TestEstimateTBound: the t bound of SPEC 1e through the CLI on
+// handBounds, mean - t_{1-delta,3} s/sqrt(n) with the means and s/sqrt(n)
+// worked out there, at several delta and with -gamma; the t quantiles
+// agree with the printed tables (NIST/SEMATECH e-Handbook 1.3.6.7.2, 3
+// decimals: 1.638, 2.353, 3.182, 4.541).
+func TestEstimateTBound(t *testing.T) {
+	path := writeTemp(t, t.TempDir(), "hand.csv", handBounds)
+	for p, table := range map[float64]float64{0.90: 1.638, 0.95: 2.353, 0.975: 3.182, 0.99: 4.541} {
+		if q := tQuantile3(p); math.Abs(q-table) > 5e-4 {
+			t.Fatalf("t_{%v,3} = %v, the table says %v", p, q, table)
+		}
+	}
+	for _, tc := range []struct {
+		delta, gamma string
+		p            float64 // 1 - delta
+		// mean and s/sqrt(n) of the is and pdis terms (handBounds)
+		isMean, isSE, pdisMean, pdisSE float64
+	}{
+		{"0.05", "1", 0.95, 0.5, 0.5, 2, 1},
+		{"0.1", "1", 0.90, 0.5, 0.5, 2, 1},
+		{"0.025", "1", 0.975, 0.5, 0.5, 2, 1},
+		{"0.01", "1", 0.99, 0.5, 0.5, 2, 1},
+		{"0.05", "0.5", 0.95, 1, 0.5, 2.5, 1},
+	} {
+		res := boundsJSON(t, "-bootstrap", "0", "-bounds", "t", "-delta", tc.delta, "-gamma", tc.gamma, "-estimators", "is,pdis,wis", path)
+		q := tQuantile3(tc.p)
+		for _, w := range []struct {
+			name     string
+			mean, se float64
+		}{{"is", tc.isMean, tc.isSE}, {"pdis", tc.pdisMean, tc.pdisSE}} {
+			got, ok := lowerOf(res, w.name, "t")
+			// 1e-9: the quantile is the bound's own numerical solution
+			if want := w.mean - q*w.se; !ok || math.Abs(got-want) > 1e-9 {
+				t.Errorf("-delta %s -gamma %s: %s t bound %v (present %v), want %v - %v x %v = %v", tc.delta, tc.gamma, w.name, got, ok, w.mean, q, w.se, want)
+			}
+			if v := res["estimates"].(map[string]any)[w.name].(map[string]any)["value"]; v != w.mean {
+				t.Errorf("-delta %s -gamma %s: %s = %v, want the mean of its terms %v", tc.delta, tc.gamma, w.name, v, w.mean)
+			}
+		}
+		if d, _ := strconv.ParseFloat(tc.delta, 64); res["delta"] != d {
+			t.Errorf("-delta %s: \"delta\" = %v", tc.delta, res["delta"])
+		}
+	}
+}
+
+// TestEstimateHCOPEBound: the hcope bound of SPEC 1e through the CLI on
+// 100 one-step episodes with reward 1 and weight 1, so X_i = (1 - LO) /
+// (HI - LO) is one value x for every episode: the first ceil(100/5) = 20
+// choose c = x (their only positive value), m = 80, every Y = min(x, c) =
+// x, s^2(Y) = 0, so L = x - 7 x ln(2/delta) / (3 x 79) and the bound is
+// LO + (HI - LO) L = LO + (1 - LO)(1 - 7 ln(2/delta)/237). The t bound of
+// the same data is the mean, 1 (s = 0).
+func TestEstimateHCOPEBound(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("episode,step,reward,pi_b,pi_e\n")
+	for i := range 100 {
+		sb.WriteString(strconv.Itoa(i) + ",0,1,0.5,0.5\n")
+	}
+	path := writeTemp(t, t.TempDir(), "flat.csv", sb.String())
+	for _, tc := range []struct {
+		rng, delta string
+		want       float64
+	}{
+		// 1 - 7 ln 40/237 = 1 - 0.10895424548... = 0.89104575451984...
+		{"0,2", "0.05", 1 - 7*math.Log(40)/237},
+		{"-1,3", "0.05", -1 + 2*(1-7*math.Log(40)/237)},
+		{"0,2", "0.1", 1 - 7*math.Log(20)/237},
+		{"1,5", "0.05", 1}, // x = 0: no c, L = 0, the bound is LO
+	} {
+		res := boundsJSON(t, "-bootstrap", "0", "-bounds", "hcope,t", "-return-range", tc.rng, "-delta", tc.delta, "-estimators", "is,pdis", path)
+		if got, ok := lowerOf(res, "is", "hcope"); !ok || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("-return-range %s -delta %s: hcope %v (present %v), want %v", tc.rng, tc.delta, got, ok, tc.want)
+		}
+		if got, ok := lowerOf(res, "is", "t"); !ok || got != 1 {
+			t.Errorf("-return-range %s: t bound of is %v (present %v), want the mean 1", tc.rng, got, ok)
+		}
+		if _, ok := lowerOf(res, "pdis", "hcope"); ok {
+			t.Errorf("pdis has an hcope bound: %v", res["estimates"])
+		}
+		if rr, _ := res["return_range"].([]any); len(rr) != 2 {
+			t.Errorf("return_range %v", res["return_range"])
+		}
+	}
+}
+
+// TestEstimateBoundsBadInput: bad -bounds, -delta, -return-range and
+// -interval, bounds no estimator computed has, too few episodes for a
+// bound and returns outside -return-range exit 2 with a message naming
+// the flag (and the file and episode), and nothing on standard output.
+func TestEstimateBoundsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	hand := writeTemp(t, dir, "hand.csv", handBounds)
+	two := writeTemp(t, dir, "two.csv", "episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.5\nb,0,2,0.5,0.5\n")
+	one := writeTemp(t, dir, "one.csv", "episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.5\n")
+	tInfo, _ := estimators.LookupBound(estimators.BoundT)
+	hInfo, _ := estimators.LookupBound(estimators.BoundHCOPE)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown bound", []string{"-bounds", "t,nonsense", hand}, []string{`unknown bound "nonsense" in -bounds`, "t, hcope"}},
+		{"empty bounds", []string{"-bounds", " , ", hand}, []string{"-bounds is empty", "t, hcope"}},
+		{"delta 0", []string{"-bounds", "t", "-delta", "0", hand}, []string{"-delta 0,", "(0, 1)"}},
+		{"delta 1", []string{"-bounds", "t", "-delta", "1", hand}, []string{"-delta 1,", "(0, 1)"}},
+		{"delta negative", []string{"-delta", "-0.1", hand}, []string{"-delta -0.1,", "(0, 1)"}},
+		{"delta NaN", []string{"-bounds", "t", "-delta", "NaN", hand}, []string{"-delta NaN,"}},
+		{"delta text", []string{"-delta", "five", hand}, []string{"-delta"}},
+		{"range one number", []string{"-bounds", "hcope", "-return-range", "5", hand}, []string{`-return-range "5"`, "1 comma-separated fields", "LO,HI"}},
+		{"range three numbers", []string{"-bounds", "hcope", "-return-range", "1,2,3", hand}, []string{`-return-range "1,2,3"`, "3 comma-separated fields"}},
+		{"range words", []string{"-bounds", "hcope", "-return-range", "low,high", hand}, []string{"-return-range", `"low" is not a decimal number`}},
+		{"range hexadecimal", []string{"-bounds", "hcope", "-return-range", "0x1p-1,2", hand}, []string{"-return-range", `"0x1p-1" is not a decimal number`}},
+		{"range infinite", []string{"-bounds", "hcope", "-return-range", "-inf,2", hand}, []string{"-return-range", `"-inf" is not a decimal number`}},
+		{"range NaN", []string{"-bounds", "hcope", "-return-range", "0,NaN", hand}, []string{"-return-range", `"NaN" is not a decimal number`}},
+		{"range overflow", []string{"-bounds", "hcope", "-return-range", "-1e400,2", hand}, []string{"-return-range", "out of the float64 range"}},
+		{"range reversed", []string{"-bounds", "hcope", "-return-range", "3,-3", hand}, []string{"-return-range", "LO = 3 is not below HI = -3"}},
+		{"range too wide", []string{"-bounds", "hcope", "-return-range", "-1e308,1e308", hand}, []string{"-return-range", "HI - LO is beyond the float64 range"}},
+		{"range empty", []string{"-bounds", "hcope", "-return-range", "2,2", hand}, []string{"-return-range", "LO = 2 is not below HI = 2"}},
+		{"range missing", []string{"-bounds", "t,hcope", hand}, []string{"-bounds hcope", "needs -return-range"}},
+		{"interval unknown", []string{"-interval", "studentized", hand}, []string{`-interval "studentized"`, "percentile or bca"}},
+		{"no estimator has t", []string{"-bounds", "t", "-estimators", "wis,cwpdis", hand}, []string{"-bounds t", "no estimator computed (wis, cwpdis)", "computed for " + strings.Join(supporters("t", nil), ", ")}},
+		{"no estimator has hcope", []string{"-bounds", "t,hcope", "-return-range", "-2,2", "-estimators", "pdis", hand}, []string{"-bounds hcope", "no estimator computed (pdis)"}},
+		{"too few for t", []string{"-bounds", "t", "-estimators", "is", one}, []string{"one.csv", "the t bound (-bounds) needs at least " + strconv.Itoa(tInfo.MinN) + " episodes, the data has 1"}},
+		{"too few for hcope", []string{"-bounds", "hcope", "-return-range", "0,3", "-estimators", "is", two}, []string{"two.csv", "the hcope bound (-bounds) needs at least " + strconv.Itoa(hInfo.MinN) + " episodes, the data has 2"}},
+		// handBounds' returns: a -2, b, c, d 1
+		{"return below", []string{"-bounds", "t,hcope", "-return-range", "-1.5,1.5", hand}, []string{"hand.csv: episode 0 (0-based, in file order: data records 1 to 2) has return -2, outside -return-range [-1.5, 1.5]", "hcope"}},
+		{"return above", []string{"-bounds", "hcope", "-return-range", "-2,0.5", hand}, []string{"hand.csv: episode 1 (0-based, in file order: data records 3 to 4) has return 1, outside -return-range [-2, 0.5]"}},
+		// discounted with 0.5: a -1, b 1.5
+		{"discounted return above", []string{"-bounds", "hcope", "-return-range", "-2,1.25", "-gamma", "0.5", hand}, []string{"hand.csv: episode 1", "return discounted with gamma = 0.5 1.5", "[-2, 1.25]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, append([]string{"estimate", "-bootstrap", "20"}, tc.args...)...)
+			if code != 2 || out != "" {
+				t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q does not contain %q", errOut, w)
+				}
+			}
+		})
+	}
+	// the range holds the discounted returns (-1, 1.5) and not the
+	// undiscounted ones (a: -2): accepted with -gamma 0.5 only
+	if code, _, errOut := runMain(t, "estimate", "-bootstrap", "0", "-bounds", "hcope", "-return-range", "-1.5,1.5", "-gamma", "0.5", hand); code != 0 {
+		t.Errorf("discounted returns in range: exit %d: %s", code, errOut)
+	}
+}
+
+// TestEstimateBoundsOutput: the JSON shape with -bounds (a number at
+// estimates.<key>.lower.<bound> for the estimators whose registry entry
+// has it, in the order asked, nothing for the others; "delta" and
+// "return_range" at the top), and the table's columns ("t lower 95%",
+// "-" where an estimator has no such bound) and legend.
+func TestEstimateBoundsOutput(t *testing.T) {
+	path := writeTemp(t, t.TempDir(), "hand.csv", handBounds)
+	names := []string{"is", "pdis", "wis", "cwpdis"}
+	args := []string{"-bootstrap", "50", "-bounds", "hcope,t", "-return-range", "-2,2", "-delta", "0.1", "-estimators", strings.Join(names, ","), path}
+	code, out, errOut := runMain(t, append([]string{"estimate", "-json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["delta"] != 0.1 || !slices.Equal(res["return_range"].([]any), []any{-2.0, 2.0}) {
+		t.Errorf("delta %v, return_range %v", res["delta"], res["return_range"])
+	}
+	for _, n := range names {
+		inf, _ := estimators.Lookup(n)
+		e := res["estimates"].(map[string]any)[n].(map[string]any)
+		lower, has := e["lower"].(map[string]any)
+		var want []string
+		for _, k := range []string{"hcope", "t"} {
+			if slices.Contains(inf.Bounds, k) {
+				want = append(want, k)
+			}
+		}
+		if len(want) == 0 {
+			if _, ok := e["lower"]; ok {
+				t.Errorf("%s has no bound in the registry, yet lower = %v", n, e["lower"])
+			}
+			continue
+		}
+		if !has || len(lower) != len(want) {
+			t.Errorf("%s: lower = %v, want the bounds %v", n, e["lower"], want)
+		}
+		for _, k := range want {
+			if _, ok := lower[k].(float64); !ok {
+				t.Errorf("%s: lower.%s = %v, want a number", n, k, lower[k])
+			}
+		}
+	}
+	// keys in the order asked: hcope before t in is's "lower"
+	if i, j := strings.Index(out, `"hcope":`), strings.Index(out, `"t":`); i < 0 || j < i {
+		t.Errorf("lower's keys not in -bounds order:\n%s", out)
+	}
+	code, out, errOut = runMain(t, append([]string{"estimate"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(out, "\n")
+	if lines[2] != "one-sided lower bounds at 1 - delta = 90% (delta = 0.1), returns in [-2, 2]" {
+		t.Errorf("legend %q", lines[2])
+	}
+	if !strings.HasSuffix(lines[4], "ess  hcope lower 90%  t lower 90%") {
+		t.Errorf("header %q", lines[4])
+	}
+	for _, line := range lines[5 : 5+len(names)] {
+		f := strings.Fields(line)
+		inf, _ := estimators.Lookup(f[0])
+		for k, kind := range []string{"hcope", "t"} {
+			cell := f[len(f)-2+k]
+			if has := slices.Contains(inf.Bounds, kind); has == (cell == "-") {
+				t.Errorf("%s: %s cell %q; the registry lists %v", f[0], kind, cell, inf.Bounds)
+			}
+		}
+	}
+}
+
+// TestEstimateDefaultOutputUnchanged: without the new flags the output is
+// byte for byte what runexp estimate printed before they existed
+// (testdata/estimate/*, written by the binary of the parent revision);
+// -delta or -return-range without -bounds, and -interval percentile in a
+// table, change nothing on standard output.
+func TestEstimateDefaultOutputUnchanged(t *testing.T) {
+	const data, model = "../../examples/subepisode.csv", "../../examples/subepisode_model.csv"
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"default.txt", []string{"-bootstrap", "300", data}},
+		{"default.txt", []string{"-bootstrap", "300", "-interval", "percentile", data}},
+		{"default.txt", []string{"-bootstrap", "300", "-delta", "0.1", "-return-range", "-5,5", data}},
+		{"default.json", []string{"-json", "-bootstrap", "300", "-seed", "5", data}},
+		{"default.json", []string{"-json", "-bootstrap", "300", "-seed", "5", "-delta", "0.01", data}},
+		{"model_gamma.json", []string{"-json", "-bootstrap", "100", "-gamma", "0.9", "-estimators", "pdis,wis,dm,dr,wdr,magic", model}},
+		{"gamma_noboot.txt", []string{"-bootstrap", "0", "-gamma", "0.9", data}},
+		{"gamma_noboot.txt", []string{"-bootstrap", "0", "-gamma", "0.9", "-interval", "bca", data}},
+	} {
+		want, err := os.ReadFile(filepath.Join("testdata", "estimate", tc.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runMain(t, append([]string{"estimate"}, tc.args...)...)
+		if code != 0 || out != string(want) {
+			t.Errorf("%v: exit %d (%s), output\n%s\nwant testdata/estimate/%s:\n%s", tc.args, code, errOut, out, tc.golden, want)
+		}
+	}
+}
+
+// TestEstimateBCa: -interval bca gives BCa intervals (the table's legend
+// and "interval": "bca" in -json say so), the same whatever -workers, and
+// not the percentile intervals; -interval percentile in -json says so too.
+func TestEstimateBCa(t *testing.T) {
+	const data = "../../examples/subepisode.csv"
+	for _, format := range [][]string{nil, {"-json"}} {
+		var outs []string
+		for _, w := range []string{"1", "3"} {
+			args := append([]string{"estimate", "-bootstrap", "200", "-interval", "bca", "-bounds", "t", "-workers", w}, format...)
+			code, out, errOut := runMain(t, append(args, data)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			outs = append(outs, out)
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("-interval bca: -workers 1 and 3 differ:\n%s\n%s", outs[0], outs[1])
+		}
+		if format == nil && !strings.Contains(outs[0], "95% BCa (bias-corrected and accelerated) bootstrap intervals over episodes (B = 200, seed 1)") {
+			t.Errorf("table legend:\n%s", outs[0])
+		}
+	}
+	bca := boundsJSON(t, "-bootstrap", "200", "-interval", "bca", data)
+	pct := boundsJSON(t, "-bootstrap", "200", "-interval", "percentile", data)
+	if b := bca["bootstrap"].(map[string]any); b["interval"] != "bca" {
+		t.Errorf("bootstrap %v, want interval bca", b)
+	}
+	if b := pct["bootstrap"].(map[string]any); b["interval"] != "percentile" {
+		t.Errorf("bootstrap %v, want interval percentile", b)
+	}
+	differ := false
+	for n, e := range bca["estimates"].(map[string]any) {
+		e, p := e.(map[string]any), pct["estimates"].(map[string]any)[n].(map[string]any)
+		lo, hi := e["ci_low"].(float64), e["ci_high"].(float64)
+		if !(lo < hi) {
+			t.Errorf("%s: BCa interval [%v, %v]", n, lo, hi)
+		}
+		differ = differ || lo != p["ci_low"] || hi != p["ci_high"]
+	}
+	if !differ {
+		t.Errorf("BCa intervals equal the percentile ones on every estimator")
+	}
+}
+
+// TestEstimateBoundsMemory: estimateNeed counts the BCa jackknife (n x
+// estimators estimates, at least) and the bounds' per-episode terms.
+func TestEstimateBoundsMemory(t *testing.T) {
+	b := collectDomain(t, "subepisode", map[string]float64{"subepisodes": 5}, 300, rand.New(rand.NewPCG(1, 1)))
+	names := []string{"is", "pdis", "wis"}
+	base, _, _ := estimateNeed(b, names, 10, 2, 1, false, 0)
+	jack, _, _ := estimateNeed(b, names, 10, 2, 1, true, 0)
+	bounds, _, _ := estimateNeed(b, names, 10, 2, 1, false, 3)
+	if jack-base < 8*300*3 {
+		t.Errorf("BCa adds %v bytes, want at least 8 x 300 episodes x 3 estimators = 7200", jack-base)
+	}
+	// two workers either way: the copies are the same, the difference is
+	// the jackknife's values and one more set of workspaces
+	var work float64
+	for _, n := range names {
+		inf, _ := estimators.Lookup(n)
+		work += inf.Memory(b.N(), b.Horizon())
+	}
+	if jack-base != 8*300*3+work {
+		t.Errorf("BCa adds %v bytes, want 8 x 300 x 3 + the workspaces %v", jack-base, work)
+	}
+	if bounds-base != 16*300*3 {
+		t.Errorf("3 bounds add %v bytes, want 16 x 300 episodes x 3 = 14400", bounds-base)
+	}
+	// with one replicate and 300 episodes, 301 tasks share -workers 1000
+	_, what, _ := estimateNeed(b, names, 1, 1000, 1, true, 0)
+	if !strings.Contains(what, "301 bootstrap workers") {
+		t.Errorf("largest part %q, want 301 workers for 1 replicate and 300 jackknife estimates", what)
+	}
+}
+
+// TestEstimateBoundsHelp: runexp estimate -h documents the new flags, and
+// every bound with its registry Doc.
+func TestEstimateBoundsHelp(t *testing.T) {
+	code, _, errOut := runMain(t, "estimate", "-h")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	flat := strings.Join(strings.Fields(errOut), " ")
+	for _, w := range []string{"-bounds", "-delta", "-return-range", "-interval", "bca", "lower_errors", `"interval"`, `"delta": D`} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("estimate -h does not mention %q", w)
+		}
+	}
+	for _, k := range estimators.BoundNames() {
+		bi, _ := estimators.LookupBound(k)
+		if doc := strings.Join(strings.Fields(bi.Doc), " "); !strings.Contains(flat, k+": "+doc) {
+			t.Errorf("estimate -h lacks %s's Doc %q", k, doc)
+		}
+	}
+}
+
+// TestEstimateBoundsFailure: a bound that is not representable (is and
+// pdis on a weight of 1e600, as in TestEstimateFailure) is "failed" in its
+// cell and under "lower_errors" in -json, the others are printed, exit 1.
+func TestEstimateBoundsFailure(t *testing.T) {
+	path := writeTemp(t, t.TempDir(), "huge.csv", "episode,step,reward,pi_b,pi_e\n"+
+		"a,0,1,1e-300,1\na,1,1,1e-300,1\nb,0,1,1,1\nc,0,2,1,1\n")
+	args := []string{"-bootstrap", "0", "-estimators", "is,wis", "-bounds", "t,hcope", "-return-range", "0,2", path}
+	code, out, errOut := runMain(t, append([]string{"estimate"}, args...)...)
+	if code != 1 || !strings.Contains(errOut, "t lower bound of is") || !strings.Contains(errOut, "hcope lower bound of is") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, want := range []string{"is failed - - 1.0 failed failed", "wis 2 - - 1.0 - -"} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.Join(strings.Fields(l), " ") == want }) {
+			t.Errorf("no row %q in\n%s", want, out)
+		}
+	}
+	code, out, _ = runMain(t, append([]string{"estimate", "-json"}, args...)...)
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); code != 1 || err != nil {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	is := res["estimates"].(map[string]any)["is"].(map[string]any)
+	if errs, _ := is["lower_errors"].(map[string]any); len(errs) != 2 || is["lower"] != nil {
+		t.Errorf("is: lower %v, lower_errors %v; want the two bounds' errors only", is["lower"], is["lower_errors"])
+	}
+}

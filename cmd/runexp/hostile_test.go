@@ -839,6 +839,15 @@ func TestHostileFlags(t *testing.T) {
 		{name: "estimate -estimators empty", args: estFlags("-estimators", ","), code: 2, want: []string{"-estimators"}},
 		{name: "estimate -max-steps 0", args: estFlags("-max-steps", "0"), code: 2, want: []string{"-max-steps 0"}},
 		{name: "estimate -max-memory garbage", args: estFlags("-max-memory", "garbage"), code: 2, want: []string{"-max-memory", "garbage"}},
+		// Issues 14 and 15: discounting, bounds and intervals.
+		{name: "estimate -gamma 0", args: estFlags("-gamma", "0"), code: 2, want: []string{"-gamma"}},
+		{name: "estimate -gamma 1.5", args: estFlags("-gamma", "1.5"), code: 2, want: []string{"-gamma"}},
+		{name: "estimate -estimators dr without model columns", args: estFlags("-estimators", "dr"), code: 2, want: []string{"dr", "q_hat", "v_hat"}},
+		{name: "estimate -bounds nonsense", args: estFlags("-bounds", "nonsense"), code: 2, want: []string{`"nonsense"`}},
+		{name: "estimate -delta 0", args: estFlags("-bounds", "t", "-delta", "0"), code: 2, want: []string{"-delta"}},
+		{name: "estimate -bounds hcope without a range", args: estFlags("-bounds", "hcope"), code: 2, want: []string{"-return-range"}},
+		{name: "estimate -return-range reversed", args: estFlags("-bounds", "hcope", "-return-range", "2,1"), code: 2, want: []string{"-return-range"}},
+		{name: "estimate -interval x", args: estFlags("-interval", "x"), code: 2, want: []string{"-interval"}},
 	}
 	runHostile(t, append(append(runexpCases, runCases...), otherCases...))
 }
