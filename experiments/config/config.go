@@ -43,6 +43,9 @@ type file struct {
 	Data string `yaml:"data"`
 	// N is the grid of data-set sizes, strictly increasing.
 	N []int `yaml:"n"`
+	// Delta is the lower bounds' 1 - confidence (SPEC 1e), in (0, 1).
+	// Default 0.05 when a series has bounds; refused when none has.
+	Delta *float64 `yaml:"delta"`
 	// Series are the curves' data sources.
 	Series []seriesYAML `yaml:"series"`
 	// Claims are the paper's claims to check (SPEC 4).
@@ -58,11 +61,26 @@ type seriesYAML struct {
 	Params     yaml.Node `yaml:"params"`
 	Estimators []string  `yaml:"estimators"`
 	Model      string    `yaml:"model"`
+	// Bounds are the lower bounds of SPEC 1e computed beside the
+	// estimates; ReturnRange is [g_lo, g_hi], for those that need it.
+	Bounds      []string  `yaml:"bounds"`
+	ReturnRange []float64 `yaml:"return_range"`
 }
 
-// Claim states a claim of the form "subject has at most max_ratio
-// times the MSE of each of versus, at all (or some) n in [n_min, n_max]".
-// Subject and versus name curves as "series/estimator".
+// Claim states a claim checked at every n of the grid in [n_min, n_max],
+// holding at all (or some) of them. Subject and versus name curves as
+// "series/estimator".
+//
+// Of the MSE (Quantity "" or QuantityMSE, the paper's claims): "subject
+// has at most max_ratio times the MSE of each of versus".
+//
+// Of a lower bound (SPEC 1e; Quantity QuantityLowerBound, QuantityBoundGap,
+// QuantityCoverage or QuantityVacuous, see ClaimQuantities): "the
+// quantity of subject's Bound is >= Min" (or "<= Max"), e.g. "with 3-step
+// options the 95% hcope bound is within 5 of V(pi_e) at n = 1000":
+//
+//	claims:
+//	  - {name: tight, subject: "taxi[option_length=3]/is", quantity: bound_gap, bound: hcope, max: 5, n_min: 1000}
 type Claim struct {
 	Name     string   `yaml:"name" json:"name"`
 	Text     string   `yaml:"text" json:"text,omitempty"`
@@ -72,6 +90,15 @@ type Claim struct {
 	At       string   `yaml:"at" json:"at"`
 	NMin     int      `yaml:"n_min" json:"n_min"`
 	NMax     int      `yaml:"n_max" json:"n_max"`
+	// Quantity is what the claim is about: "" (as written when absent)
+	// or QuantityMSE for the MSE ratio, else a quantity of Bound.
+	Quantity string `yaml:"quantity" json:"quantity,omitempty"`
+	// Bound is the bound a claim on a bound quantity is about.
+	Bound string `yaml:"bound" json:"bound,omitempty"`
+	// Min and Max are the thresholds of a claim on a bound quantity:
+	// exactly one is set.
+	Min *float64 `yaml:"min" json:"min,omitempty"`
+	Max *float64 `yaml:"max" json:"max,omitempty"`
 }
 
 // Plot holds figure options.
@@ -119,17 +146,20 @@ type DiagnosticPlot struct {
 // Plan is a validated configuration with every default filled in: what
 // runs, and what meta.json records.
 type Plan struct {
-	File       string   `json:"config_file"`
-	Name       string   `json:"name"`
-	Experiment string   `json:"experiment"`
-	Title      string   `json:"title"`
-	Seed       uint64   `json:"seed"`
-	Trials     int      `json:"trials"`
-	Data       string   `json:"data"`
-	N          []int    `json:"n"`
-	Series     []Series `json:"series"`
-	Claims     []Claim  `json:"claims,omitempty"`
-	Plot       Plot     `json:"plot"`
+	File       string `json:"config_file"`
+	Name       string `json:"name"`
+	Experiment string `json:"experiment"`
+	Title      string `json:"title"`
+	Seed       uint64 `json:"seed"`
+	Trials     int    `json:"trials"`
+	Data       string `json:"data"`
+	N          []int  `json:"n"`
+	// Delta is 1 - the confidence of the lower bounds (SPEC 1e); 0 (and
+	// not recorded) when no series has bounds.
+	Delta  float64  `json:"delta,omitempty"`
+	Series []Series `json:"series"`
+	Claims []Claim  `json:"claims,omitempty"`
+	Plot   Plot     `json:"plot"`
 }
 
 // Series is one series with all its domain parameters.
@@ -149,6 +179,13 @@ type Series struct {
 	// estimator of the series needs them: ModelFitted or ModelExact; ""
 	// when none does.
 	Model string `json:"model,omitempty"`
+	// Bounds are the lower bounds of SPEC 1e computed at every n for
+	// each estimator of the series that supports them (Supports); none
+	// when empty.
+	Bounds []string `json:"bounds,omitempty"`
+	// ReturnRange is [g_lo, g_hi], a range holding every return, given
+	// exactly when a bound of the series needs it (BoundInfo.NeedsRange).
+	ReturnRange []float64 `json:"return_range,omitempty"`
 }
 
 // The models a series can give its model-based estimators (SPEC 1d).
@@ -222,7 +259,9 @@ func (s *Series) Spec() *domains.Spec {
 // results directory's meta.json) as Parse verifies a config: names from
 // the safe set (they become file names), a strictly increasing n grid
 // within MaxN, trials within MaxTrials, known domains and estimators,
-// parameters within their ranges. Its errors are bad input.
+// parameters within their ranges, bounds and their return ranges, delta,
+// and the quantities of claims. A plan written before bounds existed has
+// none. Its errors are bad input.
 func (p *Plan) Check() error {
 	return inputerr.Mark(p.check())
 }
@@ -272,7 +311,10 @@ func (p *Plan) check() error {
 			return fmt.Errorf("series %s: %w", s.Name, err)
 		}
 	}
-	return nil
+	if err := p.checkBounds(); err != nil {
+		return err
+	}
+	return p.checkClaims()
 }
 
 // NMax returns the largest n of the grid.
@@ -477,6 +519,7 @@ func (v *validator) resolve(c *file) *Plan {
 	}
 	v.grid(c, r)
 	v.series(c, r)
+	v.delta(c, r)
 	v.claims(c, r)
 	v.plot(c, r)
 	return r
@@ -561,6 +604,7 @@ func (v *validator) series(c *file, r *Plan) {
 				}
 				v.fail(key, path, "%s: %v", name, err)
 			}
+			v.seriesBounds(&sc, &rs, field, at, r)
 			r.Series = append(r.Series, rs)
 		}
 	}
@@ -722,14 +766,27 @@ func (v *validator) claims(c *file, r *Plan) {
 			v.fail(field+".name", at("name"), "missing; want a short claim name")
 		}
 		v.curveRef(r, field+".subject", at("subject"), cl.Subject)
-		if len(cl.Versus) == 0 {
-			v.fail(field+".versus", at("versus"), "empty; want a list of series/estimator curves")
+		if cl.IsMSE() {
+			if len(cl.Versus) == 0 {
+				v.fail(field+".versus", at("versus"), "empty; want a list of series/estimator curves")
+			}
+			for j, ref := range cl.Versus {
+				v.curveRef(r, fmt.Sprintf("%s.versus[%d]", field, j), at("versus", j), ref)
+			}
+			if !(cl.MaxRatio > 0) {
+				v.fail(field+".max_ratio", at("max_ratio"), "%v, want a number > 0", cl.MaxRatio)
+			}
 		}
-		for j, ref := range cl.Versus {
-			v.curveRef(r, fmt.Sprintf("%s.versus[%d]", field, j), at("versus", j), ref)
+		if key, err := cl.checkQuantity(r); err != nil {
+			v.fail(field+"."+key, at(key), "%v", err)
 		}
-		if !(cl.MaxRatio > 0) {
-			v.fail(field+".max_ratio", at("max_ratio"), "%v, want a number > 0", cl.MaxRatio)
+		if cl.Min != nil {
+			x := *cl.Min
+			cl.Min = &x
+		}
+		if cl.Max != nil {
+			x := *cl.Max
+			cl.Max = &x
 		}
 		switch cl.At {
 		case "":

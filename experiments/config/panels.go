@@ -22,7 +22,7 @@ import (
 //	      estimators: [pdis]               # default all
 //	      x: horizon      # "n" (default) or a parameter swept in every selected series
 //	      at_n: 4096      # with x other than n: which n of the grid
-//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate
+//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate | lower_bound | coverage
 //	      log_x: false    # default true for x = n, false otherwise
 //	      log_y: true     # default true for mse, variance, n_variance, abs_bias
 //	      y_min: 1e-12    # log y only: the axis starts here; lower values are drawn at it
@@ -33,6 +33,12 @@ import (
 // per (base series, estimator, values of the other swept parameters),
 // through the series of the sweep. Points carry +/- 1 standard error of
 // the plotted quantity (report.StatsRow).
+//
+// y lower_bound and coverage (x = n only) draw the lower bounds of SPEC 1e
+// (bounds.csv): one line per (series, estimator, bound) of the selected
+// series, the mean bound with +/- 1 standard error and V(pi_e) as a dashed
+// reference, or the coverage with its binomial standard error and 1 -
+// delta as a dashed reference, on linear y axes.
 type Panel struct {
 	Title      string   `yaml:"title" json:"title,omitempty"`
 	Series     []string `yaml:"series" json:"series,omitempty"`
@@ -64,7 +70,14 @@ var panelYs = []struct {
 	{"bias", "bias", false},
 	{"abs_bias", "|bias|", true},
 	{"mean_estimate", "mean estimate", false},
+	{"lower_bound", "mean lower bound", false},
+	{"coverage", "coverage", false},
 }
+
+// PanelBoundY reports whether panel quantity y is one of a lower bound
+// (SPEC 1e: lower_bound, coverage): its lines are (series, estimator,
+// bound) triples, read from bounds.csv.
+func PanelBoundY(y string) bool { return y == "lower_bound" || y == "coverage" }
 
 // PanelY returns the axis label of panel quantity name and whether it is
 // drawn on a log axis by default.
@@ -111,6 +124,24 @@ func (pc *Panel) EstimatorsOf(rs *Series) []string {
 	return out
 }
 
+// BoundLine is a line of a panel of a bound quantity: estimator E and
+// bound B of a series, indices into its Estimators and Bounds.
+type BoundLine struct{ E, B int }
+
+// BoundLines returns the lines a panel of a bound quantity draws for
+// series rs: every bound of rs for every estimator the panel draws that
+// supports it, in bounds.csv's order (config.Series.BoundPairs).
+func (pc *Panel) BoundLines(rs *Series) []BoundLine {
+	ests := pc.EstimatorsOf(rs)
+	var out []BoundLine
+	rs.BoundPairs(func(e, b int) {
+		if slices.Contains(ests, rs.Estimators[e]) {
+			out = append(out, BoundLine{e, b})
+		}
+	})
+	return out
+}
+
 // panels validates plot.panels and returns them with defaults filled in.
 func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 	if len(ps) == 0 {
@@ -151,6 +182,9 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if pc.X == "" {
 			pc.X = "n"
 		}
+		if pc.X != "n" && PanelBoundY(pc.Y) {
+			v.fail(field+".x", at("x"), "%q, but y %s is drawn against n only", pc.X, pc.Y)
+		}
 		if pc.X != "n" {
 			for _, s := range sel {
 				rs := &r.Series[s]
@@ -179,6 +213,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if !ok {
 			v.fail(field+".y", at("y"), "%q, want one of %s", pc.Y, panelYNames())
 		}
+		bound := PanelBoundY(pc.Y)
 		logX := pc.X == "n"
 		if pc.LogX != nil {
 			logX = *pc.LogX
@@ -189,6 +224,9 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		pc.LogX, pc.LogY = &logX, &logY
 		if logY && pc.Y == "bias" {
 			v.fail(field+".log_y", at("log_y"), "a bias can be negative: use y: abs_bias, or log_y: false")
+		}
+		if logY && bound {
+			v.fail(field+".log_y", at("log_y"), "y %s is drawn on a linear axis (a bound can be negative, a coverage 0)", pc.Y)
 		}
 		if pc.YMin != nil {
 			yMin := *pc.YMin
@@ -211,6 +249,10 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		}
 		for _, s := range sel {
 			rs := &r.Series[s]
+			if bound {
+				lines += len(pc.BoundLines(rs))
+				continue
+			}
 			for _, e := range pc.EstimatorsOf(rs) {
 				lines++
 				if pc.ClosedForm {
@@ -220,8 +262,13 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 				}
 			}
 		}
-		if lines == 0 {
+		switch {
+		case bound && lines == 0:
+			v.fail(field+".y", at("y"), "%s, but no selected series has a bound of a selected estimator (series[].bounds)", pc.Y)
+		case lines == 0:
 			v.fail(field, at(), "selects no (series, estimator) pair")
+		case bound && pc.ClosedForm:
+			v.fail(field+".closed_form", at("closed_form"), "no closed form of %s", pc.Y)
 		}
 		if pc.ClosedForm && lines > 0 && !closed {
 			v.fail(field+".closed_form", at("closed_form"), "no selected series and estimator has a closed form for %s", pc.Y)

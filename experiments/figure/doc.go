@@ -35,8 +35,13 @@
 //     starts its y axis there and draws every finite value below it (point,
 //     error bar end, line vertex, including values a log axis could not
 //     otherwise show) at y_min, and then only says "values below <y_min>
-//     drawn at the axis" under its title; the data are not changed. Draw
-//     returns an error naming the panel if a panel has no drawable point.
+//     drawn at the axis" under its title; the data are not changed. A
+//     panel's reference lines (report.RefLine: V(pi_e) under lower bounds,
+//     1 - delta under coverages) are dark grey dashed horizontal lines
+//     across it, named in its legend and inside its y range; a panel with
+//     a fixed range (YLo < YHi, linear axes: a coverage's [0, 1]) shows
+//     that range, padded, whatever its points. Draw returns an error
+//     naming the panel if a panel has no drawable point.
 //   - Output depends only on the Figure: the same data give the same bytes,
 //     which golden-image tests check.
 package figure

@@ -158,6 +158,8 @@ func goldenCases() []goldenCase {
 		{"mse", goldenMSE()},
 		{"diagnostic", goldenDiagnostic()},
 		{"panels", goldenPanels()},
+		{"bounds", Figure{Title: "Golden: lower bounds (synthetic, 30 trials)",
+			Note: "Points: simulated, with error bars of ±1 standard error over the trials", Panels: boundPanels()}},
 	}
 }
 

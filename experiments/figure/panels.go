@@ -273,12 +273,20 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 		yr.add(barR.lo)
 		yr.add(barR.hi)
 	}
+	for _, ref := range pn.Refs {
+		if okY(ref.Y) {
+			yr.add(atMin(ref.Y))
+		}
+	}
 	if pn.LogX {
 		v.xMin, v.xMax = logPad(xr.lo, xr.hi)
 	} else {
 		v.xMin, v.xMax = linPad(xr.lo, xr.hi)
 	}
 	switch {
+	case !pn.LogY && pn.YHi > pn.YLo:
+		// A fixed range (a coverage: [0, 1]), padded as data are.
+		v.yMin, v.yMax = linPad(pn.YLo, pn.YHi)
 	case yMin > 0:
 		// The axis starts at yMin, padded only above.
 		_, v.yMax = logPad(yMin, math.Max(yr.hi, yMin))
@@ -362,6 +370,20 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 			leg.Add(ln.Label, thumbs...)
 		}
 	}
+	for i, ref := range pn.Refs {
+		if !finite(ref.Y) || pn.LogY && !(ref.Y > 0) {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: v.xMin, Y: ref.Y}, {X: v.xMax, Y: ref.Y}})
+		if err != nil {
+			return nil, fmt.Errorf("reference line %s: %w", ref.Label, err)
+		}
+		l.Color = refColor
+		l.Width = vg.Points(1.2)
+		l.Dashes = refDashes[i%len(refDashes)]
+		closedLines = append(closedLines, l)
+		leg.Add(ref.Label, l)
+	}
 	p.Add(closedLines...)
 	p.Add(bars...)
 	p.Add(marks...)
@@ -371,6 +393,17 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 	p.Y.Label.Text = ""
 	return pnl, nil
 }
+
+// refColor and refDashes draw a panel's reference lines (report.RefLine):
+// dark grey, each with its own dash pattern.
+var (
+	refColor  = color.Gray{Y: 0x30}
+	refDashes = [][]vg.Length{
+		{vg.Points(6), vg.Points(4)},
+		{vg.Points(2), vg.Points(3)},
+		{vg.Points(10), vg.Points(3), vg.Points(2), vg.Points(3)},
+	}
+)
 
 // errBars draws vertical +/- SE bars with caps, cut at the axis range
 // (a cut end has no cap). Unlike plotter.YErrorBars it never hands a

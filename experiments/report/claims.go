@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 )
@@ -11,7 +12,8 @@ import (
 type ClaimResult struct {
 	Claim string
 	N     int
-	// Ratio is MSE(subject) / min over versus of MSE(versus).
+	// Ratio is MSE(subject) / min over versus of MSE(versus); for a claim
+	// on a bound quantity, the quantity's value (ClaimValue).
 	Ratio float64
 	Holds bool
 }
@@ -23,15 +25,18 @@ type ClaimSummary struct {
 	Holds  bool
 }
 
-// CheckClaims evaluates every claim of r on rows: at each n of the grid in
-// [n_min, n_max], ratio = MSE(subject) / min_v MSE(v) over the versus
-// curves, holding when ratio <= max_ratio; the claim holds at all (or at
-// some, per its "at") of those n.
-func CheckClaims(r *config.Plan, rows []Row) []ClaimSummary {
+// CheckClaims evaluates every claim of r on rows and bounds: at each n of
+// the grid in [n_min, n_max], for an MSE claim ratio = MSE(subject) /
+// min_v MSE(v) over the versus curves, holding when ratio <= max_ratio;
+// for a claim on a bound quantity its value from subject's bounds row
+// (ClaimValue), holding when value >= min (or <= max). The claim holds at
+// all (or at some, per its "at") of those n.
+func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow) []ClaimSummary {
 	mse := map[string]float64{}
 	for _, row := range rows {
 		mse[fmt.Sprintf("%s/%s/%d", row.Series, row.Estimator, row.N)] = row.MSE
 	}
+	boundOf := boundIndex(bounds)
 	var out []ClaimSummary
 	for _, cl := range r.Claims {
 		sum := ClaimSummary{Claim: cl, Holds: cl.At == "all"}
@@ -39,12 +44,18 @@ func CheckClaims(r *config.Plan, rows []Row) []ClaimSummary {
 			if n < cl.NMin || n > cl.NMax {
 				continue
 			}
-			best := math.Inf(1)
-			for _, v := range cl.Versus {
-				best = min(best, mse[fmt.Sprintf("%s/%d", v, n)])
+			var ratio float64
+			if cl.IsMSE() {
+				best := math.Inf(1)
+				for _, v := range cl.Versus {
+					best = min(best, mse[fmt.Sprintf("%s/%d", v, n)])
+				}
+				ratio = claimRatio(mse[fmt.Sprintf("%s/%d", cl.Subject, n)], best)
+			} else {
+				series, est, _ := strings.Cut(cl.Subject, "/")
+				ratio = ClaimValue(cl.Quantity, boundOf[boundKey{series, est, cl.Bound, n}])
 			}
-			ratio := claimRatio(mse[fmt.Sprintf("%s/%d", cl.Subject, n)], best)
-			holds := claimHolds(ratio, cl.MaxRatio)
+			holds := claimTest(&cl, ratio)
 			sum.Points = append(sum.Points, ClaimResult{Claim: cl.Name, N: n, Ratio: ratio, Holds: holds})
 			if cl.At == "all" {
 				sum.Holds = sum.Holds && holds
@@ -58,6 +69,39 @@ func CheckClaims(r *config.Plan, rows []Row) []ClaimSummary {
 		out = append(out, sum)
 	}
 	return out
+}
+
+// ClaimValue returns claim quantity q (config.QuantityLowerBound,
+// QuantityBoundGap, QuantityCoverage, QuantityVacuous) of a bounds row:
+// the mean bound, the true value minus the mean bound, the coverage, the
+// vacuous fraction; NaN for any other q.
+func ClaimValue(q string, b BoundRow) float64 {
+	switch q {
+	case config.QuantityLowerBound:
+		return b.MeanBound
+	case config.QuantityBoundGap:
+		return b.TrueValue - b.MeanBound
+	case config.QuantityCoverage:
+		return b.Coverage
+	case config.QuantityVacuous:
+		return b.Vacuous
+	}
+	return math.NaN()
+}
+
+// claimTest is the test of claim cl at one point of value v: an MSE ratio
+// against max_ratio (claimHolds), a bound quantity against min or max,
+// exactly.
+func claimTest(cl *config.Claim, v float64) bool {
+	switch {
+	case cl.IsMSE():
+		return claimHolds(v, cl.MaxRatio)
+	case cl.Min != nil:
+		return v >= *cl.Min
+	case cl.Max != nil:
+		return v <= *cl.Max
+	}
+	return false
 }
 
 // claimRelTol lets a ratio that meets its threshold up to floating-point

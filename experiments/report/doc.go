@@ -8,14 +8,20 @@
 //     the bytes never depend on workers or shards.
 //   - Diagnostics are generic: every diagnostic an estimator's registry
 //     entry lists is averaged over trials into <name>.csv.
+//   - Lower bounds (SPEC 1e), when a series has any, are summarised over
+//     trials into bounds.csv (BoundRow: mean bound, coverage of the true
+//     value, vacuous fraction); a run without bounds writes no such file,
+//     and its other files are as before bounds existed.
 //   - Claims (SPEC 4) are checked at every n of their range; a claim whose
-//     range holds no grid point does not hold.
+//     range holds no grid point does not hold. A claim on a bound quantity
+//     reads bounds.csv's rows.
 //   - Files lists every file format; Report.Write writes the data files,
 //     each whole; the figure (package figure) is drawn from Report.Figure.
 //   - A results directory is self-contained: ReadFigure rebuilds the
 //     figure from its files alone (closed-form lines are stored in
-//     closedform.csv), and ClaimsMarkdown summarises claims from
-//     claims.csv and meta.json.
+//     closedform.csv, lower bounds in bounds.csv), and ClaimsMarkdown
+//     summarises claims from claims.csv and meta.json (and bounds.csv for
+//     claims on bounds), every file checked row by row against meta.json.
 //
 // The package never imports a plotting library.
 package report

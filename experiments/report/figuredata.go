@@ -42,8 +42,21 @@ type Panel struct {
 	LogX, LogY     bool
 	// YMin is where a log y axis starts (config plot.panels[].y_min;
 	// values below are drawn at it), 0 for from the data.
-	YMin  float64 `json:",omitempty"`
-	Lines []PanelLine
+	YMin float64 `json:",omitempty"`
+	// YLo and YHi, when YHi > YLo, fix the range a linear y axis shows
+	// (padded as from the data; a coverage: [0, 1]) instead of the data's.
+	YLo, YHi float64 `json:",omitempty"`
+	Lines    []PanelLine
+	// Refs are horizontal reference lines (the true value under a lower
+	// bound, 1 - delta under a coverage), drawn dashed across the panel.
+	Refs []RefLine `json:",omitempty"`
+}
+
+// RefLine is a horizontal reference line of a panel, with its legend
+// label.
+type RefLine struct {
+	Label string
+	Y     float64
 }
 
 // PanelLine is one line of a panel.

@@ -30,6 +30,9 @@ type Report struct {
 	// Diagnostics holds one table per diagnostic the run's estimators
 	// report (kstar.csv for INCRIS's k*).
 	Diagnostics []DiagTable
+	// Bounds summarises the lower bounds (bounds.csv), when some series
+	// has bounds.
+	Bounds []BoundRow
 	// Stats holds the standard errors panels need (stats.csv); Panels and
 	// Points the panels and their points (panels.csv); all three only
 	// when the plan has panels.
@@ -41,8 +44,8 @@ type Report struct {
 
 // Build turns the results of every unit of p (in any order: a run's, a
 // resumed run's, or merged shards') and the series' true values into a
-// report: curve rows, diagnostics, claims and, with panels, their points
-// and closed forms.
+// report: curve rows, diagnostics, bounds, claims and, with panels, their
+// points and closed forms.
 func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*Report, error) {
 	rows, err := Aggregate(p, results, truths)
 	if err != nil {
@@ -52,12 +55,16 @@ func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*R
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Claims: CheckClaims(p, rows)}
+	bounds, err := AggregateBounds(p, results, truths)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Bounds: bounds, Claims: CheckClaims(p, rows, bounds)}
 	if len(p.Plot.Panels) > 0 {
 		if rep.Stats, err = AggregateStats(p, results); err != nil {
 			return nil, err
 		}
-		if rep.Panels, rep.Points, err = BuildPanels(p, rows, rep.Stats); err != nil {
+		if rep.Panels, rep.Points, err = BuildPanels(p, rows, rep.Stats, bounds); err != nil {
 			return nil, err
 		}
 	}
@@ -96,6 +103,7 @@ const (
 	SeriesFile = "series.csv"
 	StatsFile  = "stats.csv"
 	PanelsFile = "panels.csv"
+	BoundsFile = "bounds.csv"
 	ClosedFile = "closedform.csv"
 	ClaimsFile = "claims.csv"
 	ClaimsMD   = "claims.md"
@@ -108,7 +116,8 @@ var Files = []struct{ Name, When, Content string }{
 	{CurveFile, "always", "`" + strings.Join(Header, ",") + "`: one row per series, estimator and n. Variance has denominator T (so mse = bias^2 + variance); `mse_se` is the sample sd of the T squared errors over sqrt(T). Floats in shortest round-trip form."},
 	{SeriesFile, "always", "one row per series: `series,base,domain` and every domain parameter as a column; joined with curve.csv on `series` it is a tidy table of a sweep"},
 	{"<diagnostic>.csv", "when an estimator reports a diagnostic", "`series,estimator,n,<index>,mean_<diagnostic>`: the mean over trials (those whose vector reaches the index) of a diagnostic, e.g. `kstar.csv` with INCRIS's k* per step t"},
-	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `claim,n,ratio,holds`, and a readable summary"},
+	{BoundsFile, "when a series has bounds", "`" + strings.Join(BoundsHeader, ",") + "`: one row per series, estimator, bound (of the series, that the estimator has) and n: the mean lower bound over the trials with its standard error (sd, denominator T - 1, over sqrt(T)); coverage, the fraction of trials whose bound is <= true_value, with its binomial standard error sqrt(c (1 - c) / T); vacuous, the fraction whose bound is <= g_lo (the series' return_range; empty for a series without one)"},
+	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `claim,n,ratio,holds` (`claim,n,value,holds` when a claim is on a bound quantity: value is then the MSE ratio of an MSE claim and the quantity of a bound claim), and a readable summary"},
 	{StatsFile, "with plot.panels", "`" + strings.Join(StatsHeader, ",") + "`: standard errors of the bias and the variance of every curve row"},
 	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors"},
 	{ClosedFile, "with plot.panels that draw closed forms", "`" + strings.Join(ClosedHeader, ",") + "`: the closed-form lines as drawn, so that `runexp plot` needs no domain code"},
@@ -127,9 +136,9 @@ func (r *Report) Write(dir string, info RunInfo) error {
 }
 
 // Files returns the report's data files, whole, in memory: curve.csv,
-// series.csv, one file per diagnostic, claims.csv and claims.md (with
-// claims), stats.csv, panels.csv and closedform.csv (with panels) and
-// meta.json. A caller adds the figure's files and writes them all at once.
+// series.csv, one file per diagnostic, bounds.csv (with bounds), claims.csv
+// and claims.md (with claims), stats.csv, panels.csv and closedform.csv
+// (with panels) and meta.json. A caller adds the figure's files and writes them all at once.
 func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	p := r.Plan
 	var files []atomicfile.File
@@ -155,10 +164,11 @@ func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	}
 	panels := len(p.Plot.Panels) > 0
 	list = append(list,
+		file{BoundsFile, func(w io.Writer) error { return WriteBoundsCSV(w, r.Bounds) }, p.HasBounds()},
 		file{StatsFile, func(w io.Writer) error { return WriteStatsCSV(w, r.Stats) }, panels},
 		file{PanelsFile, func(w io.Writer) error { return WritePanelsCSV(w, p, r.Points) }, panels},
 		file{ClosedFile, func(w io.Writer) error { return WriteClosedCSV(w, r.Panels) }, panels && drawsClosedForms(p)},
-		file{ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, r.Claims) }, len(r.Claims) > 0},
+		file{ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, p, r.Claims) }, len(r.Claims) > 0},
 		file{ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }, len(r.Claims) > 0},
 	)
 	meta := Meta{Config: p, GoVersion: runtime.Version(), Revision: info.Revision,
@@ -261,8 +271,9 @@ func ReadMeta(dir string) (*Meta, error) {
 
 // ReadFigure rebuilds the figure of the run stored in dir from its files
 // alone: meta.json (the plan: titles, labels, panels), curve.csv, the
-// diagnostic's file, and with panels stats.csv and closedform.csv. It
-// returns the figure and the plan's name (the figure's file name).
+// diagnostic's file, with panels stats.csv and closedform.csv, and with
+// panels of bounds (lower_bound, coverage) bounds.csv. It returns the
+// figure and the plan's name (the figure's file name).
 func ReadFigure(dir string) (Figure, string, error) {
 	meta, err := ReadMeta(dir)
 	if err != nil {
@@ -301,11 +312,31 @@ func ReadFigure(dir string) (Figure, string, error) {
 				return Figure{}, "", err
 			}
 		}
-		if panels, _, err = buildPanels(p, rows, stats, closed); err != nil {
+		var bounds []BoundRow
+		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return config.PanelBoundY(pc.Y) }) {
+			if bounds, err = readBounds(dir, meta); err != nil {
+				return Figure{}, "", err
+			}
+		}
+		if panels, _, err = buildPanels(p, rows, stats, closed, bounds); err != nil {
 			return Figure{}, "", err
 		}
 	}
 	return figureOf(p, rows, diags, panels), p.Name, nil
+}
+
+// readBounds reads the bounds.csv of the run in dir, checked against its
+// meta.json (checkBoundRows).
+func readBounds(dir string, meta *Meta) ([]BoundRow, error) {
+	path := filepath.Join(dir, BoundsFile)
+	rows, err := readFile(path, ReadBoundsCSV)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBoundRows(path, meta.Config, meta.Truths, rows); err != nil {
+		return nil, err
+	}
+	return rows, nil
 }
 
 // readFile opens a file of a results directory and reads it with read.
@@ -423,9 +454,10 @@ func writeSeriesCSV(w io.Writer, p *config.Plan) error {
 	return cw.Error()
 }
 
-func writeClaimsCSV(w io.Writer, claims []ClaimSummary) error {
+// writeClaimsCSV writes claims.csv: its columns are ClaimsHeaderOf(p).
+func writeClaimsCSV(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 	var rows []string
-	rows = append(rows, "claim,n,ratio,holds")
+	rows = append(rows, strings.Join(ClaimsHeaderOf(p), ","))
 	for _, c := range claims {
 		for _, p := range c.Points {
 			rows = append(rows, fmt.Sprintf("%s,%d,%s,%t", csvQuote(p.Claim), p.N, FormatFloat(p.Ratio), p.Holds))
@@ -454,9 +486,15 @@ func writeClaimsMD(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 		if c.Claim.Text != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
 		}
-		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (to 1e-9 relative; 0/0 counts as 1).\n\n",
-			c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
-		b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
+		if !c.Claim.IsMSE() {
+			fmt.Fprintf(&b, "Test: %s at %s n in [%d, %d] (bounds.csv, compared exactly; delta = %v).\n\n",
+				boundTest(&c.Claim), c.Claim.At, c.Claim.NMin, c.Claim.NMax, p.Delta)
+			b.WriteString("| n | value | holds |\n|---:|---:|:---:|\n")
+		} else {
+			fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (to 1e-9 relative; 0/0 counts as 1).\n\n",
+				c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
+			b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
+		}
 		for _, p := range c.Points {
 			fmt.Fprintf(&b, "| %d | %.4g | %s |\n", p.N, p.Ratio, map[bool]string{true: "yes", false: "no"}[p.Holds])
 		}

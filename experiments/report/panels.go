@@ -113,14 +113,14 @@ type closedSource interface {
 	curve(panel int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY
 }
 
-// BuildPanels computes the panels of r from its curve rows and stats rows:
-// the figure's Panel views and every simulated point with its closed form
-// (from the domains) and deviation.
-func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow) ([]Panel, []PanelPoint, error) {
-	return buildPanels(r, rows, stats, computedClosed{})
+// BuildPanels computes the panels of r from its curve rows, stats rows
+// and bounds rows: the figure's Panel views and every simulated point with
+// its closed form (from the domains) and deviation.
+func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow, bounds []BoundRow) ([]Panel, []PanelPoint, error) {
+	return buildPanels(r, rows, stats, computedClosed{}, bounds)
 }
 
-func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource) ([]Panel, []PanelPoint, error) {
+func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, bounds []BoundRow) ([]Panel, []PanelPoint, error) {
 	rowOf := map[statsKey]Row{}
 	for _, row := range rows {
 		rowOf[statsKey{row.Series, row.Estimator, row.N}] = row
@@ -129,11 +129,19 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource) 
 	for _, st := range stats {
 		statOf[statsKey{st.Series, st.Estimator, st.N}] = st
 	}
+	boundOf := boundIndex(bounds)
 	var panels []Panel
 	var points []PanelPoint
 	for i := range r.Plot.Panels {
 		pc := &r.Plot.Panels[i]
-		pn, pts, err := buildPanel(r, i, pc, rowOf, statOf, cs)
+		var pn Panel
+		var pts []PanelPoint
+		var err error
+		if config.PanelBoundY(pc.Y) {
+			pn, pts, err = buildBoundPanel(r, i, pc, boundOf)
+		} else {
+			pn, pts, err = buildPanel(r, i, pc, rowOf, statOf, cs)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("plot.panels[%d] (%s): %w", i, pc.Title, err)
 		}
@@ -143,7 +151,9 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource) 
 	return panels, points, nil
 }
 
-func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
+// panelFrame returns panel pc's title, axis labels and scales, without
+// lines.
+func panelFrame(pc *config.Panel) Panel {
 	ylabel, logY, _ := config.PanelY(pc.Y)
 	logX := pc.X == "n"
 	if pc.LogX != nil {
@@ -166,6 +176,12 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 	if pc.YMin != nil {
 		pn.YMin = *pc.YMin
 	}
+	return pn
+}
+
+func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc)
+	logX := pn.LogX
 
 	// Group the selected series into lines.
 	var lines []*panelLine
@@ -256,6 +272,77 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 		}
 		pn.Lines = append(pn.Lines, pl)
 	}
+	return pn, points, nil
+}
+
+// buildBoundPanel builds a panel of a bound quantity (y lower_bound or
+// coverage, against n): one line per (series, estimator, bound) the panel
+// selects (config.Panel.BoundLines), labelled "<estimator label> <bound>
+// bound", its points the mean bound with bound_se, or the coverage with
+// coverage_se, of bounds.csv; and the reference lines: V(pi_e) (one per
+// distinct true value, named by series when there are several) under a
+// lower bound, 1 - delta under a coverage, whose y axis shows [0, 1].
+func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boundKey]BoundRow) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc)
+	type line struct {
+		rs     *config.Series
+		est    string
+		bound  string
+		member *panelLine
+	}
+	var lines []line
+	bases, ests := map[string]bool{}, map[string]bool{}
+	for _, s := range r.PanelSeries(pc.Series) {
+		rs := &r.Series[s]
+		for _, bl := range pc.BoundLines(rs) {
+			est := rs.Estimators[bl.E]
+			lines = append(lines, line{rs, est, rs.Bounds[bl.B], &panelLine{group: rs.Name, base: rs.Base, estimator: est, members: []int{s}}})
+			bases[rs.Base], ests[est] = true, true
+		}
+	}
+	var points []PanelPoint
+	var truths []RefLine
+	truthSeries := map[float64][]string{}
+	for _, ln := range lines {
+		pl := PanelLine{Series: ln.rs.Name, Estimator: ln.est,
+			Label:  lineLabel(r, pc, ln.member, ln.rs, len(bases) > 1, len(ests) > 1) + " " + ln.bound + " bound",
+			Dashed: slices.Contains(r.Plot.Dashed, ln.est) || slices.Contains(r.Plot.Dashed, ln.rs.Base+"/"+ln.est)}
+		for _, n := range r.N {
+			row, ok := boundOf[boundKey{ln.rs.Name, ln.est, ln.bound, n}]
+			if !ok {
+				return pn, nil, fmt.Errorf("no bounds row for %s/%s %s at n = %d (bounds.csv missing or stale?)", ln.rs.Name, ln.est, ln.bound, n)
+			}
+			y, se := row.MeanBound, row.BoundSE
+			if pc.Y == "coverage" {
+				y, se = row.Coverage, row.CoverageSE
+			}
+			pl.Points = append(pl.Points, PanelXY{X: float64(n), Y: y, SE: se})
+			points = append(points, PanelPoint{Panel: idx + 1, Series: ln.rs.Name, Estimator: ln.est, Label: pl.Label, N: n,
+				X: float64(n), Y: y, SE: se, Closed: math.NaN(), Z: math.NaN()})
+			if n == r.N[0] {
+				v := row.TrueValue
+				if _, seen := truthSeries[v]; !seen {
+					truths = append(truths, RefLine{Y: v})
+				}
+				if !slices.Contains(truthSeries[v], ln.rs.Name) {
+					truthSeries[v] = append(truthSeries[v], ln.rs.Name)
+				}
+			}
+		}
+		pn.Lines = append(pn.Lines, pl)
+	}
+	if pc.Y == "coverage" {
+		pn.YLo, pn.YHi = 0, 1
+		pn.Refs = []RefLine{{Label: "1 - delta = " + FormatFloat(1-r.Delta), Y: 1 - r.Delta}}
+		return pn, points, nil
+	}
+	for i := range truths {
+		truths[i].Label = "V(pi_e)"
+		if len(truths) > 1 {
+			truths[i].Label += " of " + strings.Join(truthSeries[truths[i].Y], ", ")
+		}
+	}
+	pn.Refs = truths
 	return pn, points, nil
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -76,16 +77,21 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 			w += estimatorMemory(name, nmax, h)
 		}
 		w += extraColumns(rs, nmax*h)
+		w += boundWorkspace(rs, nmax, h)
 		if w > worker.Bytes {
 			worker = NeedPart{Bytes: w, What: fmt.Sprintf("series %s: a data set of n_max = %.0f trajectories of up to H = %.0f steps, with the workspace of %s", rs.Name, nmax, h, strings.Join(rs.Estimators, ", ")),
 				Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, its estimators", len(p.N)-1, rs.Base)}
 		}
-		results = max(results, unitBytes(rs.Estimators, len(p.N), h))
+		results = max(results, unitBytes(rs.Estimators, len(p.N), h)+boundBytes(rs, len(p.N)))
 	}
 	wk := float64(max(1, min(workers, units)))
 	worker.Bytes *= wk
 	worker.What = fmt.Sprintf("%.0f workers × (%s)", wk, worker.What)
-	all := NeedPart{What: fmt.Sprintf("the results of %d units (every estimate at each of %d sizes, with diagnostics)", units, len(p.N)),
+	with := "diagnostics"
+	if p.HasBounds() {
+		with = "diagnostics and bounds"
+	}
+	all := NeedPart{What: fmt.Sprintf("the results of %d units (every estimate at each of %d sizes, with %s)", units, len(p.N), with),
 		Fields: "trials, the n grid, the estimators", Bytes: float64(len(p.Series)*p.Trials)*16 + float64(units)*results}
 	base := NeedPart{What: "the runtime, the report and the figure", Fields: "nothing (a fixed allowance)", Bytes: baseBytes}
 	need.Parts = []NeedPart{worker, all, base}
@@ -155,6 +161,36 @@ func unitBytes(ests []string, sizes int, h float64) float64 {
 			b += float64(len(info.Diagnostics)) * float64(sizes) * (8*h + 24)
 		}
 	}
+	return b
+}
+
+// boundWorkspace bounds what computing the lower bounds of series rs
+// takes beside the estimators, at n trajectories of up to h steps: the
+// per-trajectory terms and their sorted copy (estimators.LowerBound, 8
+// bytes each per trajectory), and its own instance of each estimator with
+// a bound, with that estimator's workspace.
+func boundWorkspace(rs *config.Series, n, h float64) float64 {
+	if len(rs.Bounds) == 0 {
+		return 0
+	}
+	b := 16 * n
+	for _, name := range rs.Estimators {
+		if slices.ContainsFunc(rs.Bounds, func(kind string) bool { return config.Supports(name, kind) }) {
+			b += estimatorMemory(name, n, h)
+		}
+	}
+	return b
+}
+
+// boundBytes bounds the lower bounds in one unit's result of series rs: a
+// slot per estimator and bound of the series, and a bound per size for
+// each pair the estimator supports.
+func boundBytes(rs *config.Series, sizes int) float64 {
+	if len(rs.Bounds) == 0 {
+		return 0
+	}
+	b := float64(len(rs.Estimators)) * (24 + 24*float64(len(rs.Bounds)))
+	rs.BoundPairs(func(_, _ int) { b += 8 * float64(sizes) })
 	return b
 }
 

@@ -25,13 +25,18 @@ import (
 const checkpointFormat = 2
 
 // Fingerprint returns a hash of everything in r that determines unit
-// results: seed, trials, data mode, n grid, and every series' name, domain,
-// parameters and estimators. Plot options and claims are not part of it.
+// results: seed, trials, data mode, n grid, delta, and every series' name,
+// domain, parameters, estimators, bounds and return range. Plot options
+// and claims are not part of it. A plan without bounds has the
+// fingerprint it had before bounds existed, so that its checkpoints
+// resume.
 func Fingerprint(r *config.Plan) string {
 	type series struct {
 		Name, Domain string
 		Params       map[string]float64
 		Estimators   []string
+		Bounds       []string  `json:",omitempty"`
+		ReturnRange  []float64 `json:",omitempty"`
 	}
 	key := struct {
 		Format int
@@ -40,9 +45,10 @@ func Fingerprint(r *config.Plan) string {
 		Data   string
 		N      []int
 		Series []series
-	}{checkpointFormat, r.Seed, r.Trials, r.Data, r.N, nil}
+		Delta  float64 `json:",omitempty"`
+	}{checkpointFormat, r.Seed, r.Trials, r.Data, r.N, nil, r.Delta}
 	for _, s := range r.Series {
-		key.Series = append(key.Series, series{s.Name, s.Domain, s.Params, s.Estimators})
+		key.Series = append(key.Series, series{s.Name, s.Domain, s.Params, s.Estimators, s.Bounds, s.ReturnRange})
 	}
 	data, _ := json.Marshal(key) // maps marshal with sorted keys: canonical
 	sum := sha256.Sum256(data)
@@ -102,6 +108,7 @@ type checkpointLine struct {
 	Trial       int             `json:"trial"`
 	Estimates   [][]float64     `json:"estimates"`
 	Diagnostics [][][][]float64 `json:"diagnostics,omitempty"`
+	Bounds      [][][]float64   `json:"bounds,omitempty"`
 }
 
 // Checkpoint is an append-only file of finished units: a header line, then
@@ -171,7 +178,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 
 // Append records a finished unit. It is safe for concurrent use.
 func (c *Checkpoint) Append(res UnitResult) error {
-	line, err := json.Marshal(checkpointLine{Series: c.r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics})
+	line, err := json.Marshal(checkpointLine{Series: c.r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -303,14 +310,14 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 		if !shard.Owns(s*h.Config.Trials + cl.Trial) {
 			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d) does not belong to the header's shard %s", path, lineNo, cl.Series, cl.Trial, shard)
 		}
-		if err := checkShapes(&cl, h.Config.Series[s].Estimators, len(h.Config.N)); err != nil {
+		if err := checkShapes(&cl, &h.Config.Series[s], len(h.Config.N)); err != nil {
 			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d): %w", path, lineNo, cl.Series, cl.Trial, err)
 		}
 		diags := cl.Diagnostics
 		if diags == nil {
 			diags = make([][][][]float64, len(cl.Estimates))
 		}
-		res := UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags}
+		res := UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
 		u := Unit{Series: s, Trial: cl.Trial}
 		if i, dup := first[u]; dup {
 			if !sameNumbers(&c.results[i], &res) {
@@ -366,8 +373,8 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
-// sameNumbers reports whether a and b hold identical estimates and
-// diagnostics, bit for bit.
+// sameNumbers reports whether a and b hold identical estimates,
+// diagnostics and bounds, bit for bit.
 func sameNumbers(a, b *UnitResult) bool {
 	same := func(x, y []float64) bool {
 		if len(x) != len(y) {
@@ -380,8 +387,18 @@ func sameNumbers(a, b *UnitResult) bool {
 		}
 		return true
 	}
-	if len(a.Estimates) != len(b.Estimates) || len(a.Diagnostics) != len(b.Diagnostics) {
+	if len(a.Estimates) != len(b.Estimates) || len(a.Diagnostics) != len(b.Diagnostics) || len(a.Bounds) != len(b.Bounds) {
 		return false
+	}
+	for e := range a.Bounds {
+		if len(a.Bounds[e]) != len(b.Bounds[e]) {
+			return false
+		}
+		for k := range a.Bounds[e] {
+			if !same(a.Bounds[e][k], b.Bounds[e][k]) {
+				return false
+			}
+		}
 	}
 	for e := range a.Estimates {
 		if !same(a.Estimates[e], b.Estimates[e]) {
@@ -406,10 +423,16 @@ func sameNumbers(a, b *UnitResult) bool {
 	return true
 }
 
-// checkShapes checks that a unit has one estimate per n of the grid for
-// each estimator, and, where present, each estimator's diagnostics (as
-// many as its registry entry lists) at every n.
-func checkShapes(cl *checkpointLine, ests []string, grid int) error {
+// checkShapes checks that a unit of series s has one estimate per n of
+// the grid for each estimator, where present each estimator's diagnostics
+// (as many as its registry entry lists) at every n, and, exactly when the
+// series has bounds, one bound per n for each (estimator, bound) pair the
+// estimator supports and none for the others.
+func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
+	if err := checkBoundShapes(cl.Bounds, s, grid); err != nil {
+		return err
+	}
+	ests := s.Estimators
 	for e, est := range cl.Estimates {
 		if len(est) != grid {
 			return fmt.Errorf("estimator %d has %d estimates, want one per n (%d)", e, len(est), grid)
@@ -505,4 +528,33 @@ func Merge(paths []string) (*config.Plan, []UnitResult, error) {
 		}
 	}
 	return cfg, all, nil
+}
+
+// checkBoundShapes checks a unit's bounds against series s (checkShapes).
+func checkBoundShapes(bounds [][][]float64, s *config.Series, grid int) error {
+	switch {
+	case len(s.Bounds) == 0 && bounds != nil:
+		return fmt.Errorf("bounds, but the series has none")
+	case len(s.Bounds) == 0:
+		return nil
+	case bounds == nil:
+		return fmt.Errorf("no bounds, but the series has bounds %v", s.Bounds)
+	case len(bounds) != len(s.Estimators):
+		return fmt.Errorf("bounds for %d estimators, want %d", len(bounds), len(s.Estimators))
+	}
+	for e, est := range s.Estimators {
+		if len(bounds[e]) != len(s.Bounds) {
+			return fmt.Errorf("estimator %s has %d bounds, want one slot per bound of the series (%d)", est, len(bounds[e]), len(s.Bounds))
+		}
+		for k, kind := range s.Bounds {
+			want := 0
+			if config.Supports(est, kind) {
+				want = grid
+			}
+			if len(bounds[e][k]) != want {
+				return fmt.Errorf("estimator %s has bound %s at %d sizes, want %d", est, kind, len(bounds[e][k]), want)
+			}
+		}
+	}
+	return nil
 }

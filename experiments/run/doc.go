@@ -2,7 +2,8 @@
 // one per (series, trial): each unit gets its own random stream (derived
 // from the seed, the series' name and the trial only), collects its data
 // from the series' domain and returns every estimator's estimate at every
-// n of the grid, with the estimators' diagnostics.
+// n of the grid, with the estimators' diagnostics and, for a series with
+// bounds, the lower bounds of SPEC 1e on the same data as each estimate.
 //
 // Sharding, checkpoints, resume and merge are one mechanism: a checkpoint
 // is the append-only list of finished unit results (JSON Lines, one write

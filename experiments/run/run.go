@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
 	"github.com/ope-lab/longhorizon/models"
@@ -32,6 +35,12 @@ type UnitResult struct {
 	// registry entry) at n = N[j], indexed by its index minus 1 (k* by
 	// step t-1); Diagnostics[e] is empty for estimators without any.
 	Diagnostics [][][][]float64
+	// Bounds[e][b][j] is the lower bound b (in the order of the series'
+	// Bounds) of estimator e at n = N[j] (SPEC 1e), from the data of the
+	// estimate Estimates[e][j]; Bounds[e][b] is nil where estimator e does
+	// not support bound b (config.Supports), and Bounds is nil for a
+	// series without bounds.
+	Bounds [][][]float64
 }
 
 // Options control a run's execution, not its results: any Options give the
@@ -133,6 +142,7 @@ type worker struct {
 	pool   map[string]estimators.Estimator
 
 	disc, discPre trajectory.Discounted // the batch and a prefix under gamma
+	pre           trajectory.Batch      // a prefix of the discounted batch, for bounds
 	fit           models.Fitter
 	qHat, vHat    []float64 // the fitted model's columns (reused)
 }
@@ -143,6 +153,10 @@ type seriesState struct {
 	ndiag  []int  // diagnostics per estimator
 	model  []bool // the estimator needs the model columns (SPEC 1d)
 	gamma  float64
+	// bounds[e] lists the bounds of the series that estimator e supports
+	// (indices into the series' Bounds); lo, hi is its return range.
+	bounds [][]int
+	lo, hi float64
 	// fitted: the model is fitted on each data set, over space; else the
 	// domain records the exact model as it collects (when any estimator
 	// needs one).
@@ -181,6 +195,11 @@ func (w *worker) state(s int) (*seriesState, error) {
 		st.ndiag = append(st.ndiag, len(info.Diagnostics))
 		st.model = append(st.model, info.Needs&estimators.Model != 0)
 	}
+	if len(rs.Bounds) > 0 {
+		st.bounds = make([][]int, len(rs.Estimators))
+		rs.BoundPairs(func(e, b int) { st.bounds[e] = append(st.bounds[e], b) })
+		st.lo, st.hi, _ = rs.Range()
+	}
 	if rs.NeedsModel() {
 		md, ok := d.(domains.ModelDomain)
 		if !ok {
@@ -200,7 +219,10 @@ func (w *worker) state(s int) (*seriesState, error) {
 // estimator sees the data under the series' gamma (trajectory.Discounted,
 // SPEC 1c); those that need the model columns (SPEC 1d) get, at each n,
 // the model fitted on those n trajectories, or the exact one the domain
-// recorded.
+// recorded. The lower bounds of the series (SPEC 1e) are computed at each
+// n on exactly the data of the estimate there: the first n trajectories
+// (nested) under gamma, with the model columns for the estimators that
+// need them.
 func (w *worker) run(u Unit) (UnitResult, error) {
 	st, err := w.state(u.Series)
 	if err != nil {
@@ -216,6 +238,16 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 		res.Diagnostics[e] = make([][][]float64, st.ndiag[e])
 		for d := range res.Diagnostics[e] {
 			res.Diagnostics[e][d] = make([][]float64, nn)
+		}
+	}
+	if st.bounds != nil {
+		nb := len(p.Series[u.Series].Bounds)
+		res.Bounds = make([][][]float64, ne)
+		for e, bs := range st.bounds {
+			res.Bounds[e] = make([][]float64, nb)
+			for _, b := range bs {
+				res.Bounds[e][b] = make([]float64, nn)
+			}
 		}
 	}
 	name := p.Series[u.Series].Name
@@ -246,6 +278,19 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 				return UnitResult{}, fail(0, err)
 			}
 		}
+		if st.bounds != nil {
+			for j, n := range p.N {
+				w.pre = view.Prefix(n)
+				for e := range st.ests {
+					if st.model[e] {
+						continue // with the model columns, below
+					}
+					if err := w.boundsInto(st, &w.pre, &res, e, j); err != nil {
+						return UnitResult{}, fail(n, err)
+					}
+				}
+			}
+		}
 		if !slices.Contains(st.model, true) {
 			return res, nil
 		}
@@ -268,6 +313,9 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 			if err := estimateInto(est, view, &res, e, j); err != nil {
 				return UnitResult{}, fail(n, err)
 			}
+			if err := w.boundsInto(st, view, &res, e, j); err != nil {
+				return UnitResult{}, fail(n, err)
+			}
 		}
 		if err := w.estimateModel(st, &w.batch, &res, j); err != nil {
 			return UnitResult{}, fail(n, err)
@@ -278,7 +326,8 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 
 // estimateModel runs the estimators of st that need the model columns on
 // b (a data set of N[j] trajectories), with the model fitted on b or the
-// exact one b carries, under the series' gamma.
+// exact one b carries, under the series' gamma, and computes their bounds
+// on the same view.
 func (w *worker) estimateModel(st *seriesState, b *trajectory.Batch, res *UnitResult, j int) error {
 	if !slices.Contains(st.model, true) {
 		return nil
@@ -298,6 +347,35 @@ func (w *worker) estimateModel(st *seriesState, b *trajectory.Batch, res *UnitRe
 		if err := estimateInto(est, view, res, e, j); err != nil {
 			return err
 		}
+		if err := w.boundsInto(st, view, res, e, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// boundsInto sets res's lower bounds of estimator e at grid point j from
+// b, the data (under gamma, with the model columns the estimate used) of
+// its estimate there (SPEC 1e). A return outside the series' return range
+// is the config's fault: bad input.
+func (w *worker) boundsInto(st *seriesState, b *trajectory.Batch, res *UnitResult, e, j int) error {
+	if st.bounds == nil {
+		return nil
+	}
+	rs := &w.p.Series[res.Series]
+	est := rs.Estimators[e]
+	for _, k := range st.bounds[e] {
+		kind := rs.Bounds[k]
+		v, err := estimators.LowerBound(est, kind, b, w.p.Delta, st.lo, st.hi)
+		switch {
+		case errors.Is(err, estimators.ErrOutOfRange):
+			return inputerr.Errorf("estimator %s, bound %s: %w (series %s: return_range [%v, %v] must hold every return, under gamma)", est, kind, err, rs.Name, st.lo, st.hi)
+		case err != nil:
+			return fmt.Errorf("estimator %s, bound %s: %w", est, kind, err)
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("estimator %s, bound %s: %v is not a finite number", est, kind, v)
+		}
+		res.Bounds[e][k][j] = v
 	}
 	return nil
 }
