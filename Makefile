@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines long figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds long figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -39,6 +39,10 @@ beyond: build
 ## baselines: dm, dr, wdr, magic (SPEC 1d) beside the paper's estimators -> results/baselines/
 baselines: build
 	$(BIN) run -workers $(WORKERS) configs/baselines.yaml
+
+## bounds: high-confidence lower bounds (SPEC 1e): t, hcope, coverage -> results/bounds/
+bounds: build
+	$(BIN) run -workers $(WORKERS) configs/bounds.yaml
 
 ## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
 long: build
@@ -84,7 +88,7 @@ docs: build
 
 ## readme: refresh the README's speed table (from docs/bench.txt) and claims
 ## table (from the committed results)
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/long
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/bounds results/long
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
 	awk 'BEGIN{while((getline l < ".bench.md")>0) t=t l "\n"} /<!-- bench:begin -->/{print; printf "%s", t; skip=1; next} /<!-- bench:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
