@@ -12,7 +12,7 @@
 //   - Collect draws trajectories under the behavior policy into a
 //     trajectory.Batch, with ratios against the evaluation policy, from the
 //     given random stream only; it does not allocate once the batch has
-//     grown. Rollouts live in package policies; this package only wires an
+//     grown. Rollouts live in package policies (the tabular suite domains sample with envs/tabular's allocation-free samplers in tabularDomain.Collect); this package only wires an
 //     environment to its policies.
 //   - True values are closed forms or exact dynamic programs (each Spec's
 //     TruthDoc says which); expensive ones (Spec.CacheTruth) are cached on
