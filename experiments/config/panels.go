@@ -22,7 +22,7 @@ import (
 //	      estimators: [pdis]               # default all
 //	      x: horizon      # "n" (default) or a parameter swept in every selected series
 //	      at_n: 4096      # with x other than n: which n of the grid
-//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate | lower_bound | coverage
+//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate | lower_bound | coverage | mse_ratio
 //	      log_x: false    # default true for x = n, false otherwise
 //	      log_y: true     # default true for mse, variance, n_variance, abs_bias
 //	      y_min: 1e-12    # log y only: the axis starts here; lower values are drawn at it
@@ -39,6 +39,33 @@ import (
 // series, the mean bound with +/- 1 standard error and V(pi_e) as a dashed
 // reference, or the coverage with its binomial standard error and 1 -
 // delta as a dashed reference, on linear y axes.
+//
+// y mse_ratio (x = n only; log y by default) draws each estimator's MSE
+// relative to the best of a baseline set, per series:
+//
+//	plot:
+//	  panels:
+//	    - title: "Summary: MSE / best of WIS, CWPDIS"
+//	      y: mse_ratio
+//	      baseline: [wis, cwpdis]  # required with mse_ratio; estimators of every selected series
+//	      combine: max             # optional: one line per estimator, its worst case over the series
+//
+// The value at (series s, estimator e, n) is MSE(s, e, n) / min over b in
+// baseline of MSE(s, b, n) (MSE as in SPEC 3), with 0/0 := 1 (an MSE equal to the best is a
+// ratio of 1 whatever it is) and x/0 := +Inf for x > 0, which the figure
+// draws at the top of the axis and notes under the panel's title. Lines are
+// as for mse, one per (series, estimator), the baseline estimators included
+// when the panel draws them (their ratio is >= 1, and 1 for the best); a
+// dashed reference line at 1 is labelled "best of <baseline labels>". With
+// combine: max there is one line per estimator, whose value at n is the
+// largest ratio over the selected series that have it (the worst case over
+// domains), labelled "<estimator label> (worst over N series)"; panels.csv
+// then names, per point, the series that attains it (the first on ties).
+// An estimator's label is plot.labels of "<series>/<estimator>" (full or
+// base name, the first selected series that has one without {param}
+// placeholders), else its key. The points are ratios of aggregates, not
+// means over trials: they have no standard error (SE 0 in panels.csv, no
+// error bars), and no closed form.
 type Panel struct {
 	Title      string   `yaml:"title" json:"title,omitempty"`
 	Series     []string `yaml:"series" json:"series,omitempty"`
@@ -56,7 +83,22 @@ type Panel struct {
 	ClosedForm bool     `yaml:"closed_form" json:"closed_form,omitempty"`
 	XLabel     string   `yaml:"x_label" json:"x_label,omitempty"`
 	YLabel     string   `yaml:"y_label" json:"y_label,omitempty"`
+	// Baseline (y mse_ratio only, and required with it) lists the
+	// estimators whose smallest MSE divides every MSE of the panel.
+	Baseline []string `yaml:"baseline" json:"baseline,omitempty"`
+	// Combine (y mse_ratio only) is "" for one line per (series,
+	// estimator) or CombineMax for one line per estimator: its largest
+	// ratio over the selected series.
+	Combine string `yaml:"combine" json:"combine,omitempty"`
 }
+
+// PanelRatioY is the panel quantity of MSE ratios against the best of a
+// baseline set of estimators (Panel.Baseline).
+const PanelRatioY = "mse_ratio"
+
+// CombineMax is the one value of Panel.Combine: a line per estimator, its
+// worst (largest) MSE ratio over the selected series.
+const CombineMax = "max"
 
 // panelYs are the quantities a panel can plot, in the order error messages
 // list them.
@@ -72,6 +114,7 @@ var panelYs = []struct {
 	{"mean_estimate", "mean estimate", false},
 	{"lower_bound", "mean lower bound", false},
 	{"coverage", "coverage", false},
+	{PanelRatioY, "MSE / min MSE(baseline)", true},
 }
 
 // PanelBoundY reports whether panel quantity y is one of a lower bound
@@ -182,7 +225,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if pc.X == "" {
 			pc.X = "n"
 		}
-		if pc.X != "n" && PanelBoundY(pc.Y) {
+		if pc.X != "n" && (PanelBoundY(pc.Y) || pc.Y == PanelRatioY) {
 			v.fail(field+".x", at("x"), "%q, but y %s is drawn against n only", pc.X, pc.Y)
 		}
 		if pc.X != "n" {
@@ -228,6 +271,8 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if logY && bound {
 			v.fail(field+".log_y", at("log_y"), "y %s is drawn on a linear axis (a bound can be negative, a coverage 0)", pc.Y)
 		}
+		pc.Baseline = slices.Clone(pc.Baseline)
+		v.ratio(field, at, &pc, r, sel)
 		if pc.YMin != nil {
 			yMin := *pc.YMin
 			pc.YMin = &yMin
@@ -276,6 +321,43 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		out = append(out, pc)
 	}
 	return out
+}
+
+// ratio checks a panel's baseline and combine: both only with y
+// mse_ratio, which needs a baseline of distinct known estimators, each an
+// estimator of every selected series (sel), and combine "" or max.
+func (v *validator) ratio(field string, at func(keys ...any) []any, pc *Panel, r *Plan, sel []int) {
+	if pc.Y != PanelRatioY {
+		if pc.Baseline != nil {
+			v.fail(field+".baseline", at("baseline"), "applies only with y: %s (y is %s)", PanelRatioY, pc.Y)
+		}
+		if pc.Combine != "" {
+			v.fail(field+".combine", at("combine"), "%q, but combine applies only with y: %s (y is %s)", pc.Combine, PanelRatioY, pc.Y)
+		}
+		return
+	}
+	if len(pc.Baseline) == 0 {
+		v.fail(field+".baseline", at("baseline"), "missing: y %s needs baseline, the estimators whose smallest MSE divides every MSE (e.g. [wis, cwpdis])", PanelRatioY)
+	}
+	for j, b := range pc.Baseline {
+		f := fmt.Sprintf("%s.baseline[%d]", field, j)
+		if _, ok := estimators.Lookup(b); !ok {
+			v.fail(f, at("baseline", j), "unknown estimator %q (known: %s)", b, strings.Join(estimators.Names(), ", "))
+			continue
+		}
+		if slices.Index(pc.Baseline, b) < j {
+			v.fail(f, at("baseline", j), "%q is listed twice", b)
+		}
+		for _, s := range sel {
+			if !slices.Contains(r.Series[s].Estimators, b) {
+				v.fail(f, at("baseline", j), "series %s has no estimator %q (each baseline estimator must be one of every selected series)", r.Series[s].Name, b)
+				break
+			}
+		}
+	}
+	if pc.Combine != "" && pc.Combine != CombineMax {
+		v.fail(field+".combine", at("combine"), "%q, want %s (or no combine: a line per series)", pc.Combine, CombineMax)
+	}
 }
 
 // yMin checks a panel's y_min: a positive finite number, on a log y axis.

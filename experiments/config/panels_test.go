@@ -122,3 +122,102 @@ var panelBase = func() string {
 	}
 	return string(data)
 }()
+
+// ratioBase is a config with an mse_ratio panel over two of three series
+// (line numbers matter: the panel starts on line 17, its baseline is on
+// line 20 and its combine on line 21).
+const ratioBase = `name: t
+trials: 4
+n: [2, 10]
+series:
+  - name: ch
+    domain: chainmdp
+    params: {horizon: [2, 4]}
+    estimators: [is, wis, cwpdis]
+  - name: sub
+    domain: subepisode
+    estimators: [wis, cwpdis, incris]
+  - name: only
+    domain: subepisode
+    estimators: [pdis]
+plot:
+  panels:
+    - title: R
+      series: [ch, sub]
+      y: mse_ratio
+      baseline: [wis, cwpdis]
+      combine: max
+`
+
+// TestPanelRatioConfig: mse_ratio panels are accepted with a baseline of
+// estimators of every selected series, log y by default and x = n; every
+// misuse of y mse_ratio, baseline and combine is refused with the line and
+// the field.
+func TestPanelRatioConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, find, replace string
+		want                string // "": accepted
+		// Of an accepted config: the panel's combine and log y.
+		combine string
+		logY    bool
+	}{
+		{"combine max", "", "", "", "max", true},
+		{"per series", "      combine: max\n", "", "", "", true},
+		{"linear y", "combine: max", "combine: max\n      log_y: false", "", "max", false},
+		{"y_min", "combine: max", "combine: max\n      y_min: 0.01", "", "max", true},
+		{"baseline not drawn", "y: mse_ratio", "estimators: [is]\n      y: mse_ratio", "", "max", true},
+		{"one baseline estimator", "[wis, cwpdis]", "[cwpdis]", "", "max", true},
+
+		{"baseline missing", "      baseline: [wis, cwpdis]\n", "",
+			`t.yaml:17: plot.panels[0].baseline: missing: y mse_ratio needs baseline`, "", false},
+		{"baseline empty", "[wis, cwpdis]", "[]",
+			`t.yaml:20: plot.panels[0].baseline: missing: y mse_ratio needs baseline`, "", false},
+		{"baseline a scalar", "[wis, cwpdis]", "wis",
+			`t.yaml:20: plot.panels[0].baseline: "wis", want a list such as [a, b]`, "", false},
+		{"baseline absent from a selected series", "series: [ch, sub]", "series: [ch, sub, only]",
+			`t.yaml:20: plot.panels[0].baseline[0]: series only has no estimator "wis" (each baseline estimator must be one of every selected series)`, "", false},
+		{"baseline absent by default selection", "      series: [ch, sub]\n", "",
+			`t.yaml:19: plot.panels[0].baseline[0]: series only has no estimator "wis"`, "", false},
+		{"baseline estimator of one series only", "[wis, cwpdis]", "[wis, incris]",
+			`t.yaml:20: plot.panels[0].baseline[1]: series ch[horizon=2] has no estimator "incris"`, "", false},
+		{"baseline unknown", "[wis, cwpdis]", "[wis, cwpdiss]",
+			`t.yaml:20: plot.panels[0].baseline[1]: unknown estimator "cwpdiss"`, "", false},
+		{"baseline twice", "[wis, cwpdis]", "[wis, wis]",
+			`t.yaml:20: plot.panels[0].baseline[1]: "wis" is listed twice`, "", false},
+		{"baseline without mse_ratio", "      y: mse_ratio\n", "",
+			`t.yaml:19: plot.panels[0].baseline: applies only with y: mse_ratio (y is mse)`, "", false},
+		{"combine without mse_ratio", "      y: mse_ratio\n      baseline: [wis, cwpdis]\n", "",
+			`t.yaml:19: plot.panels[0].combine: "max", but combine applies only with y: mse_ratio (y is mse)`, "", false},
+		{"combine unknown", "combine: max", "combine: min",
+			`t.yaml:21: plot.panels[0].combine: "min", want max`, "", false},
+		{"x a parameter", "y: mse_ratio", "x: horizon\n      at_n: 10\n      y: mse_ratio",
+			`t.yaml:19: plot.panels[0].x: "horizon", but y mse_ratio is drawn against n only`, "", false},
+		{"closed form", "combine: max", "combine: max\n      closed_form: true",
+			`t.yaml:22: plot.panels[0].closed_form: no selected series and estimator has a closed form for mse_ratio`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(ratioBase, tc.find, tc.replace, 1)
+			if tc.find != "" && cfg == ratioBase {
+				t.Fatalf("test edit %q not applied", tc.find)
+			}
+			r, err := Parse([]byte(cfg), "t.yaml")
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("error %v\nwant it to contain %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pc := r.Plot.Panels[0]
+			if pc.Y != PanelRatioY || pc.X != "n" || !*pc.LogX || *pc.LogY != tc.logY || pc.Combine != tc.combine {
+				t.Errorf("panel y %s, x %s, log x %v, log y %v, combine %q; want mse_ratio, n, true, %v, %q",
+					pc.Y, pc.X, *pc.LogX, *pc.LogY, pc.Combine, tc.logY, tc.combine)
+			}
+			if len(pc.Baseline) == 0 || pc.Baseline[len(pc.Baseline)-1] != "cwpdis" {
+				t.Errorf("baseline %v, want it to end with cwpdis", pc.Baseline)
+			}
+		})
+	}
+}

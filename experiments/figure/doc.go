@@ -40,8 +40,12 @@
 //     1 - delta under coverages) are dark grey dashed horizontal lines
 //     across it, named in its legend and inside its y range; a panel with
 //     a fixed range (YLo < YHi, linear axes: a coverage's [0, 1]) shows
-//     that range, padded, whatever its points. Draw returns an error
-//     naming the panel if a panel has no drawable point.
+//     that range, padded, whatever its points. A point of value +Inf (an
+//     MSE ratio over a best MSE of 0) is never left out: it is drawn on
+//     the top edge of the y axis, which gets headroom above the finite
+//     values, without an error bar, and the panel says "+Inf drawn at the
+//     top of the axis" under its title. Draw returns an error naming the
+//     panel if a panel has no drawable point.
 //   - Output depends only on the Figure: the same data give the same bytes,
 //     which golden-image tests check.
 package figure

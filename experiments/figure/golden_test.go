@@ -160,6 +160,7 @@ func goldenCases() []goldenCase {
 		{"panels", goldenPanels()},
 		{"bounds", Figure{Title: "Golden: lower bounds (synthetic, 30 trials)",
 			Note: "Points: simulated, with error bars of ±1 standard error over the trials", Panels: boundPanels()}},
+		{"ratio", ratioFigure()},
 	}
 }
 

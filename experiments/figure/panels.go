@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,6 +172,9 @@ type viewLine struct {
 	pts    plotter.XYs
 	lo, hi []float64
 	closed plotter.XYs
+	// top indexes the points of pts whose value is +Inf: drawn at the top
+	// of the y axis, without an error bar.
+	top []int
 }
 
 // view is what a panel draws: its lines, its axis ranges, and the note
@@ -178,9 +182,19 @@ type viewLine struct {
 type view struct {
 	lines                  []viewLine
 	xMin, xMax, yMin, yMax float64
-	// note is clipNote when some value was drawn at y_min, else empty.
+	// note is clipNote when some value was drawn at y_min, and infNote
+	// when some point was +Inf (joined by "; "), else empty.
 	note string
 }
+
+// infNote is the note under a panel's title when some point's value is
+// +Inf (an MSE ratio over a best MSE of 0): it is drawn at the top of the
+// y axis, never left out.
+const infNote = "+Inf drawn at the top of the axis"
+
+// infHeadroom widens a y axis that shows +Inf points at its top, as a
+// fraction of its (log) range, above the padding of its finite values.
+const infHeadroom = 0.1
 
 // panelView computes the lines and axis ranges of Panel pn. Points a log
 // axis cannot show are left out.
@@ -188,8 +202,10 @@ type view struct {
 // yMin > 0 on a log y axis (config plot.panels[].y_min; ignored otherwise)
 // is where the y axis starts: every finite value below it, a point, an
 // error bar end or a vertex of a line, is drawn at yMin (a bar is cut
-// there, without a cap), and when some value was, the note says so. Only
-// the drawing changes: pn is not modified.
+// there, without a cap), and when some value was, the note says so. A
+// point of value +Inf (at a drawable x) is drawn at the top of the y axis,
+// without an error bar, and noted: never a silent gap. Only the drawing
+// changes: pn is not modified.
 func panelView(pn Panel, yMin float64) (*view, error) {
 	if !pn.LogY || !(yMin > 0) || !finite(yMin) {
 		yMin = 0
@@ -218,6 +234,15 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 	for i, ln := range pn.Lines {
 		pr := &v.lines[i]
 		for _, pt := range ln.Points {
+			if okX(pt.X) && math.IsInf(pt.Y, 1) {
+				// Placed at the top once the axis is known.
+				pr.top = append(pr.top, len(pr.pts))
+				pr.pts = append(pr.pts, plotter.XY{X: pt.X, Y: pt.Y})
+				pr.lo = append(pr.lo, pt.Y)
+				pr.hi = append(pr.hi, pt.Y)
+				xr.add(pt.X)
+				continue
+			}
 			if !okX(pt.X) || !okY(pt.Y) {
 				continue
 			}
@@ -246,7 +271,8 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 			}
 		}
 	}
-	if yr.empty() {
+	anyTop := slices.ContainsFunc(v.lines, func(l viewLine) bool { return len(l.top) > 0 })
+	if yr.empty() && !anyTop {
 		return nil, errors.New("no simulated point can be drawn on these axes")
 	}
 	pointY := yr
@@ -278,6 +304,10 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 			yr.add(atMin(ref.Y))
 		}
 	}
+	if yr.empty() {
+		// Every drawable point is +Inf: an axis around 1 (or y_min).
+		yr.add(atMin(1))
+	}
 	if pn.LogX {
 		v.xMin, v.xMax = logPad(xr.lo, xr.hi)
 	} else {
@@ -296,9 +326,31 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 	default:
 		v.yMin, v.yMax = linPad(yr.lo, yr.hi)
 	}
-	if clipped {
-		v.note = clipNote(yMin)
+	if anyTop && !yr.empty() {
+		// Room above the finite values, so that the +Inf points on the
+		// top edge stand apart from them.
+		if pn.LogY {
+			if f := math.Pow(v.yMax/v.yMin, infHeadroom); finite(f) {
+				v.yMax = math.Min(v.yMax*f, math.MaxFloat64)
+			}
+		} else {
+			v.yMax += infHeadroom * (v.yMax - v.yMin)
+		}
 	}
+	var notes []string
+	if clipped {
+		notes = append(notes, clipNote(yMin))
+	}
+	for i := range v.lines {
+		pr := &v.lines[i]
+		for _, j := range pr.top {
+			pr.pts[j].Y, pr.lo[j], pr.hi[j] = v.yMax, v.yMax, v.yMax
+		}
+	}
+	if anyTop {
+		notes = append(notes, infNote)
+	}
+	v.note = strings.Join(notes, "; ")
 	return v, nil
 }
 

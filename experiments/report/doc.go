@@ -12,6 +12,10 @@
 //     trials into bounds.csv (BoundRow: mean bound, coverage of the true
 //     value, vacuous fraction); a run without bounds writes no such file,
 //     and its other files are as before bounds existed.
+//   - Panels of MSE ratios (config y mse_ratio) are computed from the
+//     curve rows alone: MSE over the smallest MSE of the baseline, per
+//     series and n (0/0 := 1, x/0 := +Inf), or its maximum over series
+//     per estimator (combine max); their points have SE 0.
 //   - Claims (SPEC 4) are checked at every n of their range; a claim whose
 //     range holds no grid point does not hold. A claim on a bound quantity
 //     reads bounds.csv's rows.

@@ -232,6 +232,9 @@ func figureOf(p *config.Plan, rows []Row, diags []DiagTable, panels []Panel) Fig
 				break
 			}
 		}
+		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == config.PanelRatioY }) {
+			f.Note += PanelsRatioNote
+		}
 		f.Note += "."
 	}
 	return f

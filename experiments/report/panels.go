@@ -139,6 +139,8 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 		var err error
 		if config.PanelBoundY(pc.Y) {
 			pn, pts, err = buildBoundPanel(r, i, pc, boundOf)
+		} else if pc.Y == config.PanelRatioY {
+			pn, pts, err = buildRatioPanel(r, i, pc, rowOf)
 		} else {
 			pn, pts, err = buildPanel(r, i, pc, rowOf, statOf, cs)
 		}
@@ -343,6 +345,161 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boun
 		}
 	}
 	pn.Refs = truths
+	return pn, points, nil
+}
+
+// mseRatio is the value of a panel of y mse_ratio (config.Panel): mse /
+// best, where best is the smallest MSE of the baseline, with 0/0 := 1 (an
+// MSE equal to the best is 1 whatever it is) and x/0 := +Inf for x > 0.
+// NaN stays NaN.
+func mseRatio(mse, best float64) float64 {
+	switch {
+	case mse == best:
+		return 1
+	case best == 0 && mse > 0:
+		return math.Inf(1)
+	}
+	return mse / best
+}
+
+// bestMSE returns the smallest MSE of the baseline estimators of series rs
+// at n (NaN if one of them is NaN).
+func bestMSE(rs *config.Series, baseline []string, n int, rowOf map[statsKey]Row) (float64, error) {
+	best := math.Inf(1)
+	for _, b := range baseline {
+		row, ok := rowOf[statsKey{rs.Name, b, n}]
+		if !ok {
+			return 0, fmt.Errorf("no curve row for baseline %s/%s at n = %d", rs.Name, b, n)
+		}
+		if math.IsNaN(row.MSE) {
+			return math.NaN(), nil
+		}
+		best = math.Min(best, row.MSE)
+	}
+	return best, nil
+}
+
+// estimatorLabel is an estimator's label in a panel across series (the
+// reference line of a ratio panel, a combined line): plot.labels of
+// "<series>/<est>" (full, then base name) of the first series of members
+// that has one without {param} placeholders, else est.
+func estimatorLabel(r *config.Plan, members []int, est string) string {
+	for _, s := range members {
+		rs := &r.Series[s]
+		for _, key := range []string{rs.Name, rs.Base} {
+			if l, ok := r.Plot.Labels[key+"/"+est]; ok && !strings.Contains(l, "{") {
+				return l
+			}
+		}
+	}
+	return est
+}
+
+// buildRatioPanel builds a panel of y mse_ratio (against n; config.Panel):
+// at each n of the grid, MSE(s, e, n) / min over b in pc.Baseline of
+// MSE(s, b, n) (mseRatio; MSE of SPEC 3), one line per (series,
+// estimator) labelled as an mse panel's; or, with combine max, one line
+// per estimator, its largest ratio over the selected series that have it,
+// labelled "<estimator label> (worst over N series)", each point's series
+// the one attaining it (the first on ties). Points have SE 0 and no closed
+// form. The reference line at 1 is "best of <baseline labels>".
+func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc)
+	// config checks both when it parses a config; a plan read back from
+	// meta.json is checked here.
+	if len(pc.Baseline) == 0 {
+		return pn, nil, fmt.Errorf("y %s without a baseline", pc.Y)
+	}
+	if pc.Combine != "" && pc.Combine != config.CombineMax {
+		return pn, nil, fmt.Errorf("combine %q, want %s", pc.Combine, config.CombineMax)
+	}
+	sel := r.PanelSeries(pc.Series)
+	baseLabels := make([]string, len(pc.Baseline))
+	for i, b := range pc.Baseline {
+		baseLabels[i] = estimatorLabel(r, sel, b)
+	}
+	if pc.YLabel == "" {
+		pn.YLabel = "MSE / min MSE(" + strings.Join(baseLabels, ", ") + ")"
+	}
+	pn.Refs = []RefLine{{Label: "best of " + strings.Join(baseLabels, ", "), Y: 1}}
+
+	// ratios holds the ratios of (series, estimator) over the grid.
+	type lineKey struct {
+		s int
+		e string
+	}
+	ratios := map[lineKey][]float64{}
+	var lines []*panelLine
+	var order []string // estimators in order of first appearance
+	members := map[string][]int{}
+	bases := map[string]bool{}
+	for _, s := range sel {
+		rs := &r.Series[s]
+		best := make([]float64, len(r.N))
+		for j, n := range r.N {
+			b, err := bestMSE(rs, pc.Baseline, n, rowOf)
+			if err != nil {
+				return pn, nil, err
+			}
+			best[j] = b
+		}
+		for _, e := range pc.EstimatorsOf(rs) {
+			rv := make([]float64, len(r.N))
+			for j, n := range r.N {
+				row, ok := rowOf[statsKey{rs.Name, e, n}]
+				if !ok {
+					return pn, nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, e, n)
+				}
+				rv[j] = mseRatio(row.MSE, best[j])
+			}
+			ratios[lineKey{s, e}] = rv
+			lines = append(lines, &panelLine{group: rs.Name, base: rs.Base, estimator: e, members: []int{s}})
+			if members[e] == nil {
+				order = append(order, e)
+			}
+			members[e] = append(members[e], s)
+			bases[rs.Base] = true
+		}
+	}
+
+	var points []PanelPoint
+	add := func(pl *PanelLine, j int, series string, y float64) {
+		n := r.N[j]
+		pl.Points = append(pl.Points, PanelXY{X: float64(n), Y: y})
+		points = append(points, PanelPoint{Panel: idx + 1, Series: series, Estimator: pl.Estimator, Label: pl.Label, N: n,
+			X: float64(n), Y: y, Closed: math.NaN(), Z: math.NaN()})
+	}
+	if pc.Combine == config.CombineMax {
+		for _, e := range order {
+			ms := members[e]
+			pl := PanelLine{Series: r.Series[ms[0]].Name, Estimator: e,
+				Label:  fmt.Sprintf("%s (worst over %d series)", estimatorLabel(r, ms, e), len(ms)),
+				Dashed: slices.Contains(r.Plot.Dashed, e)}
+			for j := range r.N {
+				worst, arg := math.NaN(), -1
+				for _, s := range ms {
+					v := ratios[lineKey{s, e}][j]
+					// The first series, a larger ratio, or a NaN (which stays).
+					if arg < 0 || v > worst || math.IsNaN(v) && !math.IsNaN(worst) {
+						worst, arg = v, s
+					}
+				}
+				add(&pl, j, r.Series[arg].Name, worst)
+			}
+			pn.Lines = append(pn.Lines, pl)
+		}
+		return pn, points, nil
+	}
+	for _, ln := range lines {
+		s := ln.members[0]
+		rs := &r.Series[s]
+		pl := PanelLine{Series: rs.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, rs, len(bases) > 1, len(order) > 1),
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+		for j, y := range ratios[lineKey{s, ln.estimator}] {
+			add(&pl, j, rs.Name, y)
+		}
+		pn.Lines = append(pn.Lines, pl)
+	}
 	return pn, points, nil
 }
 
