@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds long figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite long figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -43,6 +43,10 @@ baselines: build
 ## bounds: high-confidence lower bounds (SPEC 1e): t, hcope, coverage -> results/bounds/
 bounds: build
 	$(BIN) run -workers $(WORKERS) configs/bounds.yaml
+
+## suite: six new tabular domains and the paper's three, with adaptive (issue 16) -> results/suite/
+suite: build
+	$(BIN) run -workers $(WORKERS) configs/suite.yaml
 
 ## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
 long: build

@@ -6,7 +6,8 @@
 // SPEC section 1 defines them; beyond the paper, incris-ld (SPEC 1b) and
 // the model-based and doubly robust estimators dm, dr, wdr and magic (SPEC
 // 1d), which read the model columns q_hat and v_hat of the batch (dm uses
-// the model alone, no weights).
+// the model alone, no weights), and adaptive (docs/adaptive.md), a
+// MAGIC-style blend of windowed CWPDIS estimates anchored on CWPDIS.
 //
 // Contract:
 //   - Every estimator weights by the batch's per-step importance factors

@@ -199,6 +199,22 @@ var magicX = Diagnostic{Name: "magic_x", Index: "position", IndexLabel: "positio
 	Label: "mean blend weight x_j",
 	Doc:   "x_j, the weight MAGIC gives the off-policy j-step return g_j (position 1 is j = 0, the model alone; the last is j = H, wdr); the weights are >= 0 and sum to 1"}
 
+// adaptiveX is adaptive's diagnostic: its blend weights.
+var adaptiveX = Diagnostic{Name: "adaptive_x", Index: "position", IndexLabel: "position of the candidate in (j = 1, 2, 4, ..., H, wis)",
+	Label: "mean blend weight x",
+	Doc:   "x_a, the weight adaptive gives candidate a: the windowed CWPDIS g_j keeping the last j factors (positions 1, 2, ... for j = 1, 2, 4, ...; j = H, cwpdis, the anchor), then wis (the last position, when H >= 2); the weights are >= 0 and sum to 1"}
+
+// adaptiveWorkspace bounds adaptive's memory: the factors, the sums of
+// cwpdis and wis, five H x |J| tables (products of one trajectory, their
+// exponents and column scales, per-step sums) and the k x k matrices of
+// the blend, k <= |J| + 1 <= log2 H + 3.
+var adaptiveWorkspace = workspace{
+	func(n, h float64) float64 {
+		j := math.Log2(max(h, 1)) + 3
+		return 8*n*h + 8*(7*h+3) + 40*h*j + 8*(4*j*j+13*j)
+	},
+	"8 n H (factors, with changed options only) + 8 (7H+3) (sums of cwpdis and wis) + 40 H J (products, exponents, scales, per-step sums) + 8 (4 J^2 + 13 J) (covariance, M, its Cholesky factor), J = log2 H + 3 bytes"}
+
 func sumsEntry(name, formula, source string, class Class, def bool, mk func() Estimator) Info {
 	return Info{Name: name, Formula: formula, Source: source, MinN: 1, Class: class, Default: def, memory: sumsWorkspace, new: mk}
 }
@@ -252,6 +268,10 @@ var registry = []Info{
 		Source: "MAGIC, Thomas & Brunskill 2016, Algorithm 1 (interp.: a normal interval for the percentile bootstrap); SPEC 1d",
 		MinN:   2, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{magicX}, memory: magicWorkspace,
 		new: func() Estimator { return NewMAGIC() }},
+	{Name: "adaptive", Formula: "sum_a x_a g_a over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis: x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, Omega the candidates' covariance from their influence terms, b_a = |g_a - cwpdis|",
+		Source: "beyond the paper: MAGIC's blend (SPEC 1d) over importance-sampling candidates; docs/adaptive.md",
+		MinN:   1, Class: Adaptive, Diagnostics: []Diagnostic{adaptiveX}, memory: adaptiveWorkspace,
+		new: func() Estimator { return NewAdaptiveBlend() }},
 }
 
 func withUses(i Info, d Data, without string) Info {

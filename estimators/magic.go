@@ -121,17 +121,12 @@ func (e *MAGIC) Estimate(b *trajectory.Batch) (float64, error) {
 	for a, ga := range sum {
 		e.bias[a] = max(lo-ga, ga-hi, 0)
 	}
-	trace := 0.0
 	for a := range k {
 		for c := range k {
 			e.m[a*k+c] = com[a*k+c] + e.bias[a]*e.bias[c]
 		}
-		trace += e.m[a*k+a]
 	}
-	lambda := 1e-10 * max(trace/float64(k), 1e-300)
-	for a := range k {
-		e.m[a*k+a] += lambda
-	}
+	trace := addRidge(e.m, k)
 	for _, v := range e.m {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return 0, fmt.Errorf("magic: the covariance of the j-step returns %w", ErrNotRepresentable)
