@@ -92,7 +92,7 @@ docs: build
 
 ## readme: refresh the README's speed table (from docs/bench.txt) and claims
 ## table (from the committed results)
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/bounds results/long
+CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/bounds results/suite results/long
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
 	awk 'BEGIN{while((getline l < ".bench.md")>0) t=t l "\n"} /<!-- bench:begin -->/{print; printf "%s", t; skip=1; next} /<!-- bench:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
