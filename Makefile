@@ -90,11 +90,16 @@ clean:
 docs: build
 	$(BIN) help reference > docs/reference.md
 
-## readme: refresh the README's speed table (from docs/bench.txt) and claims
-## table (from the committed results)
-CLAIM_RUNS := results/fig2 results/fig3 results/fig4 results/beyond results/baselines results/bounds results/suite results/long
+## readme: refresh the README's speed table (from docs/bench.txt) and the
+## claims tables: the paper's figures in the README, every run in
+## docs/results.md (from the committed results)
+PAPER_RUNS := results/fig2 results/fig3 results/fig4
+CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/long
+FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
-	awk 'BEGIN{while((getline l < ".bench.md")>0) t=t l "\n"} /<!-- bench:begin -->/{print; printf "%s", t; skip=1; next} /<!-- bench:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
+	$(call FILL,.bench.md,bench) README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
+	$(BIN) claims $(PAPER_RUNS) > .claims.md
+	$(call FILL,.claims.md,claims) README.md > .README.tmp && mv .README.tmp README.md
 	$(BIN) claims $(CLAIM_RUNS) > .claims.md
-	awk 'BEGIN{while((getline l < ".claims.md")>0) t=t l "\n"} /<!-- claims:begin -->/{print; printf "%s", t; skip=1; next} /<!-- claims:end -->/{skip=0} !skip' README.md > .README.tmp && mv .README.tmp README.md && rm -f .claims.md
+	$(call FILL,.claims.md,claims) docs/results.md > .results.tmp && mv .results.tmp docs/results.md && rm -f .claims.md

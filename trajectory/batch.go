@@ -29,6 +29,14 @@ type Batch struct {
 	// step, for fitting a tabular model; both empty when the producer has
 	// none (options data, logs without them).
 	Obs, Action []int32
+	// PiB and PiE are the behavior's and the evaluation policy's
+	// probabilities of the logged action, pi_b(a_t|o_t) and pi_e(a_t|o_t),
+	// of every step, for writing the batch as logged data (package
+	// logdata): both empty when the producer did not record them (see
+	// HasProbs), otherwise one entry per step each. A producer that
+	// records them records probabilities whose quotient PiE/PiB is the
+	// step's Ratio bit for bit.
+	PiB, PiE []float64
 
 	horizon int
 }
@@ -40,6 +48,10 @@ func (b *Batch) HasModel() bool { return len(b.Reward) > 0 && len(b.QHat) == len
 // HasIDs reports whether the batch carries observation and action ids.
 func (b *Batch) HasIDs() bool { return len(b.Reward) > 0 && len(b.Obs) == len(b.Reward) }
 
+// HasProbs reports whether the batch carries the action probabilities PiB
+// and PiE.
+func (b *Batch) HasProbs() bool { return len(b.Reward) > 0 && len(b.PiB) == len(b.Reward) }
+
 // Reset empties b, keeping its memory for reuse.
 func (b *Batch) Reset() {
 	b.Offsets = append(b.Offsets[:0], 0)
@@ -50,6 +62,7 @@ func (b *Batch) Reset() {
 	b.Split = b.Split[:0]
 	b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
 	b.Obs, b.Action = b.Obs[:0], b.Action[:0]
+	b.PiB, b.PiE = b.PiB[:0], b.PiE[:0]
 	b.horizon = 0
 }
 
@@ -100,6 +113,13 @@ func (b *Batch) AddIDs(obs, action int32) {
 func (b *Batch) AddModel(qHat, vHat float64) {
 	b.QHat = append(b.QHat, qHat)
 	b.VHat = append(b.VHat, vHat)
+}
+
+// AddProbs records pi_b and pi_e of the action of the step just added
+// (call it after every Add or AddOption, or never).
+func (b *Batch) AddProbs(piB, piE float64) {
+	b.PiB = append(b.PiB, piB)
+	b.PiE = append(b.PiE, piE)
 }
 
 // MarkSplit marks the last added step as the end of a part (a split point
@@ -163,6 +183,9 @@ func (b *Batch) Prefix(n int) Batch {
 	if b.HasIDs() {
 		p.Obs, p.Action = b.Obs[:end], b.Action[:end]
 	}
+	if b.HasProbs() {
+		p.PiB, p.PiE = b.PiB[:end], b.PiE[:end]
+	}
 	for i := 0; i < n; i++ {
 		if l := p.Len(i); l > p.horizon {
 			p.horizon = l
@@ -210,6 +233,9 @@ func (b *Batch) Validate() error {
 	if (len(b.Obs) != 0 || len(b.Action) != 0) && (len(b.Obs) != m || len(b.Action) != m) {
 		return fmt.Errorf("trajectory: observation and action ids must both have one value a step, or be absent")
 	}
+	if (len(b.PiB) != 0 || len(b.PiE) != 0) && (len(b.PiB) != m || len(b.PiE) != m) {
+		return fmt.Errorf("trajectory: pi_b and pi_e must both have one value a step, or be absent")
+	}
 	for i := 1; i < len(b.Offsets); i++ {
 		if b.Offsets[i] < b.Offsets[i-1] || b.Offsets[i] > m {
 			return fmt.Errorf("trajectory: offset %d (%d) out of order", i, b.Offsets[i])
@@ -225,6 +251,11 @@ func (b *Batch) Validate() error {
 		if len(b.QHat) == m {
 			if q, v := b.QHat[s], b.VHat[s]; math.IsNaN(q+v) || math.IsInf(q, 0) || math.IsInf(v, 0) {
 				return fmt.Errorf("trajectory: step %d: q_hat %v or v_hat %v is not finite", s, q, v)
+			}
+		}
+		if len(b.PiB) == m {
+			if pb, pe := b.PiB[s], b.PiE[s]; !(pb > 0 && pb <= 1) || !(pe >= 0 && pe <= 1) {
+				return fmt.Errorf("trajectory: step %d: pi_b %v must be in (0, 1] and pi_e %v in [0, 1]", s, pb, pe)
 			}
 		}
 		for _, v := range [...]float64{b.Ratio[s], b.OptionRatio[s]} {

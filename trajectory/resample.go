@@ -27,6 +27,10 @@ func (b *Batch) AppendTrajectory(src *Batch, i int) {
 		b.Obs = append(b.Obs, src.Obs[lo:hi]...)
 		b.Action = append(b.Action, src.Action[lo:hi]...)
 	}
+	if src.HasProbs() {
+		b.PiB = append(b.PiB, src.PiB[lo:hi]...)
+		b.PiE = append(b.PiE, src.PiE[lo:hi]...)
+	}
 	if l := hi - lo; l > b.horizon {
 		b.horizon = l
 	}

@@ -6,25 +6,36 @@ import (
 	"testing"
 )
 
-// TestREADMEClaimsMatchResults: the README's claims table is exactly what
-// `runexp claims` prints for the committed results (refresh it with
-// `make readme` after rerunning a figure).
-func TestREADMEClaimsMatchResults(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(readme)
-	const begin, end = "<!-- claims:begin -->\n", "<!-- claims:end -->"
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatal("README has no claims block")
-	}
-	want, err := ClaimsMarkdown([]string{"../../results/fig2", "../../results/fig3", "../../results/fig4", "../../results/beyond", "../../results/baselines", "../../results/bounds", "../../results/suite", "../../results/long"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s[i+len(begin) : j]; got != want {
-		t.Errorf("README claims table is stale; run `make readme`.\ngot:\n%s\nwant:\n%s", got, want)
+// TestClaimsTablesMatchResults: the claims tables of the README (the
+// paper's figures) and of docs/results.md (every committed run) are
+// exactly what `runexp claims` prints for the committed results (refresh
+// them with `make readme` after rerunning a figure).
+func TestClaimsTablesMatchResults(t *testing.T) {
+	paper := []string{"../../results/fig2", "../../results/fig3", "../../results/fig4"}
+	all := append(paper, "../../results/beyond", "../../results/baselines", "../../results/bounds", "../../results/suite", "../../results/long")
+	for _, tc := range []struct {
+		file string
+		runs []string
+	}{
+		{"../../README.md", paper},
+		{"../../docs/results.md", all},
+	} {
+		data, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		const begin, end = "<!-- claims:begin -->\n", "<!-- claims:end -->"
+		i, j := strings.Index(s, begin), strings.Index(s, end)
+		if i < 0 || j < i {
+			t.Fatalf("%s has no claims block", tc.file)
+		}
+		want, err := ClaimsMarkdown(tc.runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s[i+len(begin) : j]; got != want {
+			t.Errorf("%s: claims table is stale; run `make readme`.\ngot:\n%s\nwant:\n%s", tc.file, got, want)
+		}
 	}
 }
