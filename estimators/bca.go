@@ -50,19 +50,12 @@ import (
 // and jackknife share the workers, each owning one batch (memory about
 // (workers + 1) copies of b, as Bootstrap).
 func BootstrapBCa(b *trajectory.Batch, names []string, reps int, confidence float64, seed uint64, workers int) ([]Interval, error) {
-	if reps < 1 {
-		return nil, fmt.Errorf("bootstrap (BCa): %d replicates, want at least 1", reps)
-	}
-	if !(confidence > 0 && confidence < 1) {
-		return nil, fmt.Errorf("bootstrap (BCa): confidence %v, want a number in (0, 1)", confidence)
+	if err := bootstrapArgs("bootstrap (BCa)", reps, confidence, names); err != nil {
+		return nil, err
 	}
 	n := b.N()
 	for _, name := range names {
-		info, ok := Lookup(name)
-		if !ok {
-			_, err := New(name)
-			return nil, err
-		}
+		info, _ := Lookup(name)
 		if need := max(info.MinN, 1) + 1; n < need {
 			return nil, fmt.Errorf("bootstrap (BCa): %s: %w: n = %d, its jackknife needs n >= %d", name, ErrTooFew, n, need)
 		}

@@ -38,19 +38,12 @@ type Interval struct {
 // worker owns one batch, reused for all its replicates, and its own
 // estimators: memory is about (workers + 1) copies of b.
 func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64, seed uint64, workers int) ([]Interval, error) {
-	if reps < 1 {
-		return nil, fmt.Errorf("bootstrap: %d replicates, want at least 1", reps)
-	}
-	if !(confidence > 0 && confidence < 1) {
-		return nil, fmt.Errorf("bootstrap: confidence %v, want a number in (0, 1)", confidence)
+	if err := bootstrapArgs("bootstrap", reps, confidence, names); err != nil {
+		return nil, err
 	}
 	n := b.N()
 	for _, name := range names {
-		info, ok := Lookup(name)
-		if !ok {
-			_, err := New(name)
-			return nil, err
-		}
+		info, _ := Lookup(name)
 		if n < info.MinN {
 			return nil, fmt.Errorf("bootstrap: %s: %w: n = %d, needs n >= %d", name, ErrTooFew, n, info.MinN)
 		}
@@ -67,6 +60,24 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 		out[j] = percentileInterval(name, est[j], confidence)
 	}
 	return out, nil
+}
+
+// bootstrapArgs checks the arguments Bootstrap and BootstrapBCa share:
+// at least one replicate, a confidence in (0, 1), known estimators. what
+// prefixes the errors.
+func bootstrapArgs(what string, reps int, confidence float64, names []string) error {
+	if reps < 1 {
+		return fmt.Errorf("%s: %d replicates, want at least 1", what, reps)
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return fmt.Errorf("%s: confidence %v, want a number in (0, 1)", what, confidence)
+	}
+	for _, name := range names {
+		if _, err := New(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replicates returns est[j][r], estimator j (of names, already looked up)

@@ -102,17 +102,9 @@ func drFast(b *trajectory.Batch) (float64, bool) {
 	total := 0.0
 	for i := range b.N() {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
-		rho := b.Ratio[lo:hi]
-		rew, q, v := b.Reward[lo:hi], b.QHat[lo:hi], b.VHat[lo:hi]
-		rew, q, v = rew[:len(rho)], q[:len(rho)], v[:len(rho)]
-		w, x := 1.0, 0.0
-		for t, f := range rho {
-			prev := w
-			w *= f
-			if leftNormal(w, f, prev) {
-				return 0, false
-			}
-			x += w*(rew[t]-q[t]) + prev*v[t]
+		x, ok := drTermFast(b.Ratio[lo:hi], b.Reward[lo:hi], b.QHat[lo:hi], b.VHat[lo:hi])
+		if !ok {
+			return 0, false
 		}
 		total += x
 	}
