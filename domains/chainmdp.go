@@ -136,6 +136,8 @@ type chainDomain struct {
 // policies.StepHook).
 type chainRecorder struct {
 	ids, exact bool
+	probs      bool           // record pi_b and pi_e (RecordProbs)
+	pair       *policies.Pair // the policies whose probabilities are recorded
 	h          int
 	pe, gamma  float64
 	// qA1[i-1] and vTop[i-1] are q(x_i, a1) and v(x_i) for i = 1..H,
@@ -156,27 +158,38 @@ func newChain(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chainDomain{env: env, pair: pair, rec: chainRecorder{h: env.H, pe: p["p_e"], gamma: gamma}}, nil
+	return &chainDomain{env: env, pair: pair, rec: chainRecorder{pair: pair, h: env.H, pe: p["p_e"], gamma: gamma}}, nil
 }
 
 // Collect draws n episodes under pi_b; after Record, every step also
 // carries the ids and/or the exact model columns. Recording draws no
 // random number: the trajectories are the same either way.
 func (d *chainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	collectPair(b, d.pair, d.env, n, n*d.env.H, rng, d.rec.ids, d.rec.exact, &d.rec)
+	collectPair(b, d.pair, d.env, n, n*d.env.H, rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+}
+
+// RecordProbs sets whether the following Collect calls record pi_b and
+// pi_e of every action (domains.ProbRecorder): p_b or 1 - p_b, and p_e or
+// 1 - p_e, the numbers whose quotient is the step's ratio.
+func (d *chainDomain) RecordProbs(on bool) error {
+	d.rec.probs = on
+	return nil
 }
 
 // collectPair draws n episodes of env (at most steps steps) under pair
 // into b, through hook when ids or the exact model are recorded (with the
 // columns grown first, so that recording does not allocate), else by the
 // plain rollout.
-func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, ids, exact bool, hook policies.StepHook) {
+func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, ids, exact, probs bool, hook policies.StepHook) {
 	b.Grow(n, steps)
-	if !ids && !exact {
+	if !ids && !exact && !probs {
 		pair.Collect(env, b, n, rng)
 		return
 	}
 	growColumns(b, steps, ids, exact)
+	if probs {
+		growProbs(b, steps)
+	}
 	pair.CollectWith(env, b, n, rng, hook)
 }
 
@@ -217,6 +230,9 @@ func (r *chainRecorder) AfterStep(b *trajectory.Batch, _, obs, a int) {
 	if r.ids {
 		b.AddIDs(int32(obs), int32(a))
 	}
+	if r.probs {
+		b.AddProbs(r.pair.Probs(a))
+	}
 	if r.exact {
 		q, v := 0.0, 0.0
 		if obs < r.h { // x_{obs+1}; x_{H+1} (id H) and y_i (ids > H) are worth 0
@@ -240,6 +256,13 @@ func growColumns(b *trajectory.Batch, steps int, ids, exact bool) {
 		b.QHat = slices.Grow(b.QHat, steps)
 		b.VHat = slices.Grow(b.VHat, steps)
 	}
+}
+
+// growProbs makes room in b for steps more action probabilities, so that
+// recording them does not allocate once b has grown.
+func growProbs(b *trajectory.Batch, steps int) {
+	b.PiB = slices.Grow(b.PiB, steps)
+	b.PiE = slices.Grow(b.PiE, steps)
 }
 
 // twoActionPiE returns pi_e of a two-action stationary policy as

@@ -20,3 +20,19 @@ type ModelDomain interface {
 	// q(state_t, a), o_t the observation pi_e acted on.
 	Record(ids, exact bool)
 }
+
+// ProbRecorder is implemented by domains that can record, on every step
+// they collect, the behavior's and the evaluation policy's probabilities
+// of the logged action (trajectory.Batch.AddProbs): what a logged-data
+// file holds in its pi_b and pi_e columns. The recorded probabilities
+// reproduce the step's ratio bit for bit: float64(pi_e)/float64(pi_b) ==
+// ratio. Recording draws no random number, so the trajectories, rewards
+// and ratios are the same with or without it.
+type ProbRecorder interface {
+	Domain
+	// RecordProbs sets whether the following Collect calls record the
+	// probabilities. It returns an error, and records nothing, when the
+	// domain's data are not primitive (options data, whose logged-data
+	// form needs the option columns).
+	RecordProbs(on bool) error
+}

@@ -69,6 +69,7 @@ type taxiDomain struct {
 	// What Collect records besides rewards and ratios (Record), and the
 	// exact q values, computed on the first Collect that needs them.
 	ids, exact bool
+	probs      bool // record pi_b and pi_e (RecordProbs)
 	q          *policies.TaxiQ
 }
 
@@ -105,7 +106,10 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 		}
 		return
 	}
-	rec := policies.TaxiRecord{IDs: d.ids}
+	rec := policies.TaxiRecord{IDs: d.ids, Probs: d.probs}
+	if d.probs {
+		growProbs(b, steps)
+	}
 	if d.ids {
 		b.Obs = slices.Grow(b.Obs, steps)
 		b.Action = slices.Grow(b.Action, steps)
@@ -131,7 +135,20 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 // recording says whether Collect records more than rewards and ratios:
 // after Record asked for something, with option_length 1.
 func (d *taxiDomain) recording() bool {
-	return (d.ids || d.exact) && d.rollout.M() == 1
+	return (d.ids || d.exact || d.probs) && d.rollout.M() == 1
+}
+
+// RecordProbs sets whether the following Collect calls record pi_b and
+// pi_e of every primitive action (domains.ProbRecorder), with
+// option_length 1: 1 - eps + eps/6 for a*(o), eps/6 for any other action
+// (policies.TaxiRecord.Probs). With option_length >= 2 the data are
+// options data and it refuses.
+func (d *taxiDomain) RecordProbs(on bool) error {
+	if on && d.rollout.M() != 1 {
+		return fmt.Errorf("noisytaxi: option_length %d: options data; export of options data is not supported yet", d.rollout.M())
+	}
+	d.probs = on
+	return nil
 }
 
 // Space returns the observation ids (noisytaxi.Obs.Index: seen cell, seen

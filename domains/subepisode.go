@@ -172,6 +172,8 @@ type subepisodeDomain struct {
 // MDP (a policies.StepHook).
 type subepisodeRecorder struct {
 	ids, exact bool
+	probs      bool           // record pi_b and pi_e (RecordProbs)
+	pair       *policies.Pair // the policies whose probabilities are recorded
 	sp         subepisode.Params
 	pe, gamma  float64
 	dp         *subepisodeDP // built by Record when exact is first asked for
@@ -191,7 +193,7 @@ func newSubepisode(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &subepisodeDomain{env: env, pair: pair, rec: subepisodeRecorder{sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
+	return &subepisodeDomain{env: env, pair: pair, rec: subepisodeRecorder{pair: pair, sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
 }
 
 // Collect draws n episodes under pi_b, marking the end of each sub-episode
@@ -200,7 +202,15 @@ func newSubepisode(p Params) (Domain, error) {
 // Recording draws no random number: the trajectories are the same either
 // way.
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec.ids, d.rec.exact, &d.rec)
+	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+}
+
+// RecordProbs sets whether the following Collect calls record pi_b and
+// pi_e of every action (domains.ProbRecorder): p_b or 1 - p_b, and p_e or
+// 1 - p_e, the numbers whose quotient is the step's ratio.
+func (d *subepisodeDomain) RecordProbs(on bool) error {
+	d.rec.probs = on
+	return nil
 }
 
 // Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
@@ -229,6 +239,9 @@ func (r *subepisodeRecorder) AfterStep(b *trajectory.Batch, t, obs, a int) {
 	}
 	if r.ids {
 		b.AddIDs(int32(obs), int32(a))
+	}
+	if r.probs {
+		b.AddProbs(r.pair.Probs(a))
 	}
 	if r.exact {
 		b.AddModel(r.dp.qv(t, obs, r.k, a))

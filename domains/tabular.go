@@ -143,6 +143,7 @@ type tabularDomain struct {
 	env      *tabular.Sampler
 	behavior *tabular.PolicySampler
 	piE      []float64 // pi_e(a|s) at s*Actions+a
+	piB      []float64 // pi_b(a|s) at s*Actions+a
 	ratio    []float64 // pi_e(a|s)/pi_b(a|s) at s*Actions+a (0 where pi_b is 0: never drawn)
 	gamma    float64
 
@@ -150,6 +151,7 @@ type tabularDomain struct {
 	// exact model, computed by the first Record that asks for it: q[t] the
 	// Q table of 0-based step t, v[t*States+s] = sum_a pi_e(a|s) q[t][s*Actions+a].
 	ids, exact bool
+	probs      bool // record pi_b and pi_e (RecordProbs)
 	q          [][]float64
 	v          []float64
 }
@@ -164,7 +166,7 @@ func (ts tabularSpec) newDomain(p Params) (*tabularDomain, error) {
 		return nil, fmt.Errorf("%s: %w", ts.Name, err)
 	}
 	d := &tabularDomain{m: b.m, env: env, behavior: tabular.NewPolicySampler(b.behavior),
-		piE: b.evaluation.Pi, ratio: make([]float64, len(b.behavior.Pi)), gamma: b.gamma}
+		piE: b.evaluation.Pi, piB: b.behavior.Pi, ratio: make([]float64, len(b.behavior.Pi)), gamma: b.gamma}
 	for i, pb := range b.behavior.Pi {
 		if pb > 0 {
 			d.ratio[i] = b.evaluation.Pi[i] / pb
@@ -184,6 +186,9 @@ func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	steps := n * d.m.Horizon
 	b.Grow(n, steps)
 	growColumns(b, steps, d.ids, d.exact)
+	if d.probs {
+		growProbs(b, steps)
+	}
 	na, ns := d.m.Actions, d.m.States
 	for range n {
 		d.env.Reset(rng)
@@ -196,6 +201,9 @@ func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 			if d.ids {
 				b.AddIDs(int32(s), int32(a))
 			}
+			if d.probs {
+				b.AddProbs(d.piB[i], d.piE[i])
+			}
 			if d.exact {
 				b.AddModel(d.q[t][i], d.v[t*ns+s])
 			}
@@ -205,6 +213,14 @@ func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 		}
 		b.End()
 	}
+}
+
+// RecordProbs sets whether the following Collect calls record pi_b(a|s)
+// and pi_e(a|s) of every step (domains.ProbRecorder): the entries of the
+// two policies' tables whose quotient is the step's ratio.
+func (d *tabularDomain) RecordProbs(on bool) error {
+	d.probs = on
+	return nil
 }
 
 // Space returns the MDP's states as observation ids, its actions, pi_e and

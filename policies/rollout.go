@@ -49,6 +49,13 @@ func NewPair(b, e *Stationary) (*Pair, error) {
 // Ratio returns pi_e(a)/pi_b(a).
 func (p *Pair) Ratio(a int) float64 { return p.ratio[a] }
 
+// Probs returns pi_b(a) and pi_e(a), the probabilities whose quotient is
+// Ratio(a), bit for bit, wherever pi_b(a) > 0 (the ratio is computed as
+// pe / pb from the same two numbers).
+func (p *Pair) Probs(a int) (pb, pe float64) {
+	return p.Behavior.Prob(a), p.Evaluation.Prob(a)
+}
+
 // splitter is implemented by an Env that marks split points (SPEC 1,
 // partitioned PDIS): SubEndFlag returns the flag its Step sets when the
 // step just taken ended a part. Reading the flag costs no call per step.

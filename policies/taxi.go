@@ -141,6 +141,10 @@ type TaxiRollout struct {
 	epsB, epsE float64
 	// m == 1: pi_e/pi_b of a*(o) and of any other action
 	rhoStar, rhoOther float64
+	// m == 1: pi_b and pi_e of a*(o) and of any other action, the numbers
+	// whose quotients are rhoStar and rhoOther (recorded by EpisodeRecord
+	// with TaxiRecord.Probs)
+	pbStar, peStar, pbOther, peOther float64
 	// m >= 2: mu_e/mu_b of the optimal and of the random option
 	ratioOpt, ratioRand float64
 	// kEpsB decides a Float64 draw u = k/2^53 below epsB on its integer k:
@@ -170,6 +174,8 @@ func NewTaxiRollout(m int, epsB, epsE float64) (*TaxiRollout, error) {
 	t := &TaxiRollout{m: m, epsB: epsB, epsE: epsE, kEpsB: noisytaxi.Float64Threshold(epsB)}
 	const k = noisytaxi.NumActions
 	t.rhoStar = (1 - epsE + epsE/k) / (1 - epsB + epsB/k)
+	t.pbStar, t.peStar = 1-epsB+epsB/k, 1-epsE+epsE/k
+	t.pbOther, t.peOther = epsB/k, epsE/k
 	if epsB > 0 {
 		t.rhoOther = (epsE / k) / (epsB / k)
 		t.ratioRand = epsE / epsB
@@ -281,6 +287,11 @@ type TaxiRecord struct {
 	// included. The values are discounted to step t (SPEC 1d); the harness
 	// discounts them further, with the rewards (SPEC 1c).
 	Q *TaxiQ
+	// Probs: pi_b(a_t|o_t) and pi_e(a_t|o_t) of the logged action, by
+	// Batch.AddProbs: 1 - eps + eps/6 for a*(o_t), eps/6 for any other
+	// action (TaxiPrimitiveProb), computed by the same expressions as the
+	// ratio, so that pi_e/pi_b is the recorded ratio bit for bit.
+	Probs bool
 }
 
 // EpisodeRecord is Episode for M = 1 recording into the batch b, after
@@ -318,6 +329,13 @@ func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *traje
 		b.AddOption(r, rho, rho, false)
 		if rec.IDs {
 			b.AddIDs(int32(o.Index()), int32(a))
+		}
+		if rec.Probs {
+			if a == star {
+				b.AddProbs(t.pbStar, t.peStar)
+			} else {
+				b.AddProbs(t.pbOther, t.peOther)
+			}
 		}
 		if rec.Q != nil {
 			si := s.Index()

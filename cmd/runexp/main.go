@@ -7,6 +7,7 @@
 //	runexp plot DIR
 //	runexp claims DIR...
 //	runexp estimate [flags] DATA
+//	runexp export [-trials T] [-format csv|jsonl] -out DIR CONFIG.yaml
 //	runexp help [COMMAND | estimators | domains | config | data | files | reference]
 //
 // It parses flags and prints; the work is in packages experiments,
@@ -49,7 +50,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order of the usage text.
-var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, estimateCommand}
+var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, estimateCommand, exportCommand}
 
 func lookupCommand(name string) (command, bool) {
 	for _, c := range commands {
