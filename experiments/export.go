@@ -116,63 +116,17 @@ func exportOf(p *config.Plan, s int) (exportSeries, error) {
 }
 
 // newExportDomain builds the series' domain recording probabilities (and
-// the exact model when the series uses it).
+// the exact model when the series uses it), as run.CollectForFiles does.
 func newExportDomain(es exportSeries) (domains.Domain, error) {
-	rs := es.rs
-	d, err := rs.Spec().New(rs.Params)
-	if err != nil {
-		return nil, inputerr.Mark(fmt.Errorf("series %s: %w", rs.Name, err))
-	}
-	pr, ok := d.(domains.ProbRecorder)
-	if !ok {
-		return nil, inputerr.Errorf("series %s: domain %s: options data: export of options data is not supported yet", rs.Name, rs.Domain)
-	}
-	if err := pr.RecordProbs(true); err != nil {
-		return nil, inputerr.Errorf("series %s: %v", rs.Name, err)
-	}
-	if es.model {
-		md, ok := d.(domains.ModelDomain)
-		if !ok {
-			return nil, inputerr.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
-		}
-		md.Record(false, true)
-	}
-	return d, nil
+	return run.FileDomain(es.rs)
 }
 
 // columns returns the logdata columns of the series' files.
-func (es exportSeries) columns() logdata.Columns {
-	return logdata.Columns{Split: es.split, Model: es.model}
-}
+func (es exportSeries) columns() logdata.Columns { return run.FileColumns(es.rs) }
 
-// writeTrial writes batch b (as CollectTrial fills it) to w as logged data
-// in format f with columns cols: episodes "0", "1", ... in
-// draw order, steps from 0, pi_b and pi_e of every step, the split column
-// where the domain marks split points and q_hat, v_hat where the series
-// uses the exact model.
+// writeTrial writes batch b to w as logged data (run.WriteTrial).
 func writeTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajectory.Batch) error {
-	if !b.HasProbs() && b.Steps() > 0 {
-		return errors.New("export: the batch carries no action probabilities")
-	}
-	lw := logdata.NewWriter(w, f, cols)
-	var rec logdata.Record
-	for i := range b.N() {
-		rec.Episode = strconv.Itoa(i)
-		lo, hi := b.Offsets[i], b.Offsets[i+1]
-		for s := lo; s < hi; s++ {
-			rec.Step = s - lo
-			rec.Reward = b.Reward[s]
-			rec.PiB, rec.PiE = b.PiB[s], b.PiE[s]
-			rec.Split = b.Split[s]
-			if cols.Model {
-				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
-			}
-			if err := lw.Write(&rec); err != nil {
-				return err
-			}
-		}
-	}
-	return lw.Flush()
+	return run.WriteTrial(w, f, cols, b)
 }
 
 // formatName returns the file extension and manifest name of f.
