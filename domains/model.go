@@ -32,7 +32,28 @@ type ProbRecorder interface {
 	Domain
 	// RecordProbs sets whether the following Collect calls record the
 	// probabilities. It returns an error, and records nothing, when the
-	// domain's data are not primitive (options data, whose logged-data
-	// form needs the option columns).
+	// domain cannot record them; on options data (OptionsRecorder) it also
+	// records the option structure.
 	RecordProbs(on bool) error
+}
+
+// OptionsRecorder is implemented by ProbRecorders whose data can be
+// options data (options-pdis, SPEC 1): recording probabilities
+// (RecordProbs), they record on every step, besides pi_b and pi_e of the
+// action given the running option (trajectory.Batch.AddProbs), the option
+// structure (trajectory.Batch.AddOptionProbs): whether the step starts an
+// option, and mu_b and mu_e of the running option. These are what the
+// logged-data format's option columns hold (option_start, mu_b, mu_e; the
+// changed flag, already in every batch, is option_changed): read back, the
+// ratios pi_e/pi_b and the option ratios mu_e/mu_b are the recorded ones
+// bit for bit, and so are the per-step factors (trajectory.Batch.Factors)
+// every estimator weights by.
+type OptionsRecorder interface {
+	ProbRecorder
+	// OptionColumns reports whether the domain's data are options data
+	// (whose logged-data form needs the option columns option_start,
+	// mu_b and mu_e), and whether some of its options can have an
+	// underlying policy that differs between behavior and evaluation
+	// (the option_changed column).
+	OptionColumns() (options, changed bool)
 }

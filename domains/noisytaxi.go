@@ -106,6 +106,15 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 		}
 		return
 	}
+	if d.rollout.M() != 1 { // options data: only the probabilities
+		growProbs(b, steps)
+		growOptionProbs(b, steps)
+		rec := policies.TaxiRecord{Probs: true}
+		for range n {
+			d.rollout.EpisodeRecord(d.env, rng, b, rec)
+		}
+		return
+	}
 	rec := policies.TaxiRecord{IDs: d.ids, Probs: d.probs}
 	if d.probs {
 		growProbs(b, steps)
@@ -133,22 +142,30 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 }
 
 // recording says whether Collect records more than rewards and ratios:
-// after Record asked for something, with option_length 1.
+// after RecordProbs(true), or, with option_length 1, after Record asked
+// for something.
 func (d *taxiDomain) recording() bool {
-	return (d.ids || d.exact || d.probs) && d.rollout.M() == 1
+	return d.probs || ((d.ids || d.exact) && d.rollout.M() == 1)
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
-// pi_e of every primitive action (domains.ProbRecorder), with
-// option_length 1: 1 - eps + eps/6 for a*(o), eps/6 for any other action
-// (policies.TaxiRecord.Probs). With option_length >= 2 the data are
-// options data and it refuses.
+// pi_e of every primitive action (domains.ProbRecorder): with
+// option_length 1, 1 - eps + eps/6 for a*(o), eps/6 for any other action;
+// with option_length >= 2 (options data, domains.OptionsRecorder), the
+// probabilities of the action given the running option (1 inside the
+// optimal option, 1/6 inside the random one, under both policies) and
+// mu_b, mu_e of the running option (1 - eps for the optimal option, eps
+// for the random one) with its first step marked
+// (policies.TaxiRecord.Probs).
 func (d *taxiDomain) RecordProbs(on bool) error {
-	if on && d.rollout.M() != 1 {
-		return fmt.Errorf("noisytaxi: option_length %d: options data; export of options data is not supported yet", d.rollout.M())
-	}
 	d.probs = on
 	return nil
+}
+
+// OptionColumns reports that the data are options data with option_length
+// >= 2, and that no option's underlying policy changes (SPEC 2.3).
+func (d *taxiDomain) OptionColumns() (options, changed bool) {
+	return d.rollout.M() != 1, false
 }
 
 // Space returns the observation ids (noisytaxi.Obs.Index: seen cell, seen

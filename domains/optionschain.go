@@ -3,6 +3,7 @@ package domains
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
 	"github.com/ope-lab/longhorizon/policies"
@@ -136,15 +137,54 @@ func optChainClosedForm(p Params, class string, n int) (Moments, bool) {
 	return Moments{Mean: OptionsChainValue(o) * g, Bias: 0, Variance: OptionsChainVariance(o, n) * g * g}, true
 }
 
+// optChainDomain is the options chain with its two options policies. It
+// is an OptionsRecorder.
 type optChainDomain struct {
-	env  *chainmdp.Env
-	opts policies.ChainOptions
+	env   *chainmdp.Env
+	opts  policies.ChainOptions
+	probs bool // record the probabilities (RecordProbs)
 }
 
+// Collect draws n episodes under the behavior options policy; after
+// RecordProbs(true) through policies.ChainOptions.EpisodeRecord, recording
+// the probabilities as well. Recording draws no random number: the
+// episodes, rewards and ratios are the same either way.
 func (d *optChainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	b.Grow(n, n*d.opts.H)
 	dec := policies.StreamDecider{Rand: rng}
-	for range n {
-		d.opts.Episode(d.env, dec, b)
+	if !d.probs {
+		for range n {
+			d.opts.Episode(d.env, dec, b)
+		}
+		return
 	}
+	growProbs(b, n*d.opts.H)
+	growOptionProbs(b, n*d.opts.H)
+	for range n {
+		d.opts.EpisodeRecord(d.env, dec, b)
+	}
+}
+
+// RecordProbs sets whether the following Collect calls record the
+// probabilities of OptionsRecorder (policies.ChainOptions.EpisodeRecord):
+// pi_b and pi_e of every action given the running option, and mu_b, mu_e
+// of the running option with its first step marked.
+func (d *optChainDomain) RecordProbs(on bool) error {
+	d.probs = on
+	return nil
+}
+
+// OptionColumns reports that the options chain's data are options data,
+// with changed options when the a1-option's underlying policy differs in
+// at least one segment (parameter changed not 0).
+func (d *optChainDomain) OptionColumns() (options, changed bool) {
+	return true, d.opts.ChangedSegments() > 0
+}
+
+// growOptionProbs makes room in b for steps more entries of the option
+// structure, so that recording it does not allocate once b has grown.
+func growOptionProbs(b *trajectory.Batch, steps int) {
+	b.OptionStart = slices.Grow(b.OptionStart, steps)
+	b.MuB = slices.Grow(b.MuB, steps)
+	b.MuE = slices.Grow(b.MuE, steps)
 }

@@ -74,20 +74,20 @@ type ManifestSeries struct {
 
 // exportSeries is what Export knows of one series before writing.
 type exportSeries struct {
-	rs    *config.Series
-	split bool // the domain marks split points: a split column
-	model bool // the series uses the exact model: q_hat and v_hat columns
+	rs *config.Series
 }
 
 // CollectTrial draws the data set of unit (series s, trial k) of p exactly
 // as the harness's worker does (run.Stream and the domain's Collect of
 // p.NMax() trajectories), recording on every step pi_b and pi_e of the
-// logged action (domains.ProbRecorder) and, when the series' model-based
-// estimators use the exact model (model: exact), the model columns.
-// Recording draws no random number: rewards, ratios and split points are
-// those of the harness, bit for bit. It refuses options data, which the
-// logged-data format can hold only with its option columns, and
-// data: independent, which draws afresh at every n.
+// logged action (domains.ProbRecorder), on options data given the running
+// option and with the option structure (domains.OptionsRecorder: an
+// option's first step, mu_b and mu_e of the running option) and, when the
+// series' model-based estimators use the exact model (model: exact), the
+// model columns. Recording draws no random number: rewards, ratios,
+// option ratios, changed flags and split points are those of the harness,
+// bit for bit. It refuses data: independent, which draws afresh at every
+// n.
 func CollectTrial(p *config.Plan, s, k int, b *trajectory.Batch) error {
 	es, err := exportOf(p, s)
 	if err != nil {
@@ -109,10 +109,7 @@ func exportOf(p *config.Plan, s int) (exportSeries, error) {
 	if p.Data != "nested" {
 		return exportSeries{}, inputerr.Errorf("%s: data: %s: export of data sets drawn afresh at every n is not supported (data: nested draws one data set a trial)", p.File, p.Data)
 	}
-	spec := rs.Spec()
-	es := exportSeries{rs: rs, split: spec.Splits != "" && spec.Splits != "none",
-		model: rs.NeedsModel() && rs.Model == config.ModelExact}
-	return es, nil
+	return exportSeries{rs: rs}, nil
 }
 
 // newExportDomain builds the series' domain recording probabilities (and
@@ -121,8 +118,9 @@ func newExportDomain(es exportSeries) (domains.Domain, error) {
 	return run.FileDomain(es.rs)
 }
 
-// columns returns the logdata columns of the series' files.
-func (es exportSeries) columns() logdata.Columns { return run.FileColumns(es.rs) }
+// columns returns the logdata columns of the series' files, whose domain
+// (built by newExportDomain) is d.
+func (es exportSeries) columns(d domains.Domain) logdata.Columns { return run.DomainColumns(es.rs, d) }
 
 // writeTrial writes batch b to w as logged data (run.WriteTrial).
 func writeTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajectory.Batch) error {
@@ -182,7 +180,7 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 		if g, ok := rs.Params["gamma"]; ok {
 			gamma = g
 		}
-		lw := logdata.NewWriter(nil, opt.Format, es.columns())
+		lw := logdata.NewWriter(nil, opt.Format, es.columns(doms[s]))
 		ms := ManifestSeries{Name: rs.Name, Domain: rs.Domain, Params: rs.Params, Gamma: gamma,
 			Truth: truths[s], Columns: lw.Header()}
 		for k := range trials {
@@ -224,7 +222,7 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 		for k := range trials {
 			b.Reset()
 			doms[s].Collect(&b, p.NMax(), run.Stream(p, run.Unit{Series: s, Trial: k}))
-			if err := writeFile(filepath.Join(sdir, trialName(k, ext)), opt.Format, es.columns(), &b); err != nil {
+			if err := writeFile(filepath.Join(sdir, trialName(k, ext)), opt.Format, es.columns(doms[s]), &b); err != nil {
 				return nil, fmt.Errorf("export: series %s, trial %d: %w", es.rs.Name, k, err)
 			}
 		}

@@ -33,32 +33,45 @@ func exportPlan(t *testing.T, series string) *config.Plan {
 	return p
 }
 
-// exportCases are the primitive domains an export supports, each with the
-// columns its files must have.
+// exportCases are the domains an export supports, each with the columns
+// its files must have: split, model, the option columns (options data)
+// and option_changed.
 var exportCases = []struct {
-	name, series string
-	split, model bool
+	name, series     string
+	split, model     bool
+	options, changed bool
 }{
-	{"chainmdp", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9}\n    estimators: [pdis, wis]\n", false, false},
-	{"chainmdp exact model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9, gamma: 0.9}\n    estimators: [pdis, dr]\n    model: exact\n", false, true},
-	{"chainmdp fitted model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9}\n    estimators: [pdis, dr]\n", false, false},
-	{"subepisode", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 5}\n    estimators: [pdis, cwpdis]\n", true, false},
-	{"noisytaxi m=1", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [pdis, partitioned-pdis]\n", true, false},
-	{"noisytaxi m=1 exact", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [pdis, wdr]\n    model: exact\n", true, true},
-	{"gridworld", "  - name: grid\n    domain: gridworld\n    params: {instance: 2}\n    estimators: [wis]\n", false, false},
-	{"randommdp", "  - name: rand\n    domain: randommdp\n    params: {}\n    estimators: [wis]\n", false, false},
-	{"sparse", "  - name: sparse\n    domain: sparse\n    params: {}\n    estimators: [wis]\n", false, false},
-	{"credit exact", "  - name: credit\n    domain: credit\n    params: {}\n    estimators: [wis, dm]\n    model: exact\n", false, true},
-	{"fewstates", "  - name: few\n    domain: fewstates\n    params: {}\n    estimators: [wis]\n", false, false},
-	{"drift", "  - name: drift\n    domain: drift\n    params: {}\n    estimators: [wis]\n", false, false},
+	{"chainmdp", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9}\n    estimators: [pdis, wis]\n", false, false, false, false},
+	{"chainmdp exact model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9, gamma: 0.9}\n    estimators: [pdis, dr]\n    model: exact\n", false, true, false, false},
+	{"chainmdp fitted model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9}\n    estimators: [pdis, dr]\n", false, false, false, false},
+	{"subepisode", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 5}\n    estimators: [pdis, cwpdis]\n", true, false, false, false},
+	{"noisytaxi m=1", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [pdis, partitioned-pdis]\n", true, false, false, false},
+	{"noisytaxi m=1 exact", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [pdis, wdr]\n    model: exact\n", true, true, false, false},
+	{"gridworld", "  - name: grid\n    domain: gridworld\n    params: {instance: 2}\n    estimators: [wis]\n", false, false, false, false},
+	{"randommdp", "  - name: rand\n    domain: randommdp\n    params: {}\n    estimators: [wis]\n", false, false, false, false},
+	{"sparse", "  - name: sparse\n    domain: sparse\n    params: {}\n    estimators: [wis]\n", false, false, false, false},
+	{"credit exact", "  - name: credit\n    domain: credit\n    params: {}\n    estimators: [wis, dm]\n    model: exact\n", false, true, false, false},
+	{"fewstates", "  - name: few\n    domain: fewstates\n    params: {}\n    estimators: [wis]\n", false, false, false, false},
+	{"drift", "  - name: drift\n    domain: drift\n    params: {}\n    estimators: [wis]\n", false, false, false, false},
+	{"optionschain", "  - name: oc\n    domain: optionschain\n    params: {horizon: 6, option_length: 2, p_b: 0.5, p_e: 0.8}\n    estimators: [options-pdis, pdis]\n", false, false, true, false},
+	{"optionschain changed 1", "  - name: oc\n    domain: optionschain\n    params: {horizon: 6, option_length: 2, p_b: 0.5, p_e: 0.8, changed: 1, inner_p_b: 0.5, inner_p_e: 0.9}\n    estimators: [options-pdis, pdis]\n", false, false, true, true},
+	{"optionschain changed all", "  - name: oc\n    domain: optionschain\n    params: {horizon: 6, option_length: 3, p_b: 0.7, p_e: 0.9, changed: -1, inner_p_b: 0.3, inner_p_e: 0.6}\n    estimators: [options-pdis, wis]\n", false, false, true, true},
+	{"noisytaxi m=2", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 2, mc_episodes: 0}\n    estimators: [options-pdis, pdis]\n", true, false, true, false},
+	{"noisytaxi m=3", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, wis]\n", true, false, true, false},
 }
 
-// TestCollectTrialMatchesHarness checks, for every primitive domain, that
-// the exported data set of a unit is the harness's: the same rewards,
-// ratios and split points bit for bit as the domain's Collect without
-// recording on the unit's stream (what the worker draws), and that every
-// step's recorded probabilities give its ratio as logdata computes it,
-// pi_e / pi_b, bit for bit, with 0 < pi_b <= 1 and 0 <= pi_e <= 1.
+// TestCollectTrialMatchesHarness checks, for every domain, that the
+// exported data set of a unit is the harness's: the same rewards, ratios,
+// option ratios, changed flags and split points bit for bit as the
+// domain's Collect without recording on the unit's stream (what the worker
+// draws), and that every step's recorded probabilities give its ratio as
+// logdata computes it, pi_e / pi_b, bit for bit, with 0 < pi_b <= 1 and
+// 0 <= pi_e <= 1. On options data also the option structure as logdata
+// reads it: mu_e / mu_b of an option's first step is its option ratio bit
+// for bit, the later steps of an option have option ratio 1 and the same
+// mu_b, mu_e and changed flag, every episode starts an option, and at
+// least one option is changed exactly where the series has changed
+// options.
 func TestCollectTrialMatchesHarness(t *testing.T) {
 	for _, tc := range exportCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,19 +94,46 @@ func TestCollectTrialMatchesHarness(t *testing.T) {
 				if err := got.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				if !equalInts(got.Offsets, want.Offsets) || !equalBits(got.Reward, want.Reward) || !equalBits(got.Ratio, want.Ratio) || !equalBools(got.Split, want.Split) {
+				if !equalInts(got.Offsets, want.Offsets) || !equalBits(got.Reward, want.Reward) || !equalBits(got.Ratio, want.Ratio) ||
+					!equalBits(got.OptionRatio, want.OptionRatio) || !equalBools(got.Changed, want.Changed) || !equalBools(got.Split, want.Split) {
 					t.Fatalf("trial %d: the recorded batch differs from the harness's", k)
 				}
-				splits := false
+				if got.HasOptionProbs() != tc.options {
+					t.Fatalf("trial %d: option structure recorded %v, want %v", k, got.HasOptionProbs(), tc.options)
+				}
+				splits, changed, starts := false, false, 0
 				for s := range got.Steps() {
 					pb, pe := got.PiB[s], got.PiE[s]
 					if r := pe / pb; math.Float64bits(r) != math.Float64bits(got.Ratio[s]) {
 						t.Fatalf("trial %d, step %d: pi_e/pi_b = %v/%v = %v, ratio %v", k, s, pe, pb, r, got.Ratio[s])
 					}
 					splits = splits || got.Split[s]
+					changed = changed || got.Changed[s]
+					if !tc.options {
+						continue
+					}
+					if got.OptionStart[s] {
+						starts++
+						if r := got.MuE[s] / got.MuB[s]; math.Float64bits(r) != math.Float64bits(got.OptionRatio[s]) {
+							t.Fatalf("trial %d, step %d: mu_e/mu_b = %v/%v = %v, option ratio %v", k, s, got.MuE[s], got.MuB[s], r, got.OptionRatio[s])
+						}
+						continue
+					}
+					if got.OptionRatio[s] != 1 || got.MuB[s] != got.MuB[s-1] || got.MuE[s] != got.MuE[s-1] || got.Changed[s] != got.Changed[s-1] {
+						t.Fatalf("trial %d, step %d: inside an option: option ratio %v (want 1), mu_b %v, mu_e %v, changed %v after %v, %v, %v",
+							k, s, got.OptionRatio[s], got.MuB[s], got.MuE[s], got.Changed[s], got.MuB[s-1], got.MuE[s-1], got.Changed[s-1])
+					}
 				}
 				if tc.split && k == 0 && !splits {
 					t.Errorf("no split point in %d episodes of a domain that marks them", got.N())
+				}
+				if changed != tc.changed {
+					t.Errorf("trial %d: changed options %v, want %v", k, changed, tc.changed)
+				}
+				// every episode starts an option (Validate), and options
+				// of 2 or more steps are fewer than the steps
+				if tc.options && !(starts >= got.N() && starts < got.Steps()) {
+					t.Errorf("trial %d: %d option starts in %d episodes of %d steps", k, starts, got.N(), got.Steps())
 				}
 			}
 		})
@@ -191,6 +231,12 @@ func TestExportFiles(t *testing.T) {
 				if want := tc.model; strings.Contains(cols, "q_hat,v_hat") != want {
 					t.Errorf("columns %s, model columns want %v", cols, want)
 				}
+				if want := tc.options; strings.Contains(cols, "option_start,mu_b,mu_e") != want {
+					t.Errorf("columns %s, option columns want %v", cols, want)
+				}
+				if want := tc.changed; strings.Contains(cols, "option_changed") != want {
+					t.Errorf("columns %s, option_changed want %v", cols, want)
+				}
 				for k, name := range ms.Files {
 					data, ok := first[name]
 					if !ok {
@@ -204,8 +250,13 @@ func TestExportFiles(t *testing.T) {
 						t.Fatal(err)
 					}
 					if !equalInts(got.Offsets, want.Offsets) || !equalBits(got.Reward, want.Reward) || !equalBits(got.Ratio, want.Ratio) ||
+						!equalBits(got.OptionRatio, want.OptionRatio) || !equalBools(got.Changed, want.Changed) ||
 						!equalBools(got.Split, want.Split) || !equalBits(got.QHat, want.QHat) || !equalBits(got.VHat, want.VHat) {
 						t.Fatalf("%s does not read back into trial %d's batch", name, k)
+					}
+					// what every estimator weights by
+					if !equalBits(got.Factors(nil), want.Factors(nil)) {
+						t.Fatalf("%s: the per-step factors differ from trial %d's", name, k)
 					}
 				}
 				// again, into the same directory and into a fresh one
@@ -236,17 +287,13 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-// TestExportRefuses checks that options data and data: independent are
-// refused as bad input naming the series (or the field), before anything
-// is written: the output directory is not even created.
+// TestExportRefuses checks that data: independent and a bad number of
+// trials are refused as bad input naming the field, before anything is
+// written: the output directory is not even created.
 func TestExportRefuses(t *testing.T) {
 	cases := []struct {
 		name, config, want string
 	}{
-		{"optionschain", "name: x\nseed: 1\ntrials: 2\nn: [2]\nseries:\n  - name: oc\n    domain: optionschain\n    params: {option_length: 2, horizon: 6}\n    estimators: [options-pdis]\n",
-			"series oc: domain optionschain: options data: export of options data is not supported yet"},
-		{"noisytaxi m=2", "name: x\nseed: 1\ntrials: 2\nn: [2]\nseries:\n  - name: m2\n    domain: noisytaxi\n    params: {option_length: 2, mc_episodes: 0}\n    estimators: [options-pdis]\n",
-			"series m2: noisytaxi: option_length 2: options data; export of options data is not supported yet"},
 		{"independent", "name: x\nseed: 1\ntrials: 2\ndata: independent\nn: [2]\nseries:\n  - name: c\n    domain: chainmdp\n    estimators: [pdis]\n",
 			"data: independent: export of data sets drawn afresh"},
 	}
@@ -337,5 +384,56 @@ func TestExportCollectAllocs(t *testing.T) {
 				t.Errorf("%v allocations a Collect once warm, want 0", a)
 			}
 		})
+	}
+}
+
+// TestOptionProbsKept checks that the option structure an options domain
+// records (trajectory.Batch.OptionStart, MuB, MuE) follows its steps
+// through Prefix and Resample, and that Validate refuses a batch whose
+// episode does not start with an option or whose mu_b is 0.
+func TestOptionProbsKept(t *testing.T) {
+	var series string
+	for _, tc := range exportCases {
+		if tc.name == "optionschain changed 1" {
+			series = tc.series
+		}
+	}
+	p := exportPlan(t, series)
+	var b trajectory.Batch
+	if err := CollectTrial(p, 0, 0, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !b.HasOptionProbs() {
+		t.Fatal("no option structure recorded")
+	}
+	pre := b.Prefix(3)
+	if end := b.Offsets[3]; !pre.HasOptionProbs() || !equalBools(pre.OptionStart, b.OptionStart[:end]) || !equalBits(pre.MuB, b.MuB[:end]) || !equalBits(pre.MuE, b.MuE[:end]) {
+		t.Error("Prefix(3) lost or shifted the option structure")
+	}
+	// episodes 2 and 0: their steps in that order
+	var rs trajectory.Batch
+	rs.Resample(&b, []int{2, 0})
+	lo2, hi2, hi0 := b.Offsets[2], b.Offsets[3], b.Offsets[1]
+	wantStart := append(append([]bool{}, b.OptionStart[lo2:hi2]...), b.OptionStart[:hi0]...)
+	wantMuB := append(append([]float64{}, b.MuB[lo2:hi2]...), b.MuB[:hi0]...)
+	wantMuE := append(append([]float64{}, b.MuE[lo2:hi2]...), b.MuE[:hi0]...)
+	if !equalBools(rs.OptionStart, wantStart) || !equalBits(rs.MuB, wantMuB) || !equalBits(rs.MuE, wantMuE) {
+		t.Error("Resample lost or shifted the option structure")
+	}
+	if err := rs.Validate(); err != nil {
+		t.Errorf("resampled batch: %v", err)
+	}
+	// a first step that does not start an option; mu_b = 0
+	bad := b.Prefix(b.N())
+	bad.OptionStart = append([]bool{}, b.OptionStart...)
+	bad.OptionStart[b.Offsets[1]] = false
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "trajectory 1: its first step does not start an option") {
+		t.Errorf("episode 1 without an option start: err = %v", err)
+	}
+	bad = b.Prefix(b.N())
+	bad.MuB = append([]float64{}, b.MuB...)
+	bad.MuB[0] = 0
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "mu_b 0 must be in (0, 1]") {
+		t.Errorf("mu_b 0: err = %v", err)
 	}
 }

@@ -139,3 +139,66 @@ func (o ChainOptions) Episode(env *chainmdp.Env, d Decider, rec trajectory.Recor
 	}
 	rec.End()
 }
+
+// twoProbs returns the probabilities under behavior and evaluation of a
+// two-way choice: pb and pe for the first branch, 1-pb and 1-pe for the
+// second. They are the operands of twoRatio, so that pe'/pb' is
+// twoRatio(pe, pb, first) bit for bit.
+func twoProbs(pe, pb float64, first bool) (probB, probE float64) {
+	if first {
+		return pb, pe
+	}
+	return 1 - pb, 1 - pe
+}
+
+// EpisodeRecord is Episode recording into the batch b, after each step's
+// AddOption, the probabilities the logged-data format's option columns
+// hold: by b.AddProbs, pi_b and pi_e of the action given the running
+// option (InnerPB or 1-InnerPB and InnerPE or 1-InnerPE for a changed
+// option's choice in a changed state, 1 and 1 for every action an option
+// plays for sure), and by b.AddOptionProbs, whether the step starts an
+// option and mu_b and mu_e of the running option (PB or 1-PB and PE or
+// 1-PE). The quotients are the recorded ratios bit for bit: pi_e/pi_b is
+// the step's action ratio and mu_e/mu_b the option ratio of its first
+// step, computed from the same operands. It makes the same choices with d
+// in the same order as Episode, so it produces the same episode with the
+// same records; only the extra columns differ. It does not allocate once
+// b's columns have grown.
+//
+// It is a separate path so that Episode, the path without recording,
+// stays as it is.
+func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.Batch) {
+	env.Reset()
+	m := o.Options()
+	firstChanged := m - o.ChangedSegments() // 0-based index of the first changed segment
+	for k := 0; k < m; k++ {
+		a1opt := choose(d, o.PB)
+		optRatio := twoRatio(o.PE, o.PB, a1opt)
+		muB, muE := twoProbs(o.PE, o.PB, a1opt)
+		changed := a1opt && env.Top() && k >= firstChanged
+		for j := 0; j < o.J; j++ {
+			a, rho := chainmdp.A1, 1.0
+			pb, pe := 1.0, 1.0
+			switch {
+			case !a1opt:
+				a = chainmdp.A2
+			case changed && env.Top():
+				inner := choose(d, o.InnerPB)
+				rho = twoRatio(o.InnerPE, o.InnerPB, inner)
+				pb, pe = twoProbs(o.InnerPE, o.InnerPB, inner)
+				if !inner {
+					a = chainmdp.A2
+				}
+			}
+			r, _ := env.Step(a)
+			or := 1.0
+			if j == 0 {
+				or = optRatio
+			}
+			b.AddOption(r, rho, or, changed)
+			b.AddProbs(pb, pe)
+			b.AddOptionProbs(j == 0, muB, muE)
+		}
+	}
+	b.End()
+}

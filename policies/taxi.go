@@ -290,24 +290,36 @@ type TaxiRecord struct {
 	// Probs: pi_b(a_t|o_t) and pi_e(a_t|o_t) of the logged action, by
 	// Batch.AddProbs: 1 - eps + eps/6 for a*(o_t), eps/6 for any other
 	// action (TaxiPrimitiveProb), computed by the same expressions as the
-	// ratio, so that pi_e/pi_b is the recorded ratio bit for bit.
+	// ratio, so that pi_e/pi_b is the recorded ratio bit for bit. For M >=
+	// 2 (options data) the probabilities of the action given the running
+	// option, the same under both policies (their options do not change):
+	// 1 inside the optimal option (a*(o_t), for sure), 1/6 inside the
+	// random one, so that pi_e/pi_b is the recorded ratio 1; and, by
+	// Batch.AddOptionProbs, whether the step starts an option and mu_b,
+	// mu_e of the running option (TaxiOptionProb: 1 - eps for the optimal
+	// option, eps for the random one), whose quotient is the recorded
+	// option ratio of the option's first step bit for bit.
 	Probs bool
 }
 
-// EpisodeRecord is Episode for M = 1 recording into the batch b, after
-// each step's AddOption (and before its split mark), what rec asks for.
-// It draws the same random numbers in the same order as Episode, so it
-// produces the same episode, with the same rewards, ratios and split, and
-// leaves rng in the same state; only the extra columns differ. It does not
-// allocate once b's columns have grown.
+// EpisodeRecord is Episode recording into the batch b, after each step's
+// AddOption (and before its split mark), what rec asks for. It draws the
+// same random numbers in the same order as Episode, so it produces the
+// same episode, with the same rewards, ratios and split, and leaves rng in
+// the same state; only the extra columns differ. It does not allocate once
+// b's columns have grown.
 //
 // It is a separate path so that Episode, the path without recording, stays
-// as it is. It panics when M is not 1 or when rec.Q was computed for
-// another cap than env's: programming errors (options data has no model
-// columns, SPEC 1d; domains refuse it before collecting).
+// as it is. For M >= 2 only rec.Probs can be asked for. It panics when M
+// is not 1 and rec asks for ids or the model, or when rec.Q was computed
+// for another cap than env's: programming errors (options data has no
+// model columns, SPEC 1d; domains refuse it before collecting).
 func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, rec TaxiRecord) (ret float64, steps int) {
 	if t.m != 1 {
-		panic(fmt.Sprintf("policies: EpisodeRecord with option length %d, want 1", t.m))
+		if rec.IDs || rec.Q != nil {
+			panic(fmt.Sprintf("policies: EpisodeRecord of ids or the model with option length %d, want 1", t.m))
+		}
+		return t.episodeOptionsRecord(env, rng, b, rec.Probs)
 	}
 	capSteps := env.Params().Cap
 	if rec.Q != nil && rec.Q.cap != capSteps {
@@ -340,6 +352,51 @@ func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *traje
 		if rec.Q != nil {
 			si := s.Index()
 			b.AddModel(rec.Q.at(si, a, left), rec.Q.v1(si, star, left))
+		}
+		if env.PickedUp() {
+			b.MarkSplit()
+		}
+		if done {
+			break
+		}
+	}
+	b.End()
+	return ret, env.Steps()
+}
+
+// episodeOptionsRecord is Episode for M >= 2 recording into the batch b
+// and, with probs, the probabilities of TaxiRecord.Probs. The draws are
+// Episode's, in the same order.
+func (t *TaxiRollout) episodeOptionsRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, probs bool) (ret float64, steps int) {
+	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
+	env.Reset(rng)
+	left, random := 0, false
+	var muB, muE, pi float64
+	for {
+		optionRatio := 1.0
+		start := left == 0
+		if start {
+			left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
+			optionRatio = t.ratioOpt
+			muB, muE, pi = 1-t.epsB, 1-t.epsE, 1
+			if random {
+				optionRatio = t.ratioRand
+				muB, muE, pi = t.epsB, t.epsE, uniform
+			}
+		}
+		var a noisytaxi.Action
+		if random {
+			a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
+		} else {
+			a = TaxiOptimalAction(env.Observe(rng))
+		}
+		left--
+		r, done := env.Step(a)
+		ret += r
+		b.AddOption(r, 1, optionRatio, false)
+		if probs {
+			b.AddProbs(pi, pi)
+			b.AddOptionProbs(start, muB, muE)
 		}
 		if env.PickedUp() {
 			b.MarkSplit()

@@ -37,6 +37,20 @@ type Batch struct {
 	// records them records probabilities whose quotient PiE/PiB is the
 	// step's Ratio bit for bit.
 	PiB, PiE []float64
+	// OptionStart, MuB and MuE are the option structure of options data,
+	// per step, for writing the batch as logged data (the format's option
+	// columns option_start, mu_b and mu_e): OptionStart marks an option's
+	// first step, and MuB and MuE are the behavior's and the evaluation
+	// policy's probabilities of the running option, the same on every step
+	// of an option. All three empty when the producer did not record them
+	// (see HasOptionProbs), otherwise one entry per step each. A producer
+	// that records them records, on an option's first step,
+	// probabilities whose quotient MuE/MuB is the step's OptionRatio bit
+	// for bit (its later steps have OptionRatio 1), and, with PiB and PiE,
+	// the probabilities of the action given the running option, whose
+	// quotient is the step's Ratio.
+	OptionStart []bool
+	MuB, MuE    []float64
 
 	horizon int
 }
@@ -52,6 +66,12 @@ func (b *Batch) HasIDs() bool { return len(b.Reward) > 0 && len(b.Obs) == len(b.
 // and PiE.
 func (b *Batch) HasProbs() bool { return len(b.Reward) > 0 && len(b.PiB) == len(b.Reward) }
 
+// HasOptionProbs reports whether the batch carries the option structure
+// OptionStart, MuB and MuE.
+func (b *Batch) HasOptionProbs() bool {
+	return len(b.Reward) > 0 && len(b.OptionStart) == len(b.Reward)
+}
+
 // Reset empties b, keeping its memory for reuse.
 func (b *Batch) Reset() {
 	b.Offsets = append(b.Offsets[:0], 0)
@@ -63,6 +83,7 @@ func (b *Batch) Reset() {
 	b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
 	b.Obs, b.Action = b.Obs[:0], b.Action[:0]
 	b.PiB, b.PiE = b.PiB[:0], b.PiE[:0]
+	b.OptionStart, b.MuB, b.MuE = b.OptionStart[:0], b.MuB[:0], b.MuE[:0]
 	b.horizon = 0
 }
 
@@ -120,6 +141,16 @@ func (b *Batch) AddModel(qHat, vHat float64) {
 func (b *Batch) AddProbs(piB, piE float64) {
 	b.PiB = append(b.PiB, piB)
 	b.PiE = append(b.PiE, piE)
+}
+
+// AddOptionProbs records the option structure of the step just added:
+// start says whether it is the first step of an option, and muB and muE
+// are the behavior's and the evaluation policy's probabilities of the
+// running option (call it after every Add or AddOption, or never).
+func (b *Batch) AddOptionProbs(start bool, muB, muE float64) {
+	b.OptionStart = append(b.OptionStart, start)
+	b.MuB = append(b.MuB, muB)
+	b.MuE = append(b.MuE, muE)
 }
 
 // MarkSplit marks the last added step as the end of a part (a split point
@@ -186,6 +217,9 @@ func (b *Batch) Prefix(n int) Batch {
 	if b.HasProbs() {
 		p.PiB, p.PiE = b.PiB[:end], b.PiE[:end]
 	}
+	if b.HasOptionProbs() {
+		p.OptionStart, p.MuB, p.MuE = b.OptionStart[:end], b.MuB[:end], b.MuE[:end]
+	}
 	for i := 0; i < n; i++ {
 		if l := p.Len(i); l > p.horizon {
 			p.horizon = l
@@ -236,6 +270,9 @@ func (b *Batch) Validate() error {
 	if (len(b.PiB) != 0 || len(b.PiE) != 0) && (len(b.PiB) != m || len(b.PiE) != m) {
 		return fmt.Errorf("trajectory: pi_b and pi_e must both have one value a step, or be absent")
 	}
+	if (len(b.OptionStart) != 0 || len(b.MuB) != 0 || len(b.MuE) != 0) && (len(b.OptionStart) != m || len(b.MuB) != m || len(b.MuE) != m) {
+		return fmt.Errorf("trajectory: option_start, mu_b and mu_e must all have one value a step, or be absent")
+	}
 	for i := 1; i < len(b.Offsets); i++ {
 		if b.Offsets[i] < b.Offsets[i-1] || b.Offsets[i] > m {
 			return fmt.Errorf("trajectory: offset %d (%d) out of order", i, b.Offsets[i])
@@ -243,6 +280,13 @@ func (b *Batch) Validate() error {
 	}
 	if b.Offsets[len(b.Offsets)-1] != m {
 		return fmt.Errorf("trajectory: %d steps after the last End", m-b.Offsets[len(b.Offsets)-1])
+	}
+	if len(b.OptionStart) == m {
+		for i := 0; i+1 < len(b.Offsets); i++ {
+			if lo := b.Offsets[i]; lo < b.Offsets[i+1] && !b.OptionStart[lo] {
+				return fmt.Errorf("trajectory: trajectory %d: its first step does not start an option", i)
+			}
+		}
 	}
 	for s := 0; s < m; s++ {
 		if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
@@ -256,6 +300,11 @@ func (b *Batch) Validate() error {
 		if len(b.PiB) == m {
 			if pb, pe := b.PiB[s], b.PiE[s]; !(pb > 0 && pb <= 1) || !(pe >= 0 && pe <= 1) {
 				return fmt.Errorf("trajectory: step %d: pi_b %v must be in (0, 1] and pi_e %v in [0, 1]", s, pb, pe)
+			}
+		}
+		if len(b.OptionStart) == m {
+			if mb, me := b.MuB[s], b.MuE[s]; !(mb > 0 && mb <= 1) || !(me >= 0 && me <= 1) {
+				return fmt.Errorf("trajectory: step %d: mu_b %v must be in (0, 1] and mu_e %v in [0, 1]", s, mb, me)
 			}
 		}
 		for _, v := range [...]float64{b.Ratio[s], b.OptionRatio[s]} {

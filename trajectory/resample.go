@@ -31,6 +31,11 @@ func (b *Batch) AppendTrajectory(src *Batch, i int) {
 		b.PiB = append(b.PiB, src.PiB[lo:hi]...)
 		b.PiE = append(b.PiE, src.PiE[lo:hi]...)
 	}
+	if src.HasOptionProbs() {
+		b.OptionStart = append(b.OptionStart, src.OptionStart[lo:hi]...)
+		b.MuB = append(b.MuB, src.MuB[lo:hi]...)
+		b.MuE = append(b.MuE, src.MuE[lo:hi]...)
+	}
 	if l := hi - lo; l > b.horizon {
 		b.horizon = l
 	}

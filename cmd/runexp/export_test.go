@@ -31,27 +31,39 @@ func writeExportConfig(t *testing.T, series string) string {
 // estimate on an exported trial file (with the manifest's gamma) gives, at
 // n = n_max, the harness's own estimates of that trial (run.RunUnits), bit
 // for bit; with model: exact also dm, dr and wdr on the exported q_hat and
-// v_hat columns. Both paths compute the same per-step ratios (pi_e/pi_b, bit for
-// bit: TestCollectTrialMatchesHarness in package experiments), discount
-// them the same way (trajectory.Discounted) and run the same estimators on
+// v_hat columns; on options data (ests set) options-pdis, pdis, wis and is
+// on the exported option columns. Both paths compute the same per-step
+// ratios and option ratios (pi_e/pi_b and mu_e/mu_b, bit for bit:
+// TestCollectTrialMatchesHarness in package experiments), discount them
+// the same way (trajectory.Discounted) and run the same estimators on
 // batches in the same order, so no tolerance is needed.
 func TestExportEstimateEqualsHarness(t *testing.T) {
+	const optionEsts = "options-pdis,pdis,wis,is"
 	cases := []struct {
 		name, series, format string
+		ests                 string // "": pdis,wis,cwpdis (and the model's)
 	}{
-		{"chainmdp", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9}\n", "csv"},
-		{"chainmdp gamma 0.9", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9, gamma: 0.9}\n", "jsonl"},
-		{"subepisode", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 10}\n", "csv"},
-		{"noisytaxi m=1", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n", "csv"},
-		{"gridworld", "  - name: grid\n    domain: gridworld\n    params: {instance: 1}\n", "jsonl"},
-		{"credit", "  - name: credit\n    domain: credit\n    params: {}\n", "csv"},
-		{"chainmdp exact model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9, gamma: 0.9}\n    model: exact\n", "csv"},
-		{"credit exact model", "  - name: credit\n    domain: credit\n    params: {}\n    model: exact\n", "jsonl"},
+		{"chainmdp", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 4, p_e: 0.9}\n", "csv", ""},
+		{"chainmdp gamma 0.9", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 4, p_e: 0.9, gamma: 0.9}\n", "jsonl", ""},
+		{"subepisode", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 10}\n", "csv", ""},
+		{"noisytaxi m=1", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n", "csv", ""},
+		{"gridworld", "  - name: grid\n    domain: gridworld\n    params: {instance: 1}\n", "jsonl", ""},
+		{"credit", "  - name: credit\n    domain: credit\n    params: {}\n", "csv", ""},
+		{"chainmdp exact model", "  - name: chain\n    domain: chainmdp\n    params: {horizon: 6, p_e: 0.9, gamma: 0.9}\n    model: exact\n", "csv", ""},
+		{"credit exact model", "  - name: credit\n    domain: credit\n    params: {}\n    model: exact\n", "jsonl", ""},
+		{"optionschain", "  - name: oc\n    domain: optionschain\n    params: {horizon: 6, option_length: 2, p_b: 0.5, p_e: 0.8}\n", "csv", optionEsts},
+		{"optionschain changed 1", "  - name: oc\n    domain: optionschain\n    params: {horizon: 6, option_length: 2, p_b: 0.5, p_e: 0.8, changed: 1, inner_p_b: 0.5, inner_p_e: 0.9}\n", "csv", optionEsts},
+		{"optionschain changed all gamma 0.9", "  - name: oc\n    domain: optionschain\n    params: {horizon: 4, option_length: 2, p_b: 0.7, p_e: 0.9, changed: -1, inner_p_b: 0.7, inner_p_e: 0.9, gamma: 0.9}\n", "jsonl", optionEsts},
+		{"noisytaxi m=2", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 2, mc_episodes: 0}\n", "csv", optionEsts},
+		{"noisytaxi m=3", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n", "jsonl", optionEsts},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			model := strings.Contains(tc.series, "model: exact")
-			ests := "pdis,wis,cwpdis"
+			ests := tc.ests
+			if ests == "" {
+				ests = "pdis,wis,cwpdis"
+			}
 			if model {
 				ests += ",dm,dr,wdr"
 			}
@@ -79,6 +91,7 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 			}
 			ms := man.Series[0]
 			last := len(p.N) - 1
+			nonzero := false // some estimate is not 0: the comparison has teeth
 			for k, file := range ms.Files {
 				got := runJSON(t, "-bootstrap", "0", "-estimators", ests, "-gamma", strconv.FormatFloat(ms.Gamma, 'g', -1, 64), filepath.Join(out, file))
 				if got.Episodes != p.NMax() {
@@ -86,10 +99,18 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 				}
 				for e, name := range p.Series[0].Estimators {
 					want := res[k].Estimates[e][last]
-					if g := got.Estimates[name]["value"]; math.Float64bits(g) != math.Float64bits(want) {
+					g, ok := got.Estimates[name]["value"]
+					if !ok {
+						t.Fatalf("%s: runexp estimate reports no %s", file, name)
+					}
+					if math.Float64bits(g) != math.Float64bits(want) {
 						t.Errorf("%s: %s = %v from the file, %v in the harness", file, name, g, want)
 					}
+					nonzero = nonzero || want != 0
 				}
+			}
+			if !nonzero {
+				t.Errorf("every estimate of every trial is 0: pick parameters that reach a reward")
 			}
 		})
 	}
@@ -99,8 +120,8 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 // the series, nothing on standard output and nothing written.
 func TestExportBadInput(t *testing.T) {
 	cfg := writeExportConfig(t, "  - name: chain\n    domain: chainmdp\n    params: {horizon: 4}\n    estimators: [pdis]\n")
-	opts := filepath.Join(t.TempDir(), "opts.yaml")
-	os.WriteFile(opts, []byte("name: x\nseed: 1\ntrials: 2\nn: [2]\nseries:\n  - name: m3\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis]\n"), 0o644)
+	indep := filepath.Join(t.TempDir(), "indep.yaml")
+	os.WriteFile(indep, []byte("name: x\nseed: 1\ntrials: 2\ndata: independent\nn: [2]\nseries:\n  - name: m3\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis]\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
 	cases := []struct {
 		args []string
@@ -111,7 +132,7 @@ func TestExportBadInput(t *testing.T) {
 		{[]string{"export", "-out", out, "-format", "xml", cfg}, "-format"},
 		{[]string{"export", "-out", out, "-trials", "-2", cfg}, "-trials"},
 		{[]string{"export", "-out", out, "-trials", "4", cfg}, "-trials 4, want at most the config's 3"},
-		{[]string{"export", "-out", out, opts}, "series m3: noisytaxi: option_length 3: options data; export of options data is not supported yet"},
+		{[]string{"export", "-out", out, indep}, "indep.yaml: data: independent: export of data sets drawn afresh at every n is not supported"},
 		{[]string{"export", "-out", out, filepath.Join(t.TempDir(), "missing.yaml")}, "missing.yaml"},
 	}
 	for _, tc := range cases {

@@ -15,10 +15,12 @@ import (
 
 // FileDomain builds series rs's domain so that its data sets can be
 // written as logged data (WriteTrial): recording the behavior's and the
-// evaluation policy's probability of every logged action, and the exact
-// model when the series uses it. Recording draws no random number, so the
-// data sets are those of a run. Domains that cannot record probabilities
-// (options data, for now) are bad input.
+// evaluation policy's probability of every logged action, on options data
+// (domains.OptionsRecorder) given the running option and with the option
+// structure (an option's first step, mu_b and mu_e of the running
+// option), and the exact model when the series uses it. Recording draws
+// no random number, so the data sets are those of a run. Domains that
+// cannot record probabilities are bad input.
 func FileDomain(rs *config.Series) (domains.Domain, error) {
 	d, err := rs.Spec().New(rs.Params)
 	if err != nil {
@@ -26,7 +28,7 @@ func FileDomain(rs *config.Series) (domains.Domain, error) {
 	}
 	pr, ok := d.(domains.ProbRecorder)
 	if !ok {
-		return nil, inputerr.Errorf("series %s: domain %s: options data: export of options data is not supported yet (nor external estimators on it)", rs.Name, rs.Domain)
+		return nil, inputerr.Errorf("series %s: domain %s records no action probabilities: its data sets cannot be written as logged data", rs.Name, rs.Domain)
 	}
 	if err := pr.RecordProbs(true); err != nil {
 		return nil, inputerr.Errorf("series %s: %v", rs.Name, err)
@@ -43,22 +45,45 @@ func FileDomain(rs *config.Series) (domains.Domain, error) {
 
 // FileColumns returns the optional logged-data columns of series rs's
 // data sets: split where the domain marks split points, q_hat and v_hat
-// where the series uses the exact model.
+// where the series uses the exact model, and on options data
+// (domains.OptionsRecorder) the option columns option_start, mu_b and
+// mu_e, with option_changed where some option's underlying policy can
+// differ between behavior and evaluation. It builds the series' domain to
+// ask it about options data (DomainColumns with a domain at hand).
 func FileColumns(rs *config.Series) logdata.Columns {
+	d, err := rs.Spec().New(rs.Params)
+	if err != nil {
+		d = nil // FileDomain reports the error
+	}
+	return DomainColumns(rs, d)
+}
+
+// DomainColumns is FileColumns of series rs whose domain d is already
+// built (nil: none, so no option columns).
+func DomainColumns(rs *config.Series, d domains.Domain) logdata.Columns {
 	spec := rs.Spec()
-	return logdata.Columns{Split: spec.Splits != "" && spec.Splits != "none",
+	cols := logdata.Columns{Split: spec.Splits != "" && spec.Splits != "none",
 		Model: rs.NeedsModel() && rs.Model == config.ModelExact}
+	if or, ok := d.(domains.OptionsRecorder); ok {
+		cols.Options, cols.Changed = or.OptionColumns()
+		cols.Changed = cols.Changed && cols.Options
+	}
+	return cols
 }
 
 // WriteTrial writes batch b (drawn by a FileDomain) to w as logged data in
 // format f with columns cols: episodes "0", "1", ... in draw order, steps
 // from 0, pi_b and pi_e of every step, the split column where the domain
-// marks split points and q_hat, v_hat where the series uses the exact
-// model. runexp export and the requests to external estimators write the
-// same bytes.
+// marks split points, q_hat, v_hat where the series uses the exact model,
+// and on options data option_start, mu_b and mu_e (written on an option's
+// first step only) and option_changed (b.Changed). runexp export and the
+// requests to external estimators write the same bytes.
 func WriteTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajectory.Batch) error {
 	if !b.HasProbs() && b.Steps() > 0 {
 		return errors.New("the batch carries no action probabilities")
+	}
+	if cols.Options && !b.HasOptionProbs() && b.Steps() > 0 {
+		return errors.New("the batch carries no option probabilities")
 	}
 	lw := logdata.NewWriter(w, f, cols)
 	var rec logdata.Record
@@ -70,6 +95,10 @@ func WriteTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajecto
 			rec.Reward = b.Reward[s]
 			rec.PiB, rec.PiE = b.PiB[s], b.PiE[s]
 			rec.Split = b.Split[s]
+			if cols.Options {
+				rec.OptionStart, rec.MuB, rec.MuE = b.OptionStart[s], b.MuB[s], b.MuE[s]
+				rec.OptionChanged = b.Changed[s]
+			}
 			if cols.Model {
 				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
 			}
