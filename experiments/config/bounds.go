@@ -41,8 +41,9 @@ func (s *Series) Range() (lo, hi float64, ok bool) {
 // Estimators and Bounds.
 func (s *Series) BoundPairs(f func(e, b int)) {
 	for e, est := range s.Estimators {
+		info, _ := s.Info(est)
 		for b, kind := range s.Bounds {
-			if Supports(est, kind) {
+			if slices.Contains(info.Bounds, kind) {
 				f(e, b)
 			}
 		}

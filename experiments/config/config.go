@@ -56,10 +56,12 @@ type file struct {
 
 // seriesYAML is one domain with its policies and estimators, as written.
 type seriesYAML struct {
-	Name       string    `yaml:"name"`
-	Domain     string    `yaml:"domain"`
-	Params     yaml.Node `yaml:"params"`
-	Estimators []string  `yaml:"estimators"`
+	Name   string    `yaml:"name"`
+	Domain string    `yaml:"domain"`
+	Params yaml.Node `yaml:"params"`
+	// Estimators lists registry keys and external estimators (mappings
+	// {name, command, timeout}); decoded by hand (estimatorList).
+	Estimators yaml.Node `yaml:"estimators"`
 	Model      string    `yaml:"model"`
 	// Bounds are the lower bounds of SPEC 1e computed beside the
 	// estimates; ReturnRange is [g_lo, g_hi], for those that need it.
@@ -175,6 +177,10 @@ type Series struct {
 	// (nil when the series was not swept).
 	Sweep      domains.Params `json:"sweep,omitempty"`
 	Estimators []string       `json:"estimators"`
+	// External holds the series' external estimators (their names are
+	// also in Estimators, in config order): programs that estimate over
+	// JSON Lines (docs/external.md). None for most series.
+	External []External `json:"external,omitempty"`
 	// Model is where the model columns of SPEC 1d come from when an
 	// estimator of the series needs them: ModelFitted or ModelExact; ""
 	// when none does.
@@ -202,7 +208,7 @@ const (
 // columns (estimators.Info.Needs).
 func (s *Series) NeedsModel() bool {
 	for _, e := range s.Estimators {
-		if info, ok := estimators.Lookup(e); ok && info.Needs&estimators.Model != 0 {
+		if info, ok := s.Info(e); ok && info.Needs&estimators.Model != 0 {
 			return true
 		}
 	}
@@ -241,7 +247,7 @@ func (s *Series) checkModel() error {
 func (s *Series) modelEstimators() []string {
 	var names []string
 	for _, e := range s.Estimators {
-		if info, ok := estimators.Lookup(e); ok && info.Needs&estimators.Model != 0 {
+		if info, ok := s.Info(e); ok && info.Needs&estimators.Model != 0 {
 			names = append(names, e)
 		}
 	}
@@ -302,8 +308,14 @@ func (p *Plan) check() error {
 		if len(s.Estimators) == 0 {
 			return fmt.Errorf("series %s: no estimators", s.Name)
 		}
+		if err := s.checkExternal(); err != nil {
+			return fmt.Errorf("series %s: %w", s.Name, err)
+		}
+		if s.HasExternal() && p.Data != "nested" {
+			return fmt.Errorf("series %s: external estimators need data: nested", s.Name)
+		}
 		for _, e := range s.Estimators {
-			if _, ok := estimators.Lookup(e); !ok {
+			if _, ok := s.Info(e); !ok {
 				return fmt.Errorf("series %s: unknown estimator %q", s.Name, e)
 			}
 		}
@@ -561,21 +573,22 @@ func (v *validator) series(c *file, r *Plan) {
 			continue
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
-		if len(sc.Estimators) == 0 {
-			v.fail(field+".estimators", at("estimators"), "no estimators; want a list of %s", strings.Join(estimators.Names(), ", "))
-		}
-		for j, name := range sc.Estimators {
+		names, external := v.estimatorList(&sc.Estimators, field+".estimators", at("estimators"))
+		for j, name := range names {
 			info, ok := estimators.Lookup(name)
 			if !ok {
-				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (known: %s)", name, strings.Join(estimators.Names(), ", "))
+				if slices.ContainsFunc(external, func(x External) bool { return x.Name == name }) {
+					continue
+				}
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (known: %s; or an external estimator {name, command})", name, strings.Join(estimators.Names(), ", "))
 				continue
-			}
-			if slices.Index(sc.Estimators, name) < j {
-				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "%q is listed twice", name)
 			}
 			if len(r.N) > 0 && r.N[0] < info.MinN {
 				v.fail("n[0]", []any{"n", 0}, "%d, but estimator %s (series %s) needs n >= %d", r.N[0], name, sc.Name, info.MinN)
 			}
+		}
+		if len(external) > 0 && r.Data != "nested" {
+			v.fail(field+".estimators", at("estimators"), "external estimators need data: nested (a request holds a trial's max(n) trajectories); data is %s", r.Data)
 		}
 		for _, pt := range grid.expand(spec) {
 			name := sc.Name
@@ -589,11 +602,16 @@ func (v *validator) series(c *file, r *Plan) {
 			// Build the domain once now, so that constraints between
 			// parameters (coverage, a horizon that is a multiple of the
 			// option length) fail here, with the line, not mid-run.
-			if _, err := spec.New(pt.params); err != nil {
+			d, err := spec.New(pt.params)
+			if err != nil {
 				v.fail(field+".params", at("params"), "%s: %v", name, err)
+			} else if len(external) > 0 {
+				if err := canLog(d); err != nil {
+					v.fail(field+".estimators", at("estimators"), "%s: external estimators read the data as logged data: %v", name, err)
+				}
 			}
 			rs := Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
-				Sweep: pt.sweep, Estimators: slices.Clone(sc.Estimators), Model: sc.Model}
+				Sweep: pt.sweep, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
 			if rs.Model == "" && rs.NeedsModel() {
 				rs.Model = ModelFitted
 			}
@@ -852,7 +870,7 @@ func (v *validator) diagnostic(dp *DiagnosticPlot, r *Plan) *DiagnosticPlot {
 	var diag estimators.Diagnostic
 	for _, s := range r.Series {
 		for _, e := range s.Estimators {
-			info, _ := estimators.Lookup(e)
+			info, _ := s.Info(e)
 			for _, d := range info.Diagnostics {
 				if d.Name == dp.Name && !slices.Contains(reporting, e) {
 					reporting = append(reporting, e)

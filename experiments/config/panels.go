@@ -213,7 +213,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		sel := r.PanelSeries(pc.Series)
 		for j, e := range pc.Estimators {
 			f := fmt.Sprintf("%s.estimators[%d]", field, j)
-			if _, ok := estimators.Lookup(e); !ok {
+			if !r.knows(e) {
 				v.fail(f, at("estimators", j), "unknown estimator %q (known: %s)", e, strings.Join(estimators.Names(), ", "))
 			} else if !slices.ContainsFunc(sel, func(s int) bool { return slices.Contains(r.Series[s].Estimators, e) }) {
 				v.fail(f, at("estimators", j), "no selected series has estimator %q", e)
@@ -341,7 +341,7 @@ func (v *validator) ratio(field string, at func(keys ...any) []any, pc *Panel, r
 	}
 	for j, b := range pc.Baseline {
 		f := fmt.Sprintf("%s.baseline[%d]", field, j)
-		if _, ok := estimators.Lookup(b); !ok {
+		if !r.knows(b) {
 			v.fail(f, at("baseline", j), "unknown estimator %q (known: %s)", b, strings.Join(estimators.Names(), ", "))
 			continue
 		}
@@ -402,8 +402,8 @@ func (v *validator) labelRef(r *Plan, field string, at []any, ref string) {
 // estimator's class (domains speak of classes, never of names).
 func ClosedForm(rs *Series, est string, n int) (domains.Moments, bool) {
 	spec := rs.Spec()
-	info, ok := estimators.Lookup(est)
-	if spec == nil || spec.ClosedForm == nil || !ok {
+	info, ok := rs.Info(est)
+	if spec == nil || spec.ClosedForm == nil || !ok || info.Class == "" {
 		return domains.Moments{}, false
 	}
 	return spec.ClosedForm(rs.Params, string(info.Class), n)

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 )
@@ -103,7 +102,7 @@ func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable
 	table := map[string]int{}
 	for s, rs := range r.Series {
 		for e, name := range rs.Estimators {
-			info, _ := estimators.Lookup(name)
+			info, _ := rs.Info(name)
 			for d, diag := range info.Diagnostics {
 				k, ok := table[diag.Name]
 				if !ok {

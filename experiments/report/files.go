@@ -394,10 +394,14 @@ func checkRows(path string, p *config.Plan, rows []Row) error {
 // (its registry entry), at an n of the grid, with an index >= 1.
 func checkDiagRows(path string, p *config.Plan, t DiagTable) error {
 	for i, r := range t.Rows {
+		var info estimators.Info
 		ok := slices.ContainsFunc(p.Series, func(s config.Series) bool {
-			return s.Name == r.Series && slices.Contains(s.Estimators, r.Estimator)
+			if s.Name != r.Series || !slices.Contains(s.Estimators, r.Estimator) {
+				return false
+			}
+			info, _ = s.Info(r.Estimator)
+			return true
 		})
-		info, _ := estimators.Lookup(r.Estimator)
 		reports := slices.ContainsFunc(info.Diagnostics, func(d estimators.Diagnostic) bool { return d.Name == t.Name })
 		switch {
 		case !ok:

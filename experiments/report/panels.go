@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 )
 
@@ -586,8 +585,8 @@ func (computedClosed) at(rs *config.Series, est string, n int) (domains.Moments,
 // left out.
 func (computedClosed) curve(_ int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY {
 	spec := rs.Spec()
-	info, ok := estimators.Lookup(est)
-	if spec.ClosedForm == nil || !ok {
+	info, ok := rs.Info(est)
+	if spec.ClosedForm == nil || !ok || info.Class == "" {
 		return nil
 	}
 	const dense = 160

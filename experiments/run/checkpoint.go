@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -26,7 +25,8 @@ const checkpointFormat = 2
 
 // Fingerprint returns a hash of everything in r that determines unit
 // results: seed, trials, data mode, n grid, delta, and every series' name,
-// domain, parameters, estimators, bounds and return range. Plot options
+// domain, parameters, estimators (with the command and timeout of each
+// external one), bounds and return range. Plot options
 // and claims are not part of it. A plan without bounds has the
 // fingerprint it had before bounds existed, so that its checkpoints
 // resume.
@@ -35,8 +35,9 @@ func Fingerprint(r *config.Plan) string {
 		Name, Domain string
 		Params       map[string]float64
 		Estimators   []string
-		Bounds       []string  `json:",omitempty"`
-		ReturnRange  []float64 `json:",omitempty"`
+		Bounds       []string          `json:",omitempty"`
+		ReturnRange  []float64         `json:",omitempty"`
+		External     []config.External `json:",omitempty"`
 	}
 	key := struct {
 		Format int
@@ -48,7 +49,7 @@ func Fingerprint(r *config.Plan) string {
 		Delta  float64 `json:",omitempty"`
 	}{checkpointFormat, r.Seed, r.Trials, r.Data, r.N, nil, r.Delta}
 	for _, s := range r.Series {
-		key.Series = append(key.Series, series{s.Name, s.Domain, s.Params, s.Estimators, s.Bounds, s.ReturnRange})
+		key.Series = append(key.Series, series{s.Name, s.Domain, s.Params, s.Estimators, s.Bounds, s.ReturnRange, s.External})
 	}
 	data, _ := json.Marshal(key) // maps marshal with sorted keys: canonical
 	sum := sha256.Sum256(data)
@@ -445,7 +446,7 @@ func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
 		return fmt.Errorf("diagnostics for %d estimators, want %d", len(cl.Diagnostics), len(cl.Estimates))
 	}
 	for e, ds := range cl.Diagnostics {
-		info, _ := estimators.Lookup(ests[e])
+		info, _ := s.Info(ests[e])
 		if len(ds) != 0 && len(ds) != len(info.Diagnostics) {
 			return fmt.Errorf("estimator %s has %d diagnostics, its registry entry %d", ests[e], len(ds), len(info.Diagnostics))
 		}

@@ -98,11 +98,15 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 	}
 	results := make([]UnitResult, len(units))
 	var mu sync.Mutex // serialises OnResult and Progress
+	procs := &procSet{}
+	defer procs.closeAll() // external estimators end with the run
 	err := parallel.Do(ctx, len(units), opt.Workers, func() func(int) error {
 		wk := newWorker(p)
+		wk.procs = procs
 		return func(i int) error {
 			res, err := wk.run(units[i])
 			if err != nil {
+				procs.stopAll() // no other unit waits on an external program
 				return err
 			}
 			mu.Lock()
@@ -145,14 +149,22 @@ type worker struct {
 	pre           trajectory.Batch      // a prefix of the discounted batch, for bounds
 	fit           models.Fitter
 	qHat, vHat    []float64 // the fitted model's columns (reused)
+
+	// procs are the external estimators' running programs of the run;
+	// ext those this worker started, by externalKey.
+	procs *procSet
+	ext   map[string]*externalProc
 }
 
 type seriesState struct {
 	domain domains.Domain
 	ests   []estimators.Estimator
-	ndiag  []int  // diagnostics per estimator
-	model  []bool // the estimator needs the model columns (SPEC 1d)
-	gamma  float64
+	// ext[e] is external estimator e's program (nil for the registry's);
+	// ext is nil when the series has none.
+	ext   []*externalProc
+	ndiag []int  // diagnostics per estimator
+	model []bool // the estimator needs the model columns (SPEC 1d)
+	gamma float64
 	// bounds[e] lists the bounds of the series that estimator e supports
 	// (indices into the series' Bounds); lo, hi is its return range.
 	bounds [][]int
@@ -168,14 +180,24 @@ func newWorker(p *config.Plan) *worker {
 	return &worker{p: p, series: -1}
 }
 
-func (w *worker) state(s int) (*seriesState, error) {
+func (w *worker) state(u Unit) (*seriesState, error) {
+	s := u.Series
 	if w.series == s {
 		return w.st, nil
 	}
 	rs := &w.p.Series[s]
-	d, err := rs.Spec().New(rs.Params)
+	var d domains.Domain
+	var err error
+	if rs.HasExternal() {
+		// Its data sets are also written as logged data, with the
+		// probabilities of every action; recording them draws no random
+		// number, so every estimator sees the data it would without.
+		d, err = FileDomain(rs)
+	} else if d, err = rs.Spec().New(rs.Params); err != nil {
+		err = fmt.Errorf("series %s: %w", rs.Name, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+		return nil, err
 	}
 	st := &seriesState{domain: d, gamma: 1}
 	if g, ok := rs.Params["gamma"]; ok {
@@ -183,6 +205,20 @@ func (w *worker) state(s int) (*seriesState, error) {
 	}
 	pool := make(map[string]estimators.Estimator, len(rs.Estimators))
 	for _, name := range rs.Estimators {
+		if x := rs.ExternalOf(name); x != nil {
+			pr, err := w.external(x)
+			if err != nil {
+				return nil, fmt.Errorf("series %s, trial %d, estimator %s (external): %w", rs.Name, u.Trial, name, err)
+			}
+			if st.ext == nil {
+				st.ext = make([]*externalProc, len(rs.Estimators))
+			}
+			st.ext[len(st.ests)] = pr
+			st.ests = append(st.ests, nil)
+			st.ndiag = append(st.ndiag, 0)
+			st.model = append(st.model, false)
+			continue
+		}
 		e, ok := w.pool[name]
 		if !ok {
 			if e, err = estimators.New(name); err != nil {
@@ -224,7 +260,7 @@ func (w *worker) state(s int) (*seriesState, error) {
 // (nested) under gamma, with the model columns for the estimators that
 // need them.
 func (w *worker) run(u Unit) (UnitResult, error) {
-	st, err := w.state(u.Series)
+	st, err := w.state(u)
 	if err != nil {
 		return UnitResult{}, err
 	}
@@ -271,8 +307,8 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 					diags[d][j] = buf[j*h : j*h : (j+1)*h]
 				}
 			}
-			if st.model[e] {
-				continue // below, prefix by prefix
+			if st.model[e] || st.ext != nil && st.ext[e] != nil {
+				continue // below, prefix by prefix; or external, below
 			}
 			if err := estimators.EstimateGrid(est, view, p.N, res.Estimates[e], diags); err != nil {
 				return UnitResult{}, fail(0, err)
@@ -282,13 +318,22 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 			for j, n := range p.N {
 				w.pre = view.Prefix(n)
 				for e := range st.ests {
-					if st.model[e] {
-						continue // with the model columns, below
+					if st.model[e] || st.ext != nil && st.ext[e] != nil {
+						continue // with the model columns, below; or external
 					}
 					if err := w.boundsInto(st, &w.pre, &res, e, j); err != nil {
 						return UnitResult{}, fail(n, err)
 					}
 				}
+			}
+		}
+		for e, pr := range st.ext {
+			if pr == nil {
+				continue
+			}
+			rs := &p.Series[u.Series]
+			if err := externalEstimate(pr, rs, &w.batch, p.N, st.gamma, res.Estimates[e]); err != nil {
+				return UnitResult{}, fail(0, fmt.Errorf("estimator %s (external, %s): %w", rs.Estimators[e], quoteCommand(pr.x.Command), err))
 			}
 		}
 		if !slices.Contains(st.model, true) {
@@ -301,6 +346,9 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 			}
 		}
 		return res, nil
+	}
+	if st.ext != nil {
+		return UnitResult{}, fail(0, errors.New("external estimators need data: nested"))
 	}
 	for j, n := range p.N {
 		w.batch.Reset()

@@ -1,0 +1,195 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
+)
+
+var (
+	extOnce sync.Once
+	extBin  string
+	extErr  error
+)
+
+// externalPDIS builds testdata/extpdis, an external PDIS written in Go
+// (CI machines need not have Python), once per test binary.
+func externalPDIS(t *testing.T) string {
+	t.Helper()
+	extOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "extpdis-")
+		if err != nil {
+			extErr = err
+			return
+		}
+		extBin = filepath.Join(dir, "extpdis")
+		out, err := exec.Command("go", "build", "-o", extBin, "./testdata/extpdis").CombinedOutput()
+		if err != nil {
+			extErr = errors.New(string(out))
+		}
+	})
+	if extErr != nil {
+		t.Fatalf("building the external estimator: %v", extErr)
+	}
+	return extBin
+}
+
+// externalConfig writes a config into a fresh directory beside a copy of
+// the external PDIS (so the command is relative to the config's
+// directory) and returns its path. estimators is a series' estimators
+// list as YAML; every series of the config has it.
+func externalConfig(t *testing.T, estimators string) string {
+	t.Helper()
+	bin := externalPDIS(t)
+	dir := t.TempDir()
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "extpdis"), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `name: ext
+seed: 11
+trials: 6
+n: [3, 10, 40]
+series:
+  - name: sub
+    domain: subepisode
+    params: {p_e: 0.75, subepisodes: 5}
+    estimators: ` + estimators + `
+  - name: chain
+    domain: chainmdp
+    params: {horizon: 8, p_e: 0.8, gamma: 0.9}
+    estimators: ` + estimators + `
+`
+	path := filepath.Join(dir, "ext.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// curveRows reads curve.csv of dir as rows keyed by series/estimator/n,
+// each the row's fields after the estimator's.
+func curveRows(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(readAll(t, filepath.Join(dir, "curve.csv")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, r := range recs[1:] { // experiment,series,estimator,n,...
+		rows[r[1]+"/"+r[2]+"/"+r[3]] = r[3:]
+	}
+	return rows
+}
+
+// TestExternalEqualsBuiltinPDIS: an external PDIS (testdata/extpdis, which
+// sums in the built-in's order) gives curve.csv rows equal to the built-in
+// pdis rows bit for bit, undiscounted and with gamma = 0.9, with 1 and 3
+// workers; and the built-in estimators of a series with an external one
+// give exactly the rows they give without it (the recorded probabilities
+// draw no random number).
+func TestExternalEqualsBuiltinPDIS(t *testing.T) {
+	with := loadPlan(t, externalConfig(t, `[pdis, cwpdis, {name: ext-pdis, command: [./extpdis], timeout: 30s}]`))
+	without := loadPlan(t, externalConfig(t, `[pdis, cwpdis]`))
+	one, three, plain := runInto(t, with, 1), runInto(t, with, 3), runInto(t, without, 2)
+	if !bytes.Equal(readAll(t, filepath.Join(one, "curve.csv")), readAll(t, filepath.Join(three, "curve.csv"))) {
+		t.Errorf("curve.csv differs between -workers 1 and 3")
+	}
+	rows, base := curveRows(t, one), curveRows(t, plain)
+	if len(rows) != 2*3*3 || len(base) != 2*3*2 {
+		t.Fatalf("%d and %d rows, want 18 (2 series x 3 estimators x 3 n) and 12", len(rows), len(base))
+	}
+	for _, s := range []string{"sub", "chain"} {
+		for _, n := range []string{"3", "10", "40"} {
+			ext, pdis := rows[s+"/ext-pdis/"+n], rows[s+"/pdis/"+n]
+			if strings.Join(ext, ",") != strings.Join(pdis, ",") {
+				t.Errorf("%s, n = %s: external row %v, built-in pdis %v", s, n, ext, pdis)
+			}
+			for _, e := range []string{"pdis", "cwpdis"} {
+				k := s + "/" + e + "/" + n
+				if strings.Join(rows[k], ",") != strings.Join(base[k], ",") {
+					t.Errorf("%s: %v with the external estimator, %v without", k, rows[k], base[k])
+				}
+			}
+		}
+	}
+	// The plan records the command and timeout (meta.json).
+	meta := string(readAll(t, filepath.Join(one, "meta.json")))
+	if !strings.Contains(meta, `"command": [`) || !strings.Contains(meta, `"timeout": "30s"`) {
+		t.Errorf("meta.json does not record the external command and timeout:\n%s", meta)
+	}
+}
+
+// TestExternalFailures: each way an external program can fail is an error
+// naming the estimator, the series and the trial, not bad input (exit 1),
+// with no curve.csv written.
+func TestExternalFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, command, timeout string
+		want                   []string
+	}{
+		{"cannot start", "[./no-such-program]", "", []string{"cannot start", "no-such-program"}},
+		{"exits early", "[./extpdis, exit]", "", []string{"exited before answering", "exit status 3", "giving up on purpose"}},
+		{"garbage", "[./extpdis, garbage]", "", []string{"malformed response", "hello, harness"}},
+		{"short", "[./extpdis, short]", "", []string{"has 2 estimates, want one per n of the grid (3)"}},
+		{"nan", "[./extpdis, nan]", "", []string{"not a finite number"}},
+		{"error response", "[./extpdis, error]", "", []string{"reported an error: cannot estimate this"}},
+		{"timeout", "[./extpdis, sleep]", ", timeout: 300ms", []string{"no answer within the timeout of 300ms"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := loadPlan(t, externalConfig(t, `[pdis, {name: bad, command: `+tc.command+tc.timeout+`}]`))
+			dir := filepath.Join(t.TempDir(), "out")
+			_, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"})
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			msg := err.Error()
+			for _, w := range append([]string{"estimator bad", "series sub", "trial "}, tc.want...) {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			if errors.Is(err, inputerr.ErrBadInput) {
+				t.Errorf("error %q is marked bad input; a failing program is exit 1", msg)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "curve.csv")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("curve.csv exists after a failed run (stat: %v)", err)
+			}
+		})
+	}
+}
+
+// TestExternalConfigErrors: the config refuses external estimators it
+// cannot run, naming the line.
+func TestExternalConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ estimators, want string }{
+		{`[pdis, {name: pdis, command: [x]}]`, `"pdis" is a built-in estimator's key`},
+		{`[pdis, {name: PDIS, command: [x]}]`, `"PDIS" is a built-in estimator's key`},
+		{`[pdis, {name: e1, command: []}]`, "empty command"},
+		{`[pdis, {name: e1}]`, "empty command"},
+		{`[pdis, {name: e1, command: [x], timeout: soon}]`, `"soon" is not a duration`},
+		{`[pdis, {name: e1, command: [x], timeout: -1s}]`, "timeout -1s"},
+		{`[pdis, {name: "a/b", command: [x]}]`, `name "a/b"`},
+		{`[pdis, {name: e1, command: [x]}, {name: e1, command: [y]}]`, `"e1" is listed twice`},
+		{`[pdis, {name: e1, command: [x], cmd: [y]}]`, `unknown key "cmd"`},
+	} {
+		path := externalConfig(t, tc.estimators)
+		_, err := config.Load(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "ext.yaml:") {
+			t.Errorf("%s: error %v, want one naming the file's line and %q", tc.estimators, err, tc.want)
+		}
+	}
+}

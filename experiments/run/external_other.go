@@ -1,0 +1,18 @@
+//go:build !unix
+
+package run
+
+import (
+	"os"
+	"syscall"
+)
+
+// sysProcAttr is the default: no process group outside Unix.
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// killGroup kills p.
+func killGroup(p *os.Process) {
+	if p != nil {
+		p.Kill()
+	}
+}
