@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -204,36 +203,8 @@ func TestExternalResumeAndShards(t *testing.T) {
 	p := loadPlan(t, externalConfig(t, `[pdis, {name: ext-pdis, command: [./extpdis], timeout: 30s}]`))
 	whole := runInto(t, p, 1)
 
-	dir := filepath.Join(t.TempDir(), "out")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := Run(ctx, p, dir, Options{Workers: 1, Revision: "test", Progress: &cancelAfter{k: 5, cancel: cancel}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted run: %v, want context.Canceled", err)
-	}
-	ckpt := run.CheckpointPath(dir, run.Shard{})
-	data := readAll(t, ckpt)
-	last := bytes.LastIndexByte(data[:len(data)-1], '\n')
-	if err := os.WriteFile(ckpt, append(data, data[last+1:last+30]...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(context.Background(), p, dir, Options{Workers: 2, Resume: true, Revision: "test"}); err != nil {
-		t.Fatal(err)
-	}
-
-	shards := t.TempDir()
-	var paths []string
-	for i := range 2 {
-		res, err := Run(context.Background(), p, shards, Options{Workers: 2, Shard: run.Shard{Index: i, Count: 2}, Revision: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, res.Checkpoint)
-	}
-	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(paths, merged, Options{Revision: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	dir := interruptAndResume(t, p, 5, nil)
+	merged := mergedShards(t, p)
 	w := readAll(t, filepath.Join(whole, "curve.csv"))
 	if !bytes.Equal(w, readAll(t, filepath.Join(dir, "curve.csv"))) {
 		t.Error("curve.csv differs between a run in one go and an interrupted run resumed")
