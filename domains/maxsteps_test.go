@@ -9,7 +9,7 @@ import (
 
 // TestMaxStepsBoundsTrajectories draws trajectories from every domain at
 // its defaults and at a short setting, and checks that none is longer than
-// MaxSteps: run.Estimate sizes memory from it.
+// MaxSteps: run.NeedOf sizes memory from it.
 func TestMaxStepsBoundsTrajectories(t *testing.T) {
 	short := map[string]map[string]float64{
 		"chainmdp":     {"horizon": 3},

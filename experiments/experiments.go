@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 )
 
@@ -26,7 +28,7 @@ type Options struct {
 	Shard  run.Shard
 	Resume bool
 	// MaxMemory is the memory budget in bytes a run may plan to use
-	// (run.Estimate); a run needing more is refused before it starts.
+	// (run.NeedOf); a run needing more is refused before it starts.
 	// 0 means membudget.Default(), a fraction of physical memory.
 	MaxMemory float64
 	// Holder describes this process in lock files (e.g. its command
@@ -61,7 +63,7 @@ type Result struct {
 // keeps its checkpoint for Merge.
 func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result, error) {
 	start := time.Now()
-	need := run.Estimate(p, workers(opt.Workers), opt.Shard)
+	need := run.NeedOf(p, workers(opt.Workers), opt.Shard)
 	budget := opt.MaxMemory
 	if budget <= 0 {
 		budget = membudget.Default()
@@ -98,6 +100,25 @@ func workers(w int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return w
+}
+
+// ShardFiles expands the arguments of a merge: a directory stands for
+// all the shard files (shard-*-of-*.jsonl) in it, which must be some; a
+// file stands for itself.
+func ShardFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.jsonl"))
+			if len(m) == 0 {
+				return nil, inputerr.Errorf("merge: no shard-*-of-*.jsonl files in %s", a)
+			}
+			files = append(files, m...)
+		} else {
+			files = append(files, a)
+		}
+	}
+	return files, nil
 }
 
 // Merge combines the checkpoint files of a run's shards (run.Merge) into

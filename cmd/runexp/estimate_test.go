@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
@@ -436,31 +437,6 @@ func TestEstimateGamma(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"horizon": 3,
   "gamma": 0.5,`) {
 		t.Errorf("JSON with -gamma 0.5: exit %d\n%s", code, out)
-	}
-}
-
-// TestEstimateCannotRun: the check behind "an estimator that needs data
-// the file does not have", on fake registry entries (it reads only Name and
-// Needs): the model columns missing, the model on options data, and data
-// it has.
-func TestEstimateCannotRun(t *testing.T) {
-	fake := estimators.Info{Name: "fake-dr", Needs: estimators.Model}
-	for _, tc := range []struct {
-		inf  estimators.Info
-		have estimators.Data
-		want string // "" when it can run
-	}{
-		{fake, 0, "fake-dr needs the model columns q_hat and v_hat, which F does not have"},
-		{fake, estimators.SplitPoints, "fake-dr needs the model columns q_hat and v_hat, which F does not have"},
-		{fake, estimators.Model | estimators.Options, "fake-dr needs primitive data (one action ratio per step), and F has the option columns"},
-		{fake, estimators.Model, ""},
-		{fake, estimators.Model | estimators.SplitPoints, ""},
-		{estimators.Info{Name: "fake-split", Needs: estimators.SplitPoints}, estimators.Model, "fake-split needs a split column, which F does not have"},
-		{estimators.Info{Name: "fake-pdis"}, estimators.Options, ""},
-	} {
-		if got := cannotRun(tc.inf, tc.have, "F"); got != tc.want {
-			t.Errorf("%s on %v: %q, want %q", tc.inf.Name, tc.have, got, tc.want)
-		}
 	}
 }
 
@@ -1058,7 +1034,7 @@ func TestEstimateBoundsBadInput(t *testing.T) {
 		{"range empty", []string{"-bounds", "hcope", "-return-range", "2,2", hand}, []string{"-return-range", "LO = 2 is not below HI = 2"}},
 		{"range missing", []string{"-bounds", "t,hcope", hand}, []string{"-bounds hcope", "needs -return-range"}},
 		{"interval unknown", []string{"-interval", "studentized", hand}, []string{`-interval "studentized"`, "percentile or bca"}},
-		{"no estimator has t", []string{"-bounds", "t", "-estimators", "wis,cwpdis", hand}, []string{"-bounds t", "no estimator computed (wis, cwpdis)", "computed for " + strings.Join(supporters("t", nil), ", ")}},
+		{"no estimator has t", []string{"-bounds", "t", "-estimators", "wis,cwpdis", hand}, []string{"-bounds t", "no estimator computed (wis, cwpdis)", "computed for " + strings.Join(evaluate.EstimatorsWith("t"), ", ")}},
 		{"no estimator has hcope", []string{"-bounds", "t,hcope", "-return-range", "-2,2", "-estimators", "pdis", hand}, []string{"-bounds hcope", "no estimator computed (pdis)"}},
 		{"too few for t", []string{"-bounds", "t", "-estimators", "is", one}, []string{"one.csv", "the t bound (-bounds) needs at least " + strconv.Itoa(tInfo.MinN) + " episodes, the data has 1"}},
 		{"too few for hcope", []string{"-bounds", "hcope", "-return-range", "0,3", "-estimators", "is", two}, []string{"two.csv", "the hcope bound (-bounds) needs at least " + strconv.Itoa(hInfo.MinN) + " episodes, the data has 2"}},
@@ -1231,37 +1207,6 @@ func TestEstimateBCa(t *testing.T) {
 	}
 	if !differ {
 		t.Errorf("BCa intervals equal the percentile ones on every estimator")
-	}
-}
-
-// TestEstimateBoundsMemory: estimateNeed counts the BCa jackknife (n x
-// estimators estimates, at least) and the bounds' per-episode terms.
-func TestEstimateBoundsMemory(t *testing.T) {
-	b := collectDomain(t, "subepisode", map[string]float64{"subepisodes": 5}, 300, rand.New(rand.NewPCG(1, 1)))
-	names := []string{"is", "pdis", "wis"}
-	base, _, _ := estimateNeed(b, names, 10, 2, 1, false, 0)
-	jack, _, _ := estimateNeed(b, names, 10, 2, 1, true, 0)
-	bounds, _, _ := estimateNeed(b, names, 10, 2, 1, false, 3)
-	if jack-base < 8*300*3 {
-		t.Errorf("BCa adds %v bytes, want at least 8 x 300 episodes x 3 estimators = 7200", jack-base)
-	}
-	// two workers either way: the copies are the same, the difference is
-	// the jackknife's values and one more set of workspaces
-	var work float64
-	for _, n := range names {
-		inf, _ := estimators.Lookup(n)
-		work += inf.Memory(b.N(), b.Horizon())
-	}
-	if jack-base != 8*300*3+work {
-		t.Errorf("BCa adds %v bytes, want 8 x 300 x 3 + the workspaces %v", jack-base, work)
-	}
-	if bounds-base != 16*300*3 {
-		t.Errorf("3 bounds add %v bytes, want 16 x 300 episodes x 3 = 14400", bounds-base)
-	}
-	// with one replicate and 300 episodes, 301 tasks share -workers 1000
-	_, what, _ := estimateNeed(b, names, 1, 1000, 1, true, 0)
-	if !strings.Contains(what, "301 bootstrap workers") {
-		t.Errorf("largest part %q, want 301 workers for 1 replicate and 300 jackknife estimates", what)
 	}
 }
 

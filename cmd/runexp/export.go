@@ -9,26 +9,13 @@ import (
 	"github.com/ope-lab/longhorizon/experiments"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/reference"
 )
 
 var exportCommand = command{
 	name: "export", args: "[flags] -out DIR CONFIG.yaml",
 	summary: "write every (series, trial) data set of a config as logged-data files",
-	about: `Writes the data set of every (series, trial) unit of the config exactly as
-'runexp run' draws it (the unit's random stream, the domain's n_max
-trajectories) in the logged-data format (runexp help data):
-DIR/<series>/trial-<k>.csv (or .jsonl) for k < T, episodes "0", "1", ...
-in draw order, with columns episode, step, reward, pi_b, pi_e (their
-quotient is the harness's ratio bit for bit), split where the domain marks
-split points, and q_hat, v_hat where the series uses the exact model
-(model: exact). DIR/manifest.json holds the config's name, seed, n grid and
-trials, and per series its domain, parameters, gamma, true value (and how
-it was obtained), columns and files. 'runexp estimate -gamma G' on a trial
-file gives, at n = n_max, the harness's estimates for that trial. The same
-config gives the same bytes. Nothing is written unless everything is:
-files are staged in DIR and moved into place at the end. Options data
-(optionschain, noisytaxi with option_length >= 2) and data: independent
-are refused. See docs/export.md.`,
+	about:   reference.ExportAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
 		trials := fs.Int("trials", 0, "export trials 0..T-1 of every series (0: the config's trials)")
 		format := fs.String("format", "csv", "file format: csv or jsonl")

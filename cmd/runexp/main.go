@@ -24,7 +24,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +34,8 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/internal/progress"
+	"github.com/ope-lab/longhorizon/reference"
 )
 
 // revision is the git revision, set by the Makefile with -ldflags -X.
@@ -69,27 +70,13 @@ func usage() string {
 		fmt.Fprintf(&b, "  %-44s %s\n", "runexp "+c.name+" "+c.args, c.summary)
 	}
 	fmt.Fprintf(&b, "  %-44s %s\n", "runexp help [COMMAND | TOPIC]", "show help: a command's flags, or a topic")
-	fmt.Fprintf(&b, "\nTopics (generated from the registries): %s.\n\n%s", strings.Join(topicNames(), ", "), exitStatus)
+	fmt.Fprintf(&b, "\nTopics (generated from the registries): %s.\n\n%s", strings.Join(reference.TopicNames(), ", "), reference.ExitStatus)
 	return b.String()
 }
 
 func main() {
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-// exitStatus is the exit-status contract of every subcommand.
-const exitStatus = `Exit status, for every command:
-  0    done
-  2    bad input of any kind: flags, a config, logged data, a checkpoint or
-       shard file, a results directory read back (plot, claims, merge), work
-       refused as too large for -max-memory, or an output directory or
-       checkpoint in use by another runexp; the message names the file, and
-       the line and field where there is one, and nothing is written to
-       standard output
-  1    a failure of the machine (I/O, permissions, a full disk), or an
-       estimate that is not representable (runexp estimate)
-  130  interrupted (^C); a run keeps its checkpoint: rerun with -resume
-`
 
 // errUsage marks a bad invocation: exit status 2.
 var errUsage = errors.New("usage")
@@ -176,18 +163,7 @@ func usageError(stderr io.Writer, name, format string, a ...any) error {
 var runCommand = command{
 	name: "run", args: "[flags] CONFIG.yaml",
 	summary: "run a config: curve.csv, claims, meta.json and the figure",
-	about: `Runs every (series, trial) unit of the config on a pool of goroutines and
-writes the results directory (runexp help files): curve.csv, series.csv,
-one file per diagnostic (kstar.csv), claims.csv and claims.md, meta.json
-and the figure as <name>.png and .svg. The same config and seed give
-byte-identical CSV files whatever -workers or -shard.
-
-Finished units are appended to DIR/checkpoint.jsonl as they complete (the
-file is removed when the run's outputs are written); after a kill or ^C,
-rerun with -resume to lose and redo nothing. With -shard i/N only unit k
-with k mod N = i runs (units in config order, series-major then trial),
-into DIR/shard-i-of-N.jsonl; 'runexp merge' combines the shards into the
-same bytes as an unsharded run.`,
+	about:   reference.RunAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
 		workers := fs.Int("workers", runtime.NumCPU(), "goroutines running (series, trial) units; results do not depend on it")
 		trials := fs.Int("trials", 0, "override the config's trials (0: keep the config's)")
@@ -220,18 +196,8 @@ same bytes as an unsharded run.`,
 			if err != nil {
 				return err
 			}
-			if *trials > config.MaxTrials {
-				return usageError(stderr, "run", "-trials %d, want at most %d", *trials, config.MaxTrials)
-			}
-			if *trials > 0 {
-				plan.Trials = *trials
-			}
-			if *seed != "" {
-				s, err := strconv.ParseUint(*seed, 10, 64)
-				if err != nil {
-					return usageError(stderr, "run", "-seed %q is not an unsigned 64-bit integer", *seed)
-				}
-				plan.Seed = s
+			if err := plan.Override(*trials, *seed); err != nil {
+				return usageError(stderr, "run", "%v", err)
 			}
 			dir := *out
 			if dir == "" {
@@ -284,7 +250,7 @@ func harnessOptions(stderr io.Writer, name string, quiet bool) experiments.Optio
 		}
 	}
 	if !quiet {
-		opt.Progress = newProgress(stderr, name)
+		opt.Progress = progress.New(stderr, name)
 	}
 	return opt
 }
@@ -303,11 +269,7 @@ func printResult(stdout io.Writer, dir string, res *experiments.Result) {
 var mergeCommand = command{
 	name: "merge", args: "[-out DIR] DIR_OR_SHARD_FILE...",
 	summary: "combine the shards of a run (run -shard i/N) into its outputs",
-	about: `Combines the shard files (shard-i-of-N.jsonl) written by 'runexp run -shard'
-into the outputs of the whole run: curve.csv, diagnostics, claims, meta.json
-and the figure, byte for byte the CSV an unsharded run writes. A directory
-argument stands for all shard-*.jsonl files in it. Shards of different
-configs or seeds, duplicated units and missing units are errors.`,
+	about:   reference.MergeAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
 		out := fs.String("out", "", "output directory (default: the directory of the first shard file)")
 		quiet := fs.Bool("quiet", false, "no progress on standard error")
@@ -316,17 +278,9 @@ configs or seeds, duplicated units and missing units are errors.`,
 				fs.Usage()
 				return errUsage
 			}
-			var files []string
-			for _, a := range fs.Args() {
-				if st, err := os.Stat(a); err == nil && st.IsDir() {
-					m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.jsonl"))
-					if len(m) == 0 {
-						return inputerr.Errorf("merge: no shard-*-of-*.jsonl files in %s", a)
-					}
-					files = append(files, m...)
-				} else {
-					files = append(files, a)
-				}
+			files, err := experiments.ShardFiles(fs.Args())
+			if err != nil {
+				return err
 			}
 			dir := *out
 			if dir == "" {
@@ -347,9 +301,7 @@ configs or seeds, duplicated units and missing units are errors.`,
 var plotCommand = command{
 	name: "plot", args: "DIR",
 	summary: "redraw the figure of a finished run from its files",
-	about: `Redraws the figure (<name>.png and <name>.svg) of a finished run from the
-files in DIR alone (meta.json, curve.csv, the diagnostic's file, and with
-panels stats.csv and closedform.csv), without rerunning anything.`,
+	about:   reference.PlotAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
 		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 			if fs.NArg() != 1 {
@@ -368,8 +320,7 @@ panels stats.csv and closedform.csv), without rerunning anything.`,
 var claimsCommand = command{
 	name: "claims", args: "DIR...",
 	summary: "summarise the claims of finished runs as a markdown table",
-	about: `Prints one markdown table of the claims checked by finished runs (from
-their claims.csv and meta.json): the README's claims section.`,
+	about:   reference.ClaimsAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
 		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 			if fs.NArg() == 0 {

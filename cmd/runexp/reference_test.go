@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/reference"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite ../../docs/reference.md from the registries")
@@ -42,7 +43,7 @@ func TestReferenceIsGenerated(t *testing.T) {
 // and parameter of the registries (it is generated from them).
 func TestHelpTopics(t *testing.T) {
 	out := map[string]string{}
-	for _, name := range topicNames() {
+	for _, name := range reference.TopicNames() {
 		var o, e bytes.Buffer
 		if code := Main([]string{"help", name}, &o, &e); code != 0 || o.Len() == 0 {
 			t.Errorf("help %s: exit %d, %d bytes", name, code, o.Len())

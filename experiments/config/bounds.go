@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/evaluate"
 )
 
 // DefaultDelta is delta, 1 - the confidence of the lower bounds (SPEC 1e),
@@ -62,37 +63,38 @@ type boundError struct {
 func (e *boundError) Error() string { return e.err.Error() }
 
 // checkBounds checks the series' bounds and return range against the
-// registry, its estimators and the grid's first n0: every bound known,
-// listed once, supported by an estimator of the series, with n0 >= its
-// MinN; a finite return range with lo < hi exactly when a bound needs one.
+// registry, its estimators and the grid's first n0 (evaluate.CheckBounds:
+// every bound known, listed once, supported by an estimator of the
+// series, with n0 >= its MinN), and a finite return range with lo < hi
+// exactly when a bound needs one.
 func (s *Series) checkBounds(n0 int) *boundError {
 	fail := func(key string, index int, format string, args ...any) *boundError {
 		return &boundError{key, index, fmt.Errorf(format, args...)}
 	}
-	var needs []string // bounds that need the range
-	for j, kind := range s.Bounds {
-		info, ok := estimators.LookupBound(kind)
-		if !ok {
-			return fail("bounds", j, "unknown bound %q (known: %s)", kind, strings.Join(estimators.BoundNames(), ", "))
-		}
-		if slices.Index(s.Bounds, kind) < j {
-			return fail("bounds", j, "%q is listed twice", kind)
-		}
-		if !slices.ContainsFunc(s.Estimators, func(e string) bool { return Supports(e, kind) }) {
-			return fail("bounds", j, "%s is a bound of no estimator of the series (%s); estimators with it: %s",
-				kind, strings.Join(s.Estimators, ", "), strings.Join(estimatorsWith(kind), ", "))
-		}
-		if n0 < info.MinN {
-			return fail("n", 0, "%d, but bound %s (series %s) needs n >= %d", n0, kind, s.Name, info.MinN)
-		}
-		if info.NeedsRange {
-			needs = append(needs, kind)
+	caps := make([]evaluate.Caps, 0, len(s.Estimators))
+	for _, e := range s.Estimators {
+		if info, ok := s.Info(e); ok {
+			caps = append(caps, evaluate.CapsOf(info))
 		}
 	}
+	if p := evaluate.CheckBounds(caps, s.Bounds, n0); p != nil {
+		switch p.Kind {
+		case evaluate.UnknownBound:
+			return fail("bounds", p.Index, "unknown bound %q (known: %s)", p.Bound, strings.Join(estimators.BoundNames(), ", "))
+		case evaluate.RepeatedBound:
+			return fail("bounds", p.Index, "%q is listed twice", p.Bound)
+		case evaluate.Unsupported:
+			return fail("bounds", p.Index, "%s is a bound of no estimator of the series (%s); estimators with it: %s",
+				p.Bound, strings.Join(s.Estimators, ", "), strings.Join(p.Supporters, ", "))
+		default:
+			return fail("n", 0, "%d, but bound %s (series %s) needs n >= %d", n0, p.Bound, s.Name, p.MinN)
+		}
+	}
+	needs := evaluate.NeedingRange(s.Bounds)
 	switch {
 	case len(needs) == 0 && s.ReturnRange != nil:
 		return fail("return_range", -1, "%v, but no bound of the series needs the range of the returns (bounds that do: %s)",
-			s.ReturnRange, strings.Join(boundsNeedingRange(), ", "))
+			s.ReturnRange, strings.Join(evaluate.NeedingRange(estimators.BoundNames()), ", "))
 	case len(needs) == 0:
 		return nil
 	case s.ReturnRange == nil:
@@ -105,30 +107,6 @@ func (s *Series) checkBounds(n0 int) *boundError {
 		return fail("return_range", -1, "[%v, %v], want finite g_lo < g_hi", lo, hi)
 	}
 	return nil
-}
-
-// estimatorsWith lists the estimators of the registry that support bound
-// kind.
-func estimatorsWith(kind string) []string {
-	var out []string
-	for _, e := range estimators.Names() {
-		if Supports(e, kind) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// boundsNeedingRange lists the bounds of the registry that need the range
-// of the returns.
-func boundsNeedingRange() []string {
-	var out []string
-	for _, b := range estimators.BoundNames() {
-		if info, _ := estimators.LookupBound(b); info.NeedsRange {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // seriesBounds validates series[i].bounds and series[i].return_range as

@@ -261,6 +261,28 @@ func (s *Series) Spec() *domains.Spec {
 	return spec
 }
 
+// Override sets the plan's trials (when trials > 0) and seed (when seed
+// is not empty: an unsigned 64-bit integer in decimal), the overrides of
+// `runexp run -trials -seed`; its errors name those flags.
+func (p *Plan) Override(trials int, seed string) error {
+	switch {
+	case trials < 0:
+		return fmt.Errorf("-trials %d, want >= 1 (or 0 to keep the config's)", trials)
+	case trials > MaxTrials:
+		return fmt.Errorf("-trials %d, want at most %d", trials, MaxTrials)
+	case trials > 0:
+		p.Trials = trials
+	}
+	if seed != "" {
+		s, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return fmt.Errorf("-seed %q is not an unsigned 64-bit integer", seed)
+		}
+		p.Seed = s
+	}
+	return nil
+}
+
 // Check verifies a plan decoded from JSON (a checkpoint's header, a
 // results directory's meta.json) as Parse verifies a config: names from
 // the safe set (they become file names), a strictly increasing n grid
@@ -355,7 +377,7 @@ const (
 	// MaxTrials bounds trials.
 	MaxTrials = 1 << 24
 	// MaxN bounds every n of the grid (memory is checked separately, see
-	// run.Estimate).
+	// run.NeedOf).
 	MaxN = 1 << 40
 	// MaxNameLen bounds the run's and a series' name.
 	MaxNameLen = 100

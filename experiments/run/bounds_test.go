@@ -268,14 +268,15 @@ func TestBoundsNeedMemory(t *testing.T) {
 	if got := boundBytes(&p.Series[2], 2); got != 0 {
 		t.Errorf("a series without bounds: %v bytes", got)
 	}
-	// A worker's LowerBound workspace: the terms and their sorted copy
-	// (16 bytes per trajectory) and its own instance of each estimator
-	// with a bound; none without bounds.
-	if got, want := boundWorkspace(&p.Series[1], 20, 6), 16*20+estimatorMemory("pdis", 20, 6); got != want {
-		t.Errorf("sub: workspace %v bytes, want %v", got, want)
-	}
-	if got := boundWorkspace(&p.Series[2], 20, 6); got != 0 {
-		t.Errorf("a series without bounds: workspace %v bytes", got)
+	// A worker's LowerBound workspace (evaluate.NeedOf): the terms and
+	// their sorted copy (16 bytes per trajectory and pair) and its own
+	// instance of each estimator with a bound; none without bounds.
+	sub := p.Series[1]
+	info, _ := estimators.Lookup("pdis")
+	with := seriesNeed(p, &sub, 20, 6).Bytes
+	sub.Bounds = nil
+	if got, want := with-seriesNeed(p, &sub, 20, 6).Bytes, 16*20+info.Memory(20, 6); got != want {
+		t.Errorf("sub: the bounds take %v bytes, want %v", got, want)
 	}
 }
 

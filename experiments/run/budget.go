@@ -2,15 +2,13 @@ package run
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
-	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -44,12 +42,13 @@ const baseBytes = 64 << 20
 // the result struct, the unit list and map entries of a resume).
 const unitOverhead = 256
 
-// Estimate returns what running the units of shard s of plan p on
+// NeedOf returns what running the units of shard s of plan p on
 // workers goroutines (<= 0: one) needs. The largest term is usually a
-// worker's data set, a batch of max(n) trajectories (trajectory.Size) with
-// every estimator's workspace (estimators.Info.Memory), or the results of
-// all units, kept until the report is built.
-func Estimate(p *config.Plan, workers int, s Shard) Need {
+// worker's data set, a batch of max(n) trajectories (trajectory.Size)
+// with what its series' evaluation takes beside it (evaluate.NeedOf: the
+// estimators' workspaces, the model, the bounds, the data under gamma),
+// or the results of all units, kept until the report is built.
+func NeedOf(p *config.Plan, workers int, s Shard) Need {
 	units := 0
 	for k := range len(p.Series) * p.Trials {
 		if s.Owns(k) {
@@ -72,17 +71,12 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 		rs := &p.Series[i]
 		h := float64(rs.Spec().MaxSteps(rs.Params))
 		need.Steps += float64(p.Trials) / float64(max(s.Count, 1)) * perRun * h
-		w := trajectory.Size(nmax, nmax*h)
-		for _, name := range rs.Estimators {
-			w += estimatorMemory(name, nmax, h)
-		}
-		w += extraColumns(rs, nmax*h)
-		w += boundWorkspace(rs, nmax, h)
+		w := trajectory.Size(nmax, nmax*h) + recordedColumns(rs, nmax*h) + seriesNeed(p, rs, nmax, h).Bytes
 		if w > worker.Bytes {
 			worker = NeedPart{Bytes: w, What: fmt.Sprintf("series %s: a data set of n_max = %.0f trajectories of up to H = %.0f steps, with the workspace of %s", rs.Name, nmax, h, strings.Join(rs.Estimators, ", ")),
 				Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, its estimators", len(p.N)-1, rs.Base)}
 		}
-		results = max(results, unitBytes(rs.Estimators, len(p.N), h)+boundBytes(rs, len(p.N)))
+		results = max(results, unitBytes(rs, len(p.N), h)+boundBytes(rs, len(p.N)))
 	}
 	wk := float64(max(1, min(workers, units)))
 	worker.Bytes *= wk
@@ -99,84 +93,56 @@ func Estimate(p *config.Plan, workers int, s Shard) Need {
 	return need
 }
 
-// extraColumns bounds what a series needs beyond the batch and the
-// estimators' workspaces for steps steps: observation and action ids and
-// the model columns (4+4+8+8 bytes a step, append slack doubled) with the
-// fitted model's copy of the columns and its workspace, or the exact
-// model's tables, when an estimator needs a model; the discounted views of the batch and of a prefix (a
-// reward, and the model columns, 8 bytes each a step) when gamma < 1.
-func extraColumns(rs *config.Series, steps float64) float64 {
-	var b float64
-	model := rs.NeedsModel()
-	if model {
-		b += 2 * 24 * steps
-		if rs.Model != config.ModelExact {
-			b += 16*steps + modelFitBytes(rs, steps)
-		} else if f := rs.Spec().ExactModelBytes; f != nil {
-			b += f(rs.Params)
-		}
+// seriesNeed is evaluate.NeedOf for series rs at n trajectories of up to h
+// steps: its estimators' capabilities, gamma, bounds and model.
+func seriesNeed(p *config.Plan, rs *config.Series, n, h float64) evaluate.Need {
+	req := evaluate.Request{Gamma: 1, Bounds: rs.Bounds, Delta: p.Delta}
+	if g, ok := rs.Params["gamma"]; ok {
+		req.Gamma = g
 	}
-	if g, ok := rs.Params["gamma"]; ok && g != 1 {
-		per := 8.0
-		if model {
-			per = 24
-		}
-		b += 2 * per * steps
-	}
-	return b
-}
-
-// modelFitBytes is the fitted model's workspace for steps steps of series
-// rs (models.FitBytes over the domain's space).
-func modelFitBytes(rs *config.Series, steps float64) float64 {
-	d, err := rs.Spec().New(rs.Params)
-	if err != nil {
-		return 0
-	}
-	md, ok := d.(domains.ModelDomain)
-	if !ok {
-		return 0
-	}
-	sp := md.Space()
-	return models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
-}
-
-// estimatorMemory is estimator name's workspace at n trajectories of
-// horizon h (0 for an unknown name, which Plan.Check refuses).
-func estimatorMemory(name string, n, h float64) float64 {
-	info, ok := estimators.Lookup(name)
-	if !ok {
-		return 0
-	}
-	return info.Memory(int(min(n, 1<<62)), int(min(h, 1<<62)))
-}
-
-// unitBytes bounds one unit's result: an estimate per estimator and size,
-// and each diagnostic as a vector of up to h values per size.
-func unitBytes(ests []string, sizes int, h float64) float64 {
-	b := float64(unitOverhead)
-	for _, name := range ests {
-		b += 8*float64(sizes) + 24
-		if info, ok := estimators.Lookup(name); ok {
-			b += float64(len(info.Diagnostics)) * float64(sizes) * (8*h + 24)
-		}
-	}
-	return b
-}
-
-// boundWorkspace bounds what computing the lower bounds of series rs
-// takes beside the estimators, at n trajectories of up to h steps: the
-// per-trajectory terms and their sorted copy (estimators.LowerBound, 8
-// bytes each per trajectory), and its own instance of each estimator with
-// a bound, with that estimator's workspace.
-func boundWorkspace(rs *config.Series, n, h float64) float64 {
-	if len(rs.Bounds) == 0 {
-		return 0
-	}
-	b := 16 * n
+	caps := make([]evaluate.Caps, 0, len(rs.Estimators))
 	for _, name := range rs.Estimators {
-		if slices.ContainsFunc(rs.Bounds, func(kind string) bool { return config.Supports(name, kind) }) {
-			b += estimatorMemory(name, n, h)
+		if info, ok := rs.Info(name); ok {
+			caps = append(caps, evaluate.CapsOf(info))
+		}
+	}
+	if rs.NeedsModel() {
+		req.Model = evaluate.Columns{}
+		if rs.Model != config.ModelExact {
+			if d, err := rs.Spec().New(rs.Params); err == nil {
+				if md, ok := d.(domains.ModelDomain); ok {
+					req.Model = &evaluate.Fitted{Space: md.Space()}
+				}
+			}
+		}
+	}
+	return evaluate.NeedOf(req, caps, n, n*h, h)
+}
+
+// recordedColumns bounds what the domain records beside rewards and
+// ratios for series rs over steps steps when an estimator needs a model:
+// observation and action ids and the model columns (4+4+8+8 bytes a step,
+// append slack doubled), and the exact model's tables.
+func recordedColumns(rs *config.Series, steps float64) float64 {
+	if !rs.NeedsModel() {
+		return 0
+	}
+	b := 2 * 24 * steps
+	if f := rs.Spec().ExactModelBytes; rs.Model == config.ModelExact && f != nil {
+		b += f(rs.Params)
+	}
+	return b
+}
+
+// unitBytes bounds one unit's result of series rs: an estimate per
+// estimator and size, and each diagnostic as a vector of up to h values
+// per size.
+func unitBytes(rs *config.Series, sizes int, h float64) float64 {
+	b := float64(unitOverhead)
+	for _, name := range rs.Estimators {
+		b += 8*float64(sizes) + 24
+		if info, ok := rs.Info(name); ok {
+			b += float64(len(info.Diagnostics)) * float64(sizes) * (8*h + 24)
 		}
 	}
 	return b

@@ -19,18 +19,18 @@ series:
     estimators: [pdis, incris]
 `
 
-// TestEstimateRefusesWithoutAllocating plans n_max = 1e11 trajectories of
+// TestNeedOfRefusesWithoutAllocating plans n_max = 1e11 trajectories of
 // 20 steps: trajectory.Size alone is 2 (26 · 2e12 + 8 · 1e11) bytes, about
 // 96 TiB. Check must refuse it as bad input naming n[1], and sizing it
 // must not allocate anything near that.
-func TestEstimateRefusesWithoutAllocating(t *testing.T) {
+func TestNeedOfRefusesWithoutAllocating(t *testing.T) {
 	p, err := config.Parse([]byte(budgetConfig), "b.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	need := Estimate(p, 2, Shard{})
+	need := NeedOf(p, 2, Shard{})
 	err = need.Check(1 << 30)
 	runtime.ReadMemStats(&after)
 	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "n[1]") {
@@ -44,11 +44,11 @@ func TestEstimateRefusesWithoutAllocating(t *testing.T) {
 	}
 }
 
-// TestEstimateCountsShardsAndWorkers checks the arithmetic of Estimate on
+// TestNeedOfCountsShardsAndWorkers checks the arithmetic of NeedOf on
 // a small plan: 2 series x 8 trials = 16 units, of which shard 1/4 owns
 // k = 1, 5, 9, 13: 4 units; one worker's part is the same whatever the
 // shard, and scales with workers (up to the units).
-func TestEstimateCountsShardsAndWorkers(t *testing.T) {
+func TestNeedOfCountsShardsAndWorkers(t *testing.T) {
 	cfg := strings.Replace(budgetConfig, "100000000000", "1000", 1) + `  - name: d
     domain: subepisode
     estimators: [is]
@@ -57,7 +57,7 @@ func TestEstimateCountsShardsAndWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, shard := Estimate(p, 1, Shard{}), Estimate(p, 1, Shard{Index: 1, Count: 4})
+	all, shard := NeedOf(p, 1, Shard{}), NeedOf(p, 1, Shard{Index: 1, Count: 4})
 	if all.Units != 16 || shard.Units != 4 {
 		t.Errorf("units %d and %d, want 16 and 4", all.Units, shard.Units)
 	}
@@ -69,7 +69,7 @@ func TestEstimateCountsShardsAndWorkers(t *testing.T) {
 	if all.Parts[0].Bytes != shard.Parts[0].Bytes {
 		t.Errorf("a worker's need depends on the shard: %v vs %v", all.Parts[0].Bytes, shard.Parts[0].Bytes)
 	}
-	if two := Estimate(p, 2, Shard{}); two.Parts[0].Bytes != 2*all.Parts[0].Bytes {
+	if two := NeedOf(p, 2, Shard{}); two.Parts[0].Bytes != 2*all.Parts[0].Bytes {
 		t.Errorf("2 workers need %v, want twice %v", two.Parts[0].Bytes, all.Parts[0].Bytes)
 	}
 	if err := all.Check(all.Bytes); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ope-lab/longhorizon/evaluate"
 	"io"
 	"math"
 	"os"
@@ -383,4 +384,26 @@ func (w *worker) external(x *config.External) (*externalProc, error) {
 	}
 	w.ext[key] = pr
 	return pr, nil
+}
+
+// externalMethod is an external estimator behind evaluate.Method: at each
+// call it writes the data as collected to a trial file and asks the
+// program for its estimates at every n of the grid, under gamma.
+type externalMethod struct {
+	pr   *externalProc
+	rs   *config.Series
+	name string
+}
+
+func (m *externalMethod) Caps() evaluate.Caps {
+	c := evaluate.CapsOf(m.pr.x.Info())
+	c.Resamplable = false // a process per replicate is not what a config asked for
+	return c
+}
+
+func (m *externalMethod) Estimate(in evaluate.Input, grid []int, out evaluate.Out) error {
+	if err := externalEstimate(m.pr, m.rs, in.Raw, grid, in.Gamma, out.Values); err != nil {
+		return fmt.Errorf("estimator %s (external, %s): %w", m.name, quoteCommand(m.pr.x.Command), err)
+	}
+	return nil
 }

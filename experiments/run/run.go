@@ -5,18 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
-	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -129,26 +126,24 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 	return results, nil
 }
 
-// worker holds one goroutine's reusable state: the batch, and the domain
-// and estimators of the series it is on, built when it moves to a series.
-// Units come series by series, so a worker rarely rebuilds, and it keeps
-// one series' state at a time: its memory is that of the largest series,
-// as Estimate assumes, not the sum over series. Estimators are kept by
-// key across series (an estimator is its key and a workspace that every
-// call reuses), so that moving to a series with the same estimators frees
-// and reallocates nothing: the garbage of dropped workspaces, not the live
-// heap, set the peak resident size of long runs.
+// worker holds one goroutine's reusable state: the batch, the domain of
+// the series it is on, and the evaluator of that series' request (package
+// evaluate), rebuilt when it moves to a series. Units come series by
+// series, so a worker rarely rebuilds, and it keeps one series' state at a
+// time: its memory is that of the largest series, as NeedOf assumes, not
+// the sum over series. Methods are kept by key across series (a registry
+// method is its key and a workspace that every call reuses), so that
+// moving to a series with the same estimators frees and reallocates
+// nothing: the garbage of dropped workspaces, not the live heap, set the
+// peak resident size of long runs.
 type worker struct {
 	p      *config.Plan
 	batch  trajectory.Batch
 	series int
-	st     *seriesState
-	pool   map[string]estimators.Estimator
-
-	disc, discPre trajectory.Discounted // the batch and a prefix under gamma
-	pre           trajectory.Batch      // a prefix of the discounted batch, for bounds
-	fit           models.Fitter
-	qHat, vHat    []float64 // the fitted model's columns (reused)
+	domain domains.Domain
+	ev     evaluate.Evaluator
+	pool   map[string]evaluate.Method
+	fitted evaluate.Fitted // the fitted model's workspace (SPEC 1d)
 
 	// procs are the external estimators' running programs of the run;
 	// ext those this worker started, by externalKey.
@@ -156,34 +151,16 @@ type worker struct {
 	ext   map[string]*externalProc
 }
 
-type seriesState struct {
-	domain domains.Domain
-	ests   []estimators.Estimator
-	// ext[e] is external estimator e's program (nil for the registry's);
-	// ext is nil when the series has none.
-	ext   []*externalProc
-	ndiag []int  // diagnostics per estimator
-	model []bool // the estimator needs the model columns (SPEC 1d)
-	gamma float64
-	// bounds[e] lists the bounds of the series that estimator e supports
-	// (indices into the series' Bounds); lo, hi is its return range.
-	bounds [][]int
-	lo, hi float64
-	// fitted: the model is fitted on each data set, over space; else the
-	// domain records the exact model as it collects (when any estimator
-	// needs one).
-	fitted bool
-	space  models.Space
-}
-
 func newWorker(p *config.Plan) *worker {
 	return &worker{p: p, series: -1}
 }
 
-func (w *worker) state(u Unit) (*seriesState, error) {
+// state moves the worker to the series of unit u: its domain, and its
+// request (methods, gamma, model, bounds) in the evaluator.
+func (w *worker) state(u Unit) error {
 	s := u.Series
 	if w.series == s {
-		return w.st, nil
+		return nil
 	}
 	rs := &w.p.Series[s]
 	var d domains.Domain
@@ -197,249 +174,90 @@ func (w *worker) state(u Unit) (*seriesState, error) {
 		err = fmt.Errorf("series %s: %w", rs.Name, err)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	st := &seriesState{domain: d, gamma: 1}
+	req := evaluate.Request{Gamma: 1, Bounds: rs.Bounds, Delta: w.p.Delta}
 	if g, ok := rs.Params["gamma"]; ok {
-		st.gamma = g
+		req.Gamma = g
 	}
-	pool := make(map[string]estimators.Estimator, len(rs.Estimators))
+	req.Lo, req.Hi, _ = rs.Range()
+	pool := make(map[string]evaluate.Method, len(rs.Estimators))
 	for _, name := range rs.Estimators {
 		if x := rs.ExternalOf(name); x != nil {
 			pr, err := w.external(x)
 			if err != nil {
-				return nil, fmt.Errorf("series %s, trial %d, estimator %s (external): %w", rs.Name, u.Trial, name, err)
+				return fmt.Errorf("series %s, trial %d, estimator %s (external): %w", rs.Name, u.Trial, name, err)
 			}
-			if st.ext == nil {
-				st.ext = make([]*externalProc, len(rs.Estimators))
-			}
-			st.ext[len(st.ests)] = pr
-			st.ests = append(st.ests, nil)
-			st.ndiag = append(st.ndiag, 0)
-			st.model = append(st.model, false)
+			req.Methods = append(req.Methods, &externalMethod{pr: pr, rs: rs, name: name})
 			continue
 		}
-		e, ok := w.pool[name]
+		m, ok := w.pool[name]
 		if !ok {
-			if e, err = estimators.New(name); err != nil {
-				return nil, fmt.Errorf("series %s: %w", rs.Name, err)
+			if m, err = evaluate.Registry(name); err != nil {
+				return fmt.Errorf("series %s: %w", rs.Name, err)
 			}
 		}
-		pool[name] = e
-		info, _ := estimators.Lookup(name)
-		st.ests = append(st.ests, e)
-		st.ndiag = append(st.ndiag, len(info.Diagnostics))
-		st.model = append(st.model, info.Needs&estimators.Model != 0)
-	}
-	if len(rs.Bounds) > 0 {
-		st.bounds = make([][]int, len(rs.Estimators))
-		rs.BoundPairs(func(e, b int) { st.bounds[e] = append(st.bounds[e], b) })
-		st.lo, st.hi, _ = rs.Range()
+		pool[name] = m
+		req.Methods = append(req.Methods, m)
 	}
 	if rs.NeedsModel() {
 		md, ok := d.(domains.ModelDomain)
 		if !ok {
-			return nil, fmt.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
+			return fmt.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
 		}
-		st.fitted = rs.Model != config.ModelExact
-		md.Record(st.fitted, !st.fitted)
-		st.space = md.Space()
+		fitted := rs.Model != config.ModelExact
+		md.Record(fitted, !fitted)
+		req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
+		if fitted {
+			w.fitted.Space = md.Space()
+			req.Model = &w.fitted
+		}
 	}
-	w.series, w.st, w.pool = s, st, pool
-	return st, nil
+	if err := w.ev.Reset(req); err != nil {
+		return fmt.Errorf("series %s: %w", rs.Name, err)
+	}
+	w.series, w.domain, w.pool = s, d, pool
+	return nil
 }
 
-// run computes one unit: nested data draws max(n) trajectories once and
-// estimates at each n from the first n, in one pass per estimator
-// (estimators.EstimateGrid); independent data draws afresh per n. Every
-// estimator sees the data under the series' gamma (trajectory.Discounted,
-// SPEC 1c); those that need the model columns (SPEC 1d) get, at each n,
-// the model fitted on those n trajectories, or the exact one the domain
-// recorded. The lower bounds of the series (SPEC 1e) are computed at each
-// n on exactly the data of the estimate there: the first n trajectories
-// (nested) under gamma, with the model columns for the estimators that
-// need them.
+// run computes one unit. Nested data draws max(n) trajectories once and
+// evaluates every estimator at each n from the first n (package evaluate:
+// one pass per estimator where it can, the model fitted on each data set
+// of n trajectories where one is needed, the lower bounds on exactly the
+// data of each estimate); independent data draws afresh per n.
 func (w *worker) run(u Unit) (UnitResult, error) {
-	st, err := w.state(u)
-	if err != nil {
+	if err := w.state(u); err != nil {
 		return UnitResult{}, err
 	}
 	p := w.p
+	rs := &p.Series[u.Series]
 	rng := Stream(p, u)
-	ne, nn := len(st.ests), len(p.N)
-	res := UnitResult{Series: u.Series, Trial: u.Trial, Estimates: make([][]float64, ne), Diagnostics: make([][][][]float64, ne)}
-	flat := make([]float64, ne*nn)
-	for e := range st.ests {
-		res.Estimates[e] = flat[e*nn : (e+1)*nn : (e+1)*nn]
-		res.Diagnostics[e] = make([][][]float64, st.ndiag[e])
-		for d := range res.Diagnostics[e] {
-			res.Diagnostics[e][d] = make([][]float64, nn)
+	res := w.ev.NewResult(len(p.N))
+	fail := func(err error) error {
+		var re *evaluate.RangeError
+		if errors.As(err, &re) {
+			err = inputerr.Errorf("%w (series %s: return_range [%v, %v] must hold every return, under gamma)", err, rs.Name, re.Lo, re.Hi)
 		}
-	}
-	if st.bounds != nil {
-		nb := len(p.Series[u.Series].Bounds)
-		res.Bounds = make([][][]float64, ne)
-		for e, bs := range st.bounds {
-			res.Bounds[e] = make([][]float64, nb)
-			for _, b := range bs {
-				res.Bounds[e][b] = make([]float64, nn)
-			}
-		}
-	}
-	name := p.Series[u.Series].Name
-	fail := func(n int, err error) error {
-		if n > 0 {
-			return fmt.Errorf("series %s, trial %d, n = %d: %w", name, u.Trial, n, err)
-		}
-		return fmt.Errorf("series %s, trial %d, %w", name, u.Trial, err)
+		return fmt.Errorf("series %s, trial %d, %w", rs.Name, u.Trial, err)
 	}
 	if p.Data == "nested" {
 		w.batch.Reset()
-		st.domain.Collect(&w.batch, p.NMax(), rng)
-		h := w.batch.Horizon()
-		view := w.disc.Of(&w.batch, st.gamma)
-		for e, est := range st.ests {
-			diags := res.Diagnostics[e]
-			for d := range diags {
-				// one backing array per diagnostic; a vector at n has length <= h
-				buf := make([]float64, nn*h)
-				for j := range diags[d] {
-					diags[d][j] = buf[j*h : j*h : (j+1)*h]
-				}
-			}
-			if st.model[e] || st.ext != nil && st.ext[e] != nil {
-				continue // below, prefix by prefix; or external, below
-			}
-			if err := estimators.EstimateGrid(est, view, p.N, res.Estimates[e], diags); err != nil {
-				return UnitResult{}, fail(0, err)
-			}
+		w.domain.Collect(&w.batch, p.NMax(), rng)
+		if err := w.ev.Evaluate(&w.batch, p.N, res); err != nil {
+			return UnitResult{}, fail(err)
 		}
-		if st.bounds != nil {
-			for j, n := range p.N {
-				w.pre = view.Prefix(n)
-				for e := range st.ests {
-					if st.model[e] || st.ext != nil && st.ext[e] != nil {
-						continue // with the model columns, below; or external
-					}
-					if err := w.boundsInto(st, &w.pre, &res, e, j); err != nil {
-						return UnitResult{}, fail(n, err)
-					}
-				}
-			}
-		}
-		for e, pr := range st.ext {
-			if pr == nil {
-				continue
-			}
-			rs := &p.Series[u.Series]
-			if err := externalEstimate(pr, rs, &w.batch, p.N, st.gamma, res.Estimates[e]); err != nil {
-				return UnitResult{}, fail(0, fmt.Errorf("estimator %s (external, %s): %w", rs.Estimators[e], quoteCommand(pr.x.Command), err))
-			}
-		}
-		if !slices.Contains(st.model, true) {
-			return res, nil
+	} else {
+		if rs.HasExternal() {
+			return UnitResult{}, fail(errors.New("external estimators need data: nested"))
 		}
 		for j, n := range p.N {
-			pre := w.batch.Prefix(n)
-			if err := w.estimateModel(st, &pre, &res, j); err != nil {
-				return UnitResult{}, fail(n, err)
+			w.batch.Reset()
+			w.domain.Collect(&w.batch, n, rng)
+			win := res.Window(j)
+			if err := w.ev.Evaluate(&w.batch, p.N[j:j+1], &win); err != nil {
+				return UnitResult{}, fail(err)
 			}
 		}
-		return res, nil
 	}
-	if st.ext != nil {
-		return UnitResult{}, fail(0, errors.New("external estimators need data: nested"))
-	}
-	for j, n := range p.N {
-		w.batch.Reset()
-		st.domain.Collect(&w.batch, n, rng)
-		view := w.disc.Of(&w.batch, st.gamma)
-		for e, est := range st.ests {
-			if st.model[e] {
-				continue
-			}
-			if err := estimateInto(est, view, &res, e, j); err != nil {
-				return UnitResult{}, fail(n, err)
-			}
-			if err := w.boundsInto(st, view, &res, e, j); err != nil {
-				return UnitResult{}, fail(n, err)
-			}
-		}
-		if err := w.estimateModel(st, &w.batch, &res, j); err != nil {
-			return UnitResult{}, fail(n, err)
-		}
-	}
-	return res, nil
-}
-
-// estimateModel runs the estimators of st that need the model columns on
-// b (a data set of N[j] trajectories), with the model fitted on b or the
-// exact one b carries, under the series' gamma, and computes their bounds
-// on the same view.
-func (w *worker) estimateModel(st *seriesState, b *trajectory.Batch, res *UnitResult, j int) error {
-	if !slices.Contains(st.model, true) {
-		return nil
-	}
-	if st.fitted {
-		b.QHat, b.VHat = w.qHat[:0], w.vHat[:0]
-		if err := w.fit.Fit(b, st.space, st.gamma); err != nil {
-			return fmt.Errorf("fitting the model: %w", err)
-		}
-		w.qHat, w.vHat = b.QHat, b.VHat
-	}
-	view := w.discPre.Of(b, st.gamma)
-	for e, est := range st.ests {
-		if !st.model[e] {
-			continue
-		}
-		if err := estimateInto(est, view, res, e, j); err != nil {
-			return err
-		}
-		if err := w.boundsInto(st, view, res, e, j); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// boundsInto sets res's lower bounds of estimator e at grid point j from
-// b, the data (under gamma, with the model columns the estimate used) of
-// its estimate there (SPEC 1e). A return outside the series' return range
-// is the config's fault: bad input.
-func (w *worker) boundsInto(st *seriesState, b *trajectory.Batch, res *UnitResult, e, j int) error {
-	if st.bounds == nil {
-		return nil
-	}
-	rs := &w.p.Series[res.Series]
-	est := rs.Estimators[e]
-	for _, k := range st.bounds[e] {
-		kind := rs.Bounds[k]
-		v, err := estimators.LowerBound(est, kind, b, w.p.Delta, st.lo, st.hi)
-		switch {
-		case errors.Is(err, estimators.ErrOutOfRange):
-			return inputerr.Errorf("estimator %s, bound %s: %w (series %s: return_range [%v, %v] must hold every return, under gamma)", est, kind, err, rs.Name, st.lo, st.hi)
-		case err != nil:
-			return fmt.Errorf("estimator %s, bound %s: %w", est, kind, err)
-		case math.IsNaN(v) || math.IsInf(v, 0):
-			return fmt.Errorf("estimator %s, bound %s: %v is not a finite number", est, kind, v)
-		}
-		res.Bounds[e][k][j] = v
-	}
-	return nil
-}
-
-// estimateInto sets res's estimate and diagnostics of estimator e at grid
-// point j from b.
-func estimateInto(est estimators.Estimator, b *trajectory.Batch, res *UnitResult, e, j int) error {
-	v, err := est.Estimate(b)
-	if err != nil {
-		return err
-	}
-	res.Estimates[e][j] = v
-	if r, ok := est.(estimators.Reporter); ok {
-		for d := range res.Diagnostics[e] {
-			res.Diagnostics[e][d][j] = r.AppendDiagnostic(res.Diagnostics[e][d][j][:0], d)
-		}
-	}
-	return nil
+	return UnitResult{Series: u.Series, Trial: u.Trial, Estimates: res.Values, Diagnostics: res.Diagnostics, Bounds: res.Bounds}, nil
 }

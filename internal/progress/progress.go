@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -9,13 +9,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/ope-lab/longhorizon/experiments/run"
 )
 
-// newProgress returns how a run shows its progress on w: a bar when w is a
+// New returns how a run shows its progress on w: a bar when w is a
 // terminal, a plain line every few seconds otherwise (CI and Slurm logs).
-func newProgress(w io.Writer, name string) run.Progress {
+func New(w io.Writer, name string) Progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barProgress{w: w, name: name}
 	}

@@ -1,0 +1,122 @@
+package evaluate
+
+import (
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Method is one estimator of a request, whatever its kind: a registry
+// formula, one reading model columns, an external process.
+type Method interface {
+	// Caps says what the evaluator needs to know about the method.
+	Caps() Caps
+	// Estimate sets out.Values[j], and each out.Diagnostics[d][j], to the
+	// estimate from the first grid[j] trajectories of in (grid strictly
+	// increasing, its last point at most in.Batch.N()). An error names the
+	// smallest n at which the estimate failed, as "n = 50: <error>", except
+	// on a one-point grid (the caller knows its n).
+	Estimate(in Input, grid []int, out Out) error
+}
+
+// Caps are a method's capabilities: its key, the data it cannot run
+// without, what it reports beside each estimate, the bounds it has and
+// its workspace. They are read from the registry entry for a registry
+// method; nothing else decides anything by a method's name.
+type Caps struct {
+	// Name is the method's key in results and messages.
+	Name string
+	// MinN is the smallest number of trajectories it accepts.
+	MinN int
+	// Needs is the data it cannot run without (estimators.Info.Needs):
+	// with estimators.Model, its data at each n goes through the
+	// request's Model first.
+	Needs estimators.Data
+	// Uses is the data that makes a difference to it, and Without what it
+	// equals without that data (estimators.Info.Uses, Without).
+	Uses    estimators.Data
+	Without string
+	// Diagnostics are the vectors it reports beside each estimate.
+	Diagnostics []estimators.Diagnostic
+	// Bounds are the lower bounds of SPEC 1e it has (estimators.LowerBound
+	// computes them by its Name).
+	Bounds []string
+	// Memory bounds its workspace in bytes at n trajectories of horizon h
+	// (nil: nothing that grows with n or H).
+	Memory func(n, h float64) float64
+	// MemoryDoc is Memory's formula, for messages.
+	MemoryDoc string
+	// Resamplable says that a bootstrap may rerun it on resampled data
+	// (estimators.Bootstrap): registry methods are, external ones are not.
+	Resamplable bool
+}
+
+// Input is the data a method reads at one call.
+type Input struct {
+	// Batch is the data under gamma (SPEC 1c): rewards, and the model
+	// columns where the method needs a model, discounted. Every registry
+	// formula reads it unchanged.
+	Batch *trajectory.Batch
+	// Raw is the same trajectories as collected or read, before
+	// discounting, and Gamma the discount, for a method that discounts
+	// itself (an external program is sent the raw data and gamma).
+	Raw   *trajectory.Batch
+	Gamma float64
+}
+
+// Out is where a method writes its estimates: Values[j] at grid point j,
+// and Diagnostics[d][j] the vector of diagnostic d there (reusing its
+// memory), for the diagnostics of its Caps.
+type Out struct {
+	Values      []float64
+	Diagnostics [][][]float64
+}
+
+// registryMethod is an estimator of the registry behind Method: it reads
+// in.Batch, at every grid point in one pass where the estimator can
+// (estimators.EstimateGrid), and keeps the estimator, whose workspace
+// every call reuses.
+type registryMethod struct {
+	est  estimators.Estimator
+	caps Caps
+}
+
+// Registry returns the registry's estimator name as a Method. Its error
+// lists the known keys.
+func Registry(name string) (Method, error) {
+	est, err := estimators.New(name)
+	if err != nil {
+		return nil, err
+	}
+	info, _ := estimators.Lookup(name)
+	return &registryMethod{est: est, caps: CapsOf(info)}, nil
+}
+
+// CapsOf returns the capabilities of a registry entry.
+func CapsOf(info estimators.Info) Caps {
+	c := Caps{Name: info.Name, MinN: info.MinN, Needs: info.Needs, Uses: info.Uses, Without: info.Without,
+		Diagnostics: info.Diagnostics, Bounds: info.Bounds, MemoryDoc: info.MemoryDoc(), Resamplable: true}
+	c.Memory = func(n, h float64) float64 { return info.Memory(int(min(n, 1<<62)), int(min(h, 1<<62))) }
+	return c
+}
+
+func (m *registryMethod) Caps() Caps { return m.caps }
+
+// Estimate runs the estimator on the whole batch when the grid is just
+// its n (data drawn afresh at each n, logged data: the error then names
+// no n), else over the grid in one pass where it can.
+func (m *registryMethod) Estimate(in Input, grid []int, out Out) error {
+	if len(grid) != 1 || grid[0] != in.Batch.N() {
+		return estimators.EstimateGrid(m.est, in.Batch, grid, out.Values, out.Diagnostics)
+	}
+	v, err := m.est.Estimate(in.Batch)
+	if err != nil {
+		return err
+	}
+	out.Values[0] = v
+	if r, ok := m.est.(estimators.Reporter); ok {
+		for d := range out.Diagnostics {
+			out.Diagnostics[d][0] = r.AppendDiagnostic(out.Diagnostics[d][0][:0], d)
+		}
+	}
+	return nil
+}

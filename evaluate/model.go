@@ -1,0 +1,69 @@
+package evaluate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ope-lab/longhorizon/models"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Model is where a request's model columns come from (SPEC 1d): a batch
+// transform that gives a data set of n trajectories its columns q_hat and
+// v_hat before a method needing a model reads it. The methods of a request
+// that need a model share one Apply per data set.
+type Model interface {
+	// Apply gives b (undiscounted; gamma is the dynamic program's
+	// discount) its model columns, b.QHat and b.VHat, reusing the
+	// transform's memory: they stay valid until the next call.
+	Apply(b *trajectory.Batch, gamma float64) error
+	// Bytes bounds what Apply allocates for a data set of steps steps,
+	// the columns included.
+	Bytes(steps float64) float64
+}
+
+// Columns is the Model of data that carries its columns already: the
+// exact model a domain records as it collects, or the q_hat and v_hat
+// columns of logged data. Apply only checks that they are there.
+type Columns struct{}
+
+// ErrNoModel reports data without the model columns a method needs.
+var ErrNoModel = errors.New("the data has no model columns (q_hat, v_hat)")
+
+// Apply returns ErrNoModel when b has no model columns.
+func (Columns) Apply(b *trajectory.Batch, _ float64) error {
+	if b.N() > 0 && b.Steps() > 0 && !b.HasModel() {
+		return ErrNoModel
+	}
+	return nil
+}
+
+// Bytes is 0: the columns are part of the batch.
+func (Columns) Bytes(float64) float64 { return 0 }
+
+// Fitted is the `fitted` Model of SPEC 1d: a tabular maximum-likelihood
+// model over Space fitted on each data set (models.Fitter), from its
+// observation and action ids. It keeps its workspace and columns between
+// calls.
+type Fitted struct {
+	Space models.Space
+	fit   models.Fitter
+	q, v  []float64
+}
+
+// Apply fits the model on b and writes its columns into b.
+func (f *Fitted) Apply(b *trajectory.Batch, gamma float64) error {
+	b.QHat, b.VHat = f.q[:0], f.v[:0]
+	if err := f.fit.Fit(b, f.Space, gamma); err != nil {
+		return fmt.Errorf("fitting the model: %w", err)
+	}
+	f.q, f.v = b.QHat, b.VHat
+	return nil
+}
+
+// Bytes is the columns (doubled for append's slack) and the fit's
+// workspace (models.FitBytes).
+func (f *Fitted) Bytes(steps float64) float64 {
+	sp := f.Space
+	return 16*steps + models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
+}

@@ -1,0 +1,103 @@
+package evaluate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/estimators"
+)
+
+// Need is the memory an evaluation takes beyond the batch itself, by
+// part, known from sizes alone before anything is allocated. Its parts
+// name what sets their size, for the message of a refusal.
+type Need struct {
+	Bytes float64
+	Parts []Part
+}
+
+// Part is one term of a Need.
+type Part struct {
+	What  string
+	Bytes float64
+}
+
+func (n *Need) add(what string, bytes float64) {
+	if bytes <= 0 {
+		return
+	}
+	n.Parts = append(n.Parts, Part{what, bytes})
+	n.Bytes += bytes
+}
+
+// Largest returns the largest part (the zero Part when there is none).
+func (n Need) Largest() Part {
+	var big Part
+	for _, p := range n.Parts {
+		if p.Bytes > big.Bytes {
+			big = p
+		}
+	}
+	return big
+}
+
+// Need returns the memory of e's Evaluate on a batch of n trajectories
+// and steps steps of horizon up to h (NeedOf).
+func (e *Evaluator) Need(n, steps, h float64) Need { return NeedOf(e.req, e.caps, n, steps, h) }
+
+// NeedOf returns the memory of evaluating req, whose methods have caps,
+// on a batch of n trajectories, steps steps of horizon up to h, beyond the
+// batch: the views of the data under gamma (SPEC 1c: the rewards, and
+// the model columns when a method needs them, 8 bytes a step each, for the
+// whole batch and a data set), every method's workspace (its Caps'
+// Memory), the Model's (its Bytes), and for the lower bounds two
+// per-trajectory vectors per (method, bound) pair (the terms and a sorted
+// copy) and a second instance, with its workspace, of every method with a
+// bound (estimators.LowerBound keeps its own).
+func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
+	var need Need
+	modeled := slices.ContainsFunc(caps, func(c Caps) bool { return c.Needs&estimators.Model != 0 })
+	if req.gamma() != 1 {
+		per := 8.0
+		if modeled {
+			per = 24
+		}
+		need.add("the data under gamma (rewards and model columns, twice)", 2*per*steps)
+	}
+	var work, bounded float64
+	var names []string
+	pairs := 0
+	for _, c := range caps {
+		m := c.memory(n, h)
+		work += m
+		if m > 0 {
+			names = append(names, c.Name)
+		}
+		k := 0
+		for _, b := range req.Bounds {
+			if slices.Contains(c.Bounds, b) {
+				k++
+			}
+		}
+		if k > 0 {
+			pairs += k
+			bounded += m
+		}
+	}
+	need.add(fmt.Sprintf("the workspaces of %s", strings.Join(names, ", ")), work)
+	if modeled && req.Model != nil {
+		need.add("the model (its columns and fit)", req.Model.Bytes(steps))
+	}
+	if pairs > 0 {
+		need.add(fmt.Sprintf("%d lower bounds' per-trajectory terms, with their estimators' workspaces", pairs), 16*n*float64(pairs)+bounded)
+	}
+	return need
+}
+
+// memory is c's workspace at n, h (0 without a bound).
+func (c Caps) memory(n, h float64) float64 {
+	if c.Memory == nil {
+		return 0
+	}
+	return c.Memory(n, h)
+}

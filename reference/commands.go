@@ -1,0 +1,61 @@
+package reference
+
+// The long help of each harness command (runexp help COMMAND).
+const (
+	// RunAbout is the long help of runexp run.
+	RunAbout = `Runs every (series, trial) unit of the config on a pool of goroutines and
+writes the results directory (runexp help files): curve.csv, series.csv,
+one file per diagnostic (kstar.csv), claims.csv and claims.md, meta.json
+and the figure as <name>.png and .svg. The same config and seed give
+byte-identical CSV files whatever -workers or -shard.
+
+Finished units are appended to DIR/checkpoint.jsonl as they complete (the
+file is removed when the run's outputs are written); after a kill or ^C,
+rerun with -resume to lose and redo nothing. With -shard i/N only unit k
+with k mod N = i runs (units in config order, series-major then trial),
+into DIR/shard-i-of-N.jsonl; 'runexp merge' combines the shards into the
+same bytes as an unsharded run.`
+	// MergeAbout is the long help of runexp merge.
+	MergeAbout = `Combines the shard files (shard-i-of-N.jsonl) written by 'runexp run -shard'
+into the outputs of the whole run: curve.csv, diagnostics, claims, meta.json
+and the figure, byte for byte the CSV an unsharded run writes. A directory
+argument stands for all shard-*.jsonl files in it. Shards of different
+configs or seeds, duplicated units and missing units are errors.`
+	// PlotAbout is the long help of runexp plot.
+	PlotAbout = `Redraws the figure (<name>.png and <name>.svg) of a finished run from the
+files in DIR alone (meta.json, curve.csv, the diagnostic's file, and with
+panels stats.csv and closedform.csv), without rerunning anything.`
+	// ClaimsAbout is the long help of runexp claims.
+	ClaimsAbout = `Prints one markdown table of the claims checked by finished runs (from
+their claims.csv and meta.json): the README's claims section.`
+	// ExportAbout is the long help of runexp export.
+	ExportAbout = `Writes the data set of every (series, trial) unit of the config exactly as
+'runexp run' draws it (the unit's random stream, the domain's n_max
+trajectories) in the logged-data format (runexp help data):
+DIR/<series>/trial-<k>.csv (or .jsonl) for k < T, episodes "0", "1", ...
+in draw order, with columns episode, step, reward, pi_b, pi_e (their
+quotient is the harness's ratio bit for bit), split where the domain marks
+split points, and q_hat, v_hat where the series uses the exact model
+(model: exact). DIR/manifest.json holds the config's name, seed, n grid and
+trials, and per series its domain, parameters, gamma, true value (and how
+it was obtained), columns and files. 'runexp estimate -gamma G' on a trial
+file gives, at n = n_max, the harness's estimates for that trial. The same
+config gives the same bytes. Nothing is written unless everything is:
+files are staged in DIR and moved into place at the end. Options data
+(optionschain, noisytaxi with option_length >= 2) and data: independent
+are refused. See docs/export.md.`
+)
+
+// ExitStatus is the exit-status contract of every subcommand.
+const ExitStatus = `Exit status, for every command:
+  0    done
+  2    bad input of any kind: flags, a config, logged data, a checkpoint or
+       shard file, a results directory read back (plot, claims, merge), work
+       refused as too large for -max-memory, or an output directory or
+       checkpoint in use by another runexp; the message names the file, and
+       the line and field where there is one, and nothing is written to
+       standard output
+  1    a failure of the machine (I/O, permissions, a full disk), or an
+       estimate that is not representable (runexp estimate)
+  130  interrupted (^C); a run keeps its checkpoint: rerun with -resume
+`
