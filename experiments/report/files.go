@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -232,8 +233,10 @@ func figureOf(p *config.Plan, rows []Row, diags []DiagTable, panels []Panel) Fig
 				break
 			}
 		}
-		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == config.PanelRatioY }) {
-			f.Note += PanelsRatioNote
+		for _, q := range quantity.Table {
+			if q.Note != "" && slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == q.Name }) {
+				f.Note += q.Note
+			}
 		}
 		f.Note += "."
 	}
@@ -316,7 +319,10 @@ func ReadFigure(dir string) (Figure, string, error) {
 			}
 		}
 		var bounds []BoundRow
-		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return config.PanelBoundY(pc.Y) }) {
+		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool {
+			q, ok := pc.Quantity()
+			return ok && q.Source == quantity.Bounds
+		}) {
 			if bounds, err = readBounds(dir, meta); err != nil {
 				return Figure{}, "", err
 			}
