@@ -72,7 +72,7 @@ func TestWriteAndRedraw(t *testing.T) {
 	// series.csv: header, then one row per series, parameters as columns
 	// (the chain has no "subepisodes": empty there).
 	series := string(readAll(t, filepath.Join(dir, "series.csv")))
-	for _, want := range []string{"series,base,domain,p_e,p_b,subepisodes,", "\nsub,sub,subepisode,0.75,0.5,5,", "\nchain,chain,chainmdp,0.9,0.5,,"} {
+	for _, want := range []string{"series,base,domain,param_p_e,param_p_b,param_subepisodes,", "\nsub,sub,subepisode,0.75,0.5,5,", "\nchain,chain,chainmdp,0.9,0.5,,"} {
 		if !strings.Contains(series, want) {
 			t.Errorf("series.csv lacks %q:\n%s", want, series)
 		}

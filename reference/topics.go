@@ -9,6 +9,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/logdata"
 )
@@ -115,4 +116,26 @@ func WriteFiles(w io.Writer) {
 func Cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// WritePanels writes the reference's section on panel quantities, from
+// quantity.Table.
+func WritePanels(w io.Writer) {
+	fmt.Fprintf(w, "What a panel of `plot.panels` can plot as y; panels.csv holds every point (y, se) and, with `closed_form: true`, its closed form and deviation z.\n\n")
+	fmt.Fprintf(w, "| y | meaning | read from | needs, lines | log y | closed form | se in panels.csv | axis label |\n|---|---|---|---|---|---|---|---|\n")
+	for _, q := range quantity.Table {
+		logY := "no"
+		switch {
+		case q.LogY:
+			logY = "default"
+		case q.Linear != "":
+			logY = "refused"
+		}
+		closed := "no"
+		if q.Closed != nil {
+			closed = "yes"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Needs()), logY, closed, Cell(q.SE), Cell(q.Label))
+	}
+	fmt.Fprintln(w)
 }

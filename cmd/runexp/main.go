@@ -8,7 +8,7 @@
 //	runexp claims DIR...
 //	runexp estimate [flags] DATA
 //	runexp export [-trials T] [-format csv|jsonl] -out DIR CONFIG.yaml
-//	runexp help [COMMAND | estimators | domains | config | data | files | reference]
+//	runexp help [COMMAND | estimators | domains | config | panels | data | files | reference]
 //
 // It parses flags and prints; the work is in packages experiments,
 // estimators and logdata. docs/reference.md is `runexp help reference`.

@@ -1,5 +1,18 @@
 package config
 
+import (
+	"strings"
+
+	"github.com/ope-lab/longhorizon/experiments/quantity"
+)
+
+// logYDefault and logYNever list the panel quantities drawn on a log y
+// axis by default and those never drawn on one (quantity.Table).
+var logYDefault, logYNever = quantity.LogDefault()
+
+// baselineYs lists the panel quantities that need a baseline.
+var baselineYs = quantity.NamesOf(quantity.Baseline)
+
 // Key documents one key of a config file: docs/reference.md and `runexp
 // help config` are generated from Keys, and a test keeps it equal to the
 // keys Parse accepts.
@@ -51,13 +64,13 @@ var Keys = []Key{
 	{"plot.panels[].estimators", "all", "estimators the panel draws"},
 	{"plot.panels[].x", "n", "n, or a parameter swept in every selected series"},
 	{"plot.panels[].at_n", "required with x other than n", "the n of the grid at which a parameter panel reads the rows"},
-	{"plot.panels[].y", "mse", "mse, variance, n_variance, bias, abs_bias or mean_estimate; or, against n with series[].bounds, lower_bound (the mean bound, one line per series, estimator and bound, V(pi_e) dashed) or coverage (the fraction of trials whose bound is <= V(pi_e), 1 - delta dashed); or, against n, mse_ratio: MSE / min MSE of the baseline estimators, per series and n (0/0 := 1; x/0 := +Inf, drawn at the top of the axis and noted), one line per series and estimator (baseline ones included) and a dashed reference at 1 labelled \"best of <baseline labels>\"; ratios of aggregates, so no standard error (se 0 in panels.csv)"},
+	{"plot.panels[].y", "mse", "the panel's quantity: " + strings.Join(quantity.Names(), ", ") + " (`runexp help panels`: what each is, what it needs, its standard error in panels.csv, whether it has a closed form)"},
 	{"plot.panels[].log_x", "true for x = n", "log x axis"},
-	{"plot.panels[].log_y", "true for mse, variance, n_variance, abs_bias, mse_ratio", "log y axis (never for lower_bound, coverage)"},
+	{"plot.panels[].log_y", "true for " + logYDefault, "log y axis (never for " + logYNever + ")"},
 	{"plot.panels[].y_min", "from the data", "log y axis only: a positive number where the y axis starts; lower values (points, error bar ends, lines) are drawn at it and noted under the panel's title, in the figure only (files and claims keep the values)"},
 	{"plot.panels[].closed_form", "false", "draw the domain's closed form beside the points (and write closedform.csv)"},
-	{"plot.panels[].baseline", "required with mse_ratio, else refused", "y mse_ratio only: the estimators (e.g. [wis, cwpdis]) whose smallest MSE, per series and n, divides every MSE of the panel; each must be an estimator of every selected series"},
-	{"plot.panels[].combine", "none (a line per series and estimator)", "y mse_ratio only: max draws one line per estimator, its largest ratio over the selected series at each n (the worst case over domains), labelled \"<estimator label> (worst over N series)\"; panels.csv names the series attaining it"},
+	{"plot.panels[].baseline", "required with " + baselineYs + ", else refused", "y " + baselineYs + " only: the estimators (e.g. [wis, cwpdis]) whose smallest MSE, per series and n, divides every MSE of the panel; each must be an estimator of every selected series"},
+	{"plot.panels[].combine", "none (a line per series and estimator)", "y " + baselineYs + " only: max draws one line per estimator, its largest ratio over the selected series at each n (the worst case over domains), labelled \"<estimator label> (worst over N series)\"; panels.csv names the series attaining it"},
 	{"plot.panels[].x_label", "x", "axis label"},
 	{"plot.panels[].y_label", "from y", "axis label"},
 }

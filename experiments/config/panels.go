@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/quantity"
 )
 
 // Panel is one panel of a figure with panels (YAML plot.panels[i]):
@@ -22,50 +23,54 @@ import (
 //	      estimators: [pdis]               # default all
 //	      x: horizon      # "n" (default) or a parameter swept in every selected series
 //	      at_n: 4096      # with x other than n: which n of the grid
-//	      y: n_variance   # mse (default) | variance | n_variance | bias | abs_bias | mean_estimate | lower_bound | coverage | mse_ratio
+//	      y: n_variance   # a quantity of quantity.Table; default mse
 //	      log_x: false    # default true for x = n, false otherwise
-//	      log_y: true     # default true for mse, variance, n_variance, abs_bias
+//	      log_y: true     # default the quantity's (quantity.Quantity.LogY)
 //	      y_min: 1e-12    # log y only: the axis starts here; lower values are drawn at it
 //	      closed_form: true     # draw the domain's closed form beside the points
 //	      x_label: "horizon H"  # optional axis labels (also y_label)
 //
-// Lines: with x = n, one per (series, estimator); with x a parameter, one
-// per (base series, estimator, values of the other swept parameters),
-// through the series of the sweep. Points carry +/- 1 standard error of
-// the plotted quantity (report.StatsRow).
+// What y can be, what each quantity needs, its default scale and label,
+// and how its points and closed forms are computed are one table, package
+// quantity; validation here reads it.
 //
-// y lower_bound and coverage (x = n only) draw the lower bounds of SPEC 1e
-// (bounds.csv): one line per (series, estimator, bound) of the selected
-// series, the mean bound with +/- 1 standard error and V(pi_e) as a dashed
-// reference, or the coverage with its binomial standard error and 1 -
-// delta as a dashed reference, on linear y axes.
+// Lines of a quantity of source quantity.Curve: with x = n, one per
+// (series, estimator); with x a parameter, one per (base series,
+// estimator, values of the other swept parameters), through the series of
+// the sweep. Points carry +/- 1 standard error of the plotted quantity
+// (report.StatsRow).
 //
-// y mse_ratio (x = n only; log y by default) draws each estimator's MSE
-// relative to the best of a baseline set, per series:
+// A quantity of source quantity.Bounds (lower_bound, coverage; x = n
+// only) draws the lower bounds of SPEC 1e (bounds.csv): one line per
+// (series, estimator, bound) of the selected series, with a dashed
+// reference (V(pi_e), or 1 - delta for a fraction), on linear y axes.
+//
+// A quantity of source quantity.Baseline (mse_ratio; x = n only) draws
+// each estimator's statistic relative to the best of a baseline set, per
+// series:
 //
 //	plot:
 //	  panels:
 //	    - title: "Summary: MSE / best of WIS, CWPDIS"
 //	      y: mse_ratio
-//	      baseline: [wis, cwpdis]  # required with mse_ratio; estimators of every selected series
+//	      baseline: [wis, cwpdis]  # required; estimators of every selected series
 //	      combine: max             # optional: one line per estimator, its worst case over the series
 //
 // The value at (series s, estimator e, n) is MSE(s, e, n) / min over b in
-// baseline of MSE(s, b, n) (MSE as in SPEC 3), with 0/0 := 1 (an MSE equal to the best is a
-// ratio of 1 whatever it is) and x/0 := +Inf for x > 0, which the figure
-// draws at the top of the axis and notes under the panel's title. Lines are
-// as for mse, one per (series, estimator), the baseline estimators included
-// when the panel draws them (their ratio is >= 1, and 1 for the best); a
-// dashed reference line at 1 is labelled "best of <baseline labels>". With
-// combine: max there is one line per estimator, whose value at n is the
-// largest ratio over the selected series that have it (the worst case over
-// domains), labelled "<estimator label> (worst over N series)"; panels.csv
-// then names, per point, the series that attains it (the first on ties).
-// An estimator's label is plot.labels of "<series>/<estimator>" (full or
-// base name, the first selected series that has one without {param}
-// placeholders), else its key. The points are ratios of aggregates, not
-// means over trials: they have no standard error (SE 0 in panels.csv, no
-// error bars), and no closed form.
+// baseline of MSE(s, b, n) (quantity.Ratio: 0/0 := 1, x/0 := +Inf for x >
+// 0, which the figure draws at the top of the axis and notes under the
+// panel's title). Lines are one per (series, estimator), the baseline
+// estimators included when the panel draws them (their ratio is >= 1, and
+// 1 for the best); a dashed reference line at 1 is labelled "best of
+// <baseline labels>". With combine: max there is one line per estimator,
+// whose value at n is the largest ratio over the selected series that have
+// it (the worst case over domains), labelled "<estimator label> (worst
+// over N series)"; panels.csv then names, per point, the series that
+// attains it (the first on ties). An estimator's label is plot.labels of
+// "<series>/<estimator>" (full or base name, the first selected series
+// that has one without {param} placeholders), else its key. The points are
+// ratios of aggregates, not means over trials: they have no standard error
+// (SE 0 in panels.csv, no error bars), and no closed form.
 type Panel struct {
 	Title      string   `yaml:"title" json:"title,omitempty"`
 	Series     []string `yaml:"series" json:"series,omitempty"`
@@ -83,63 +88,22 @@ type Panel struct {
 	ClosedForm bool     `yaml:"closed_form" json:"closed_form,omitempty"`
 	XLabel     string   `yaml:"x_label" json:"x_label,omitempty"`
 	YLabel     string   `yaml:"y_label" json:"y_label,omitempty"`
-	// Baseline (y mse_ratio only, and required with it) lists the
-	// estimators whose smallest MSE divides every MSE of the panel.
+	// Baseline (a y of source quantity.Baseline only, and required with
+	// it) lists the estimators whose smallest MSE (or the quantity's
+	// statistic) divides every MSE of the panel.
 	Baseline []string `yaml:"baseline" json:"baseline,omitempty"`
-	// Combine (y mse_ratio only) is "" for one line per (series,
+	// Combine (a y of source quantity.Baseline only) is "" for one line per (series,
 	// estimator) or CombineMax for one line per estimator: its largest
 	// ratio over the selected series.
 	Combine string `yaml:"combine" json:"combine,omitempty"`
 }
 
-// PanelRatioY is the panel quantity of MSE ratios against the best of a
-// baseline set of estimators (Panel.Baseline).
-const PanelRatioY = "mse_ratio"
-
 // CombineMax is the one value of Panel.Combine: a line per estimator, its
 // worst (largest) MSE ratio over the selected series.
 const CombineMax = "max"
 
-// panelYs are the quantities a panel can plot, in the order error messages
-// list them.
-var panelYs = []struct {
-	name, label string
-	logDefault  bool
-}{
-	{"mse", "MSE", true},
-	{"variance", "Var(estimate)", true},
-	{"n_variance", "n × Var(estimate)", true},
-	{"bias", "bias", false},
-	{"abs_bias", "|bias|", true},
-	{"mean_estimate", "mean estimate", false},
-	{"lower_bound", "mean lower bound", false},
-	{"coverage", "coverage", false},
-	{PanelRatioY, "MSE / min MSE(baseline)", true},
-}
-
-// PanelBoundY reports whether panel quantity y is one of a lower bound
-// (SPEC 1e: lower_bound, coverage): its lines are (series, estimator,
-// bound) triples, read from bounds.csv.
-func PanelBoundY(y string) bool { return y == "lower_bound" || y == "coverage" }
-
-// PanelY returns the axis label of panel quantity name and whether it is
-// drawn on a log axis by default.
-func PanelY(name string) (label string, logDefault, ok bool) {
-	for _, y := range panelYs {
-		if y.name == name {
-			return y.label, y.logDefault, true
-		}
-	}
-	return "", false, false
-}
-
-func panelYNames() string {
-	names := make([]string, len(panelYs))
-	for i, y := range panelYs {
-		names[i] = y.name
-	}
-	return strings.Join(names, ", ")
-}
+// Quantity returns the panel's quantity (quantity.Lookup of its y).
+func (pc *Panel) Quantity() (*quantity.Quantity, bool) { return quantity.Lookup(pc.Y) }
 
 // PanelSeries returns the indices of the series a panel selects: those
 // whose full or base name is listed, all when the list is empty.
@@ -225,7 +189,15 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		if pc.X == "" {
 			pc.X = "n"
 		}
-		if pc.X != "n" && (PanelBoundY(pc.Y) || pc.Y == PanelRatioY) {
+		if pc.Y == "" {
+			pc.Y = "mse"
+		}
+		q, known := pc.Quantity()
+		if !known {
+			v.fail(field+".y", at("y"), "%q, want one of %s", pc.Y, strings.Join(quantity.Names(), ", "))
+			q = &quantity.Quantity{Name: pc.Y, Source: quantity.Curve}
+		}
+		if pc.X != "n" && q.Source != quantity.Curve {
 			v.fail(field+".x", at("x"), "%q, but y %s is drawn against n only", pc.X, pc.Y)
 		}
 		if pc.X != "n" {
@@ -249,14 +221,8 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 			v.fail(field+".at_n", at("at_n"), "%d, but at_n applies only when x is a swept parameter (x is n)", pc.AtN)
 		}
 
-		if pc.Y == "" {
-			pc.Y = "mse"
-		}
-		_, logY, ok := PanelY(pc.Y)
-		if !ok {
-			v.fail(field+".y", at("y"), "%q, want one of %s", pc.Y, panelYNames())
-		}
-		bound := PanelBoundY(pc.Y)
+		logY := q.LogY
+		bound := q.Source == quantity.Bounds
 		logX := pc.X == "n"
 		if pc.LogX != nil {
 			logX = *pc.LogX
@@ -265,14 +231,11 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 			logY = *pc.LogY
 		}
 		pc.LogX, pc.LogY = &logX, &logY
-		if logY && pc.Y == "bias" {
-			v.fail(field+".log_y", at("log_y"), "a bias can be negative: use y: abs_bias, or log_y: false")
-		}
-		if logY && bound {
-			v.fail(field+".log_y", at("log_y"), "y %s is drawn on a linear axis (a bound can be negative, a coverage 0)", pc.Y)
+		if logY && q.Linear != "" {
+			v.fail(field+".log_y", at("log_y"), "%s", q.Linear)
 		}
 		pc.Baseline = slices.Clone(pc.Baseline)
-		v.ratio(field, at, &pc, r, sel)
+		v.ratio(field, at, &pc, q, r, sel)
 		if pc.YMin != nil {
 			yMin := *pc.YMin
 			pc.YMin = &yMin
@@ -301,7 +264,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 			for _, e := range pc.EstimatorsOf(rs) {
 				lines++
 				if pc.ClosedForm {
-					if cf, ok := ClosedForm(rs, e, n); ok && ClosedKnows(pc.Y, cf) {
+					if cf, ok := ClosedForm(rs, e, n); ok && q.ClosedKnows(cf) {
 						closed = true
 					}
 				}
@@ -312,10 +275,10 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 			v.fail(field+".y", at("y"), "%s, but no selected series has a bound of a selected estimator (series[].bounds)", pc.Y)
 		case lines == 0:
 			v.fail(field, at(), "selects no (series, estimator) pair")
-		case bound && pc.ClosedForm:
+		case known && q.Closed == nil && pc.ClosedForm:
 			v.fail(field+".closed_form", at("closed_form"), "no closed form of %s", pc.Y)
 		}
-		if pc.ClosedForm && lines > 0 && !closed {
+		if pc.ClosedForm && lines > 0 && !closed && q.Closed != nil {
 			v.fail(field+".closed_form", at("closed_form"), "no selected series and estimator has a closed form for %s", pc.Y)
 		}
 		out = append(out, pc)
@@ -323,21 +286,22 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 	return out
 }
 
-// ratio checks a panel's baseline and combine: both only with y
-// mse_ratio, which needs a baseline of distinct known estimators, each an
-// estimator of every selected series (sel), and combine "" or max.
-func (v *validator) ratio(field string, at func(keys ...any) []any, pc *Panel, r *Plan, sel []int) {
-	if pc.Y != PanelRatioY {
+// ratio checks a panel's baseline and combine: both only with a quantity
+// of source quantity.Baseline, which needs a baseline of distinct known
+// estimators, each an estimator of every selected series (sel), and
+// combine "" or max.
+func (v *validator) ratio(field string, at func(keys ...any) []any, pc *Panel, q *quantity.Quantity, r *Plan, sel []int) {
+	if q.Source != quantity.Baseline {
 		if pc.Baseline != nil {
-			v.fail(field+".baseline", at("baseline"), "applies only with y: %s (y is %s)", PanelRatioY, pc.Y)
+			v.fail(field+".baseline", at("baseline"), "applies only with y: %s (y is %s)", quantity.NamesOf(quantity.Baseline), pc.Y)
 		}
 		if pc.Combine != "" {
-			v.fail(field+".combine", at("combine"), "%q, but combine applies only with y: %s (y is %s)", pc.Combine, PanelRatioY, pc.Y)
+			v.fail(field+".combine", at("combine"), "%q, but combine applies only with y: %s (y is %s)", pc.Combine, quantity.NamesOf(quantity.Baseline), pc.Y)
 		}
 		return
 	}
 	if len(pc.Baseline) == 0 {
-		v.fail(field+".baseline", at("baseline"), "missing: y %s needs baseline, the estimators whose smallest MSE divides every MSE (e.g. [wis, cwpdis])", PanelRatioY)
+		v.fail(field+".baseline", at("baseline"), "missing: y %s needs baseline, the estimators whose smallest value divides every value of the panel (e.g. [wis, cwpdis])", pc.Y)
 	}
 	for j, b := range pc.Baseline {
 		f := fmt.Sprintf("%s.baseline[%d]", field, j)
@@ -407,19 +371,4 @@ func ClosedForm(rs *Series, est string, n int) (domains.Moments, bool) {
 		return domains.Moments{}, false
 	}
 	return spec.ClosedForm(rs.Params, string(info.Class), n)
-}
-
-// ClosedKnows reports whether closed-form moments determine panel quantity
-// y, given the true value.
-func ClosedKnows(y string, cf domains.Moments) bool {
-	hasVar, hasBias, hasMean := !math.IsNaN(cf.Variance), !math.IsNaN(cf.Bias), !math.IsNaN(cf.Mean)
-	switch y {
-	case "variance", "n_variance":
-		return hasVar
-	case "bias", "abs_bias", "mean_estimate":
-		return hasBias || hasMean
-	case "mse":
-		return hasVar && (hasBias || hasMean)
-	}
-	return false
 }

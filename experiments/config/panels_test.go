@@ -193,7 +193,7 @@ func TestPanelRatioConfig(t *testing.T) {
 		{"x a parameter", "y: mse_ratio", "x: horizon\n      at_n: 10\n      y: mse_ratio",
 			`t.yaml:19: plot.panels[0].x: "horizon", but y mse_ratio is drawn against n only`, "", false},
 		{"closed form", "combine: max", "combine: max\n      closed_form: true",
-			`t.yaml:22: plot.panels[0].closed_form: no selected series and estimator has a closed form for mse_ratio`, "", false},
+			`t.yaml:22: plot.panels[0].closed_form: no closed form of mse_ratio`, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := strings.Replace(ratioBase, tc.find, tc.replace, 1)
@@ -211,7 +211,7 @@ func TestPanelRatioConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			pc := r.Plot.Panels[0]
-			if pc.Y != PanelRatioY || pc.X != "n" || !*pc.LogX || *pc.LogY != tc.logY || pc.Combine != tc.combine {
+			if pc.Y != "mse_ratio" || pc.X != "n" || !*pc.LogX || *pc.LogY != tc.logY || pc.Combine != tc.combine {
 				t.Errorf("panel y %s, x %s, log x %v, log y %v, combine %q; want mse_ratio, n, true, %v, %q",
 					pc.Y, pc.X, *pc.LogX, *pc.LogY, pc.Combine, tc.logY, tc.combine)
 			}

@@ -79,10 +79,10 @@ type PanelXY struct{ X, Y, SE float64 }
 type XY struct{ X, Y float64 }
 
 // PanelsNote is the note under the title of a figure with panels; when a
-// panel draws closed forms, PanelsClosedNote follows it, and when a panel
-// draws MSE ratios (config.PanelRatioY), PanelsRatioNote.
+// panel draws closed forms, PanelsClosedNote follows it, and then the
+// Note of every quantity (quantity.Table) a panel draws, e.g. for MSE
+// ratios "; MSE ratios: no error bars".
 const (
 	PanelsNote       = "Points: simulated, with error bars of ±1 standard error over the trials"
 	PanelsClosedNote = "; lines: closed forms"
-	PanelsRatioNote  = "; MSE ratios: no error bars"
 )

@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -114,7 +115,7 @@ const (
 // texts and docs/reference.md.
 var Files = []struct{ Name, When, Content string }{
 	{CurveFile, "always", "`" + strings.Join(Header, ",") + "`: one row per series, estimator and n. Variance has denominator T (so mse = bias^2 + variance); `mse_se` is the sample sd of the T squared errors over sqrt(T). Floats in shortest round-trip form."},
-	{SeriesFile, "always", "one row per series: `series,base,domain` and every domain parameter as a column; joined with curve.csv on `series` it is a tidy table of a sweep"},
+	{SeriesFile, "always", "one row per series: `" + strings.Join(SeriesHeader, ",") + "` and every domain parameter of the run's series as a column `" + ParamColumn + "<parameter>` (e.g. `" + ParamColumn + "horizon`; prefixed so that no parameter, such as drift's `base`, repeats a fixed column), empty for a series whose domain has no such parameter; joined with curve.csv on `series` it is a tidy table of a sweep"},
 	{"<diagnostic>.csv", "when an estimator reports a diagnostic", "`series,estimator,n,<index>,mean_<diagnostic>`: the mean over trials (those whose vector reaches the index) of a diagnostic, e.g. `kstar.csv` with INCRIS's k* per step t"},
 	{BoundsFile, "when a series has bounds", "`" + strings.Join(BoundsHeader, ",") + "`: one row per series, estimator, bound (of the series, that the estimator has) and n: the mean lower bound over the trials with its standard error (sd, denominator T - 1, over sqrt(T)); coverage, the fraction of trials whose bound is <= true_value, with its binomial standard error sqrt(c (1 - c) / T); vacuous, the fraction whose bound is <= g_lo (the series' return_range; empty for a series without one)"},
 	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `claim,n,ratio,holds` (`claim,n,value,holds` when a claim is on a bound quantity: value is then the MSE ratio of an MSE claim and the quantity of a bound claim), and a readable summary"},
@@ -232,8 +233,10 @@ func figureOf(p *config.Plan, rows []Row, diags []DiagTable, panels []Panel) Fig
 				break
 			}
 		}
-		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == config.PanelRatioY }) {
-			f.Note += PanelsRatioNote
+		for _, q := range quantity.Table {
+			if q.Note != "" && slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == q.Name }) {
+				f.Note += q.Note
+			}
 		}
 		f.Note += "."
 	}
@@ -316,7 +319,10 @@ func ReadFigure(dir string) (Figure, string, error) {
 			}
 		}
 		var bounds []BoundRow
-		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return config.PanelBoundY(pc.Y) }) {
+		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool {
+			q, ok := pc.Quantity()
+			return ok && q.Source == quantity.Bounds
+		}) {
 			if bounds, err = readBounds(dir, meta); err != nil {
 				return Figure{}, "", err
 			}
@@ -425,10 +431,19 @@ func curveRows(p *config.Plan) int {
 	return k
 }
 
+// SeriesHeader is the fixed columns of series.csv; a column per domain
+// parameter follows, named ParamColumn + the parameter's name.
+var SeriesHeader = []string{"series", "base", "domain"}
+
+// ParamColumn prefixes the name of a domain parameter's column in
+// series.csv, so that a parameter named like a fixed column (the drift
+// domain's base) gives a column of its own name.
+const ParamColumn = "param_"
+
 // writeSeriesCSV writes series.csv: one row per series with its base name,
-// domain and every parameter as a column (empty where the series' domain
-// has no such parameter). Joined with curve.csv on series it gives a tidy
-// table of a sweep: one column per parameter.
+// domain and every parameter as a column param_<name> (empty where the
+// series' domain has no such parameter). Joined with curve.csv on series
+// it gives a tidy table of a sweep: one column per parameter.
 func writeSeriesCSV(w io.Writer, p *config.Plan) error {
 	var names []string
 	seen := map[string]bool{}
@@ -441,7 +456,11 @@ func writeSeriesCSV(w io.Writer, p *config.Plan) error {
 		}
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"series", "base", "domain"}, names...)); err != nil {
+	header := slices.Clone(SeriesHeader)
+	for _, name := range names {
+		header = append(header, ParamColumn+name)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, s := range p.Series {

@@ -11,64 +11,26 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/quantity"
 )
 
-// closedValue returns quantity y from closed-form moments cf at n; truth
-// (when known, haveTruth) converts between bias and mean estimate.
-func closedValue(y string, cf domains.Moments, n int, truth float64, haveTruth bool) (float64, bool) {
-	known := func(x float64) bool { return !math.IsNaN(x) }
-	bias := func() (float64, bool) {
-		if known(cf.Bias) {
-			return cf.Bias, true
-		}
-		if known(cf.Mean) && haveTruth {
-			return cf.Mean - truth, true
-		}
-		return 0, false
+// curveStats is what a panel quantity reads of curve row row and its
+// stats row st (quantity.CurveStats); haveStats false leaves the standard
+// errors of stats.csv NaN.
+func curveStats(row Row, st StatsRow, haveStats bool) quantity.CurveStats {
+	c := quantity.CurveStats{N: row.N, Trials: row.Trials, TrueValue: row.TrueValue, MeanEstimate: row.MeanEstimate,
+		Bias: row.Bias, Variance: row.Variance, MSE: row.MSE, MSESE: row.MSESE, BiasSE: math.NaN(), VarianceSE: math.NaN()}
+	if haveStats {
+		c.BiasSE, c.VarianceSE = st.BiasSE, st.VarianceSE
 	}
-	switch y {
-	case "variance":
-		return cf.Variance, known(cf.Variance)
-	case "n_variance":
-		return float64(n) * cf.Variance, known(cf.Variance)
-	case "bias":
-		return bias()
-	case "abs_bias":
-		b, ok := bias()
-		return math.Abs(b), ok
-	case "mean_estimate":
-		if known(cf.Mean) {
-			return cf.Mean, true
-		}
-		if known(cf.Bias) && haveTruth {
-			return truth + cf.Bias, true
-		}
-	case "mse":
-		b, okB := bias()
-		return cf.Variance + b*b, known(cf.Variance) && okB
-	}
-	return 0, false
+	return c
 }
 
-// simulatedValue returns quantity y of a curve row and its standard error:
-// mse with mse_se; variance with variance_se; n_variance = n variance with
-// n variance_se; bias, |bias| and the mean estimate with bias_se.
-func simulatedValue(y string, row Row, st StatsRow) (value, se float64) {
-	switch y {
-	case "mse":
-		return row.MSE, row.MSESE
-	case "variance":
-		return row.Variance, st.VarianceSE
-	case "n_variance":
-		return float64(row.N) * row.Variance, float64(row.N) * st.VarianceSE
-	case "bias":
-		return row.Bias, st.BiasSE
-	case "abs_bias":
-		return math.Abs(row.Bias), st.BiasSE
-	case "mean_estimate":
-		return row.MeanEstimate, st.BiasSE
-	}
-	return math.NaN(), math.NaN()
+// boundStats is what a panel quantity reads of a bounds row
+// (quantity.BoundStats).
+func boundStats(b BoundRow) quantity.BoundStats {
+	return quantity.BoundStats{TrueValue: b.TrueValue, MeanBound: b.MeanBound, BoundSE: b.BoundSE,
+		Coverage: b.Coverage, CoverageSE: b.CoverageSE, Vacuous: b.Vacuous}
 }
 
 // PanelPoint is one simulated point of a panel with its closed form, as
@@ -107,9 +69,10 @@ type panelLine struct {
 type closedSource interface {
 	// at returns the closed-form moments of est on rs at n (points).
 	at(rs *config.Series, est string, n int) (domains.Moments, bool)
-	// curve returns the dense closed-form line of est over the panel's x
-	// axis between lo and hi, the other parameters those of rs.
-	curve(panel int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY
+	// curve returns the dense closed-form line of quantity q of est over
+	// the panel's x axis between lo and hi, the other parameters those of
+	// rs.
+	curve(panel int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []XY
 }
 
 // BuildPanels computes the panels of r from its curve rows, stats rows
@@ -136,12 +99,18 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 		var pn Panel
 		var pts []PanelPoint
 		var err error
-		if config.PanelBoundY(pc.Y) {
-			pn, pts, err = buildBoundPanel(r, i, pc, boundOf)
-		} else if pc.Y == config.PanelRatioY {
-			pn, pts, err = buildRatioPanel(r, i, pc, rowOf)
-		} else {
-			pn, pts, err = buildPanel(r, i, pc, rowOf, statOf, cs)
+		q, ok := pc.Quantity()
+		switch {
+		case !ok:
+			// config checks y when it parses a config; a plan read back
+			// from meta.json is checked here.
+			err = fmt.Errorf("y %q, want one of %s", pc.Y, strings.Join(quantity.Names(), ", "))
+		case q.Source == quantity.Bounds:
+			pn, pts, err = buildBoundPanel(r, i, pc, q, boundOf)
+		case q.Source == quantity.Baseline:
+			pn, pts, err = buildRatioPanel(r, i, pc, q, rowOf)
+		default:
+			pn, pts, err = buildPanel(r, i, pc, q, rowOf, statOf, cs)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("plot.panels[%d] (%s): %w", i, pc.Title, err)
@@ -152,10 +121,10 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 	return panels, points, nil
 }
 
-// panelFrame returns panel pc's title, axis labels and scales, without
-// lines.
-func panelFrame(pc *config.Panel) Panel {
-	ylabel, logY, _ := config.PanelY(pc.Y)
+// panelFrame returns panel pc's title, axis labels and scales (the
+// defaults of its quantity q), without lines.
+func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
+	ylabel, logY := q.Label, q.LogY
 	logX := pc.X == "n"
 	if pc.LogX != nil {
 		logX = *pc.LogX
@@ -180,8 +149,10 @@ func panelFrame(pc *config.Panel) Panel {
 	return pn
 }
 
-func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
-	pn := panelFrame(pc)
+// buildPanel builds a panel of a quantity of source quantity.Curve: its
+// points are q.Value of the curve rows, its closed forms q.Closed.
+func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc, q)
 	logX := pn.LogX
 
 	// Group the selected series into lines.
@@ -235,10 +206,10 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 					return pn, nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, ln.estimator, n)
 				}
 				st, ok := statOf[k]
-				if !ok && pc.Y != "mse" {
+				if !ok && !q.NoStats {
 					return pn, nil, fmt.Errorf("no stats row for %s/%s at n = %d (stats.csv missing or stale?)", rs.Name, ln.estimator, n)
 				}
-				y, se := simulatedValue(pc.Y, row, st)
+				y, se := q.Value(curveStats(row, st, ok))
 				x := float64(n)
 				if pc.X != "n" {
 					x = rs.Params[pc.X]
@@ -251,11 +222,11 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 			pl.Points = append(pl.Points, PanelXY{X: sm.x, Y: sm.value, SE: sm.se})
 			pt := PanelPoint{Panel: idx + 1, Series: sm.rs.Name, Estimator: ln.estimator, Label: pl.Label, N: sm.n,
 				X: sm.x, Y: sm.value, SE: sm.se, Closed: math.NaN(), Z: math.NaN()}
-			if pc.ClosedForm {
+			if pc.ClosedForm && q.Closed != nil {
 				if cf, ok := cs.at(sm.rs, ln.estimator, sm.n); ok {
-					if c, ok := closedValue(pc.Y, cf, sm.n, sm.row.TrueValue, true); ok {
+					if c, ok := q.Closed(cf, sm.n, sm.row.TrueValue, true); ok {
 						se := sm.se
-						if v := cf.Variance; !math.IsNaN(v) && se == 0 && (pc.Y == "bias" || pc.Y == "abs_bias" || pc.Y == "mean_estimate") {
+						if v := cf.Variance; !math.IsNaN(v) && se == 0 && q.SEOfMean {
 							// Every trial gave the same estimate (e.g. WIS = 1 in
 							// all of them while P(WIS = 0) = 1e-4): the sample has
 							// no spread, so measure the deviation by the standard
@@ -268,23 +239,23 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Ro
 			}
 			points = append(points, pt)
 		}
-		if pc.ClosedForm && len(sims) > 0 {
-			pl.Closed = cs.curve(idx, pc, first, ln.estimator, sims[0].x, sims[len(sims)-1].x, logX)
+		if pc.ClosedForm && q.Closed != nil && len(sims) > 0 {
+			pl.Closed = cs.curve(idx, pc, q, first, ln.estimator, sims[0].x, sims[len(sims)-1].x, logX)
 		}
 		pn.Lines = append(pn.Lines, pl)
 	}
 	return pn, points, nil
 }
 
-// buildBoundPanel builds a panel of a bound quantity (y lower_bound or
-// coverage, against n): one line per (series, estimator, bound) the panel
-// selects (config.Panel.BoundLines), labelled "<estimator label> <bound>
-// bound", its points the mean bound with bound_se, or the coverage with
-// coverage_se, of bounds.csv; and the reference lines: V(pi_e) (one per
-// distinct true value, named by series when there are several) under a
-// lower bound, 1 - delta under a coverage, whose y axis shows [0, 1].
-func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boundKey]BoundRow) (Panel, []PanelPoint, error) {
-	pn := panelFrame(pc)
+// buildBoundPanel builds a panel of a quantity of source quantity.Bounds
+// (lower_bound, coverage; against n): one line per (series, estimator,
+// bound) the panel selects (config.Panel.BoundLines), labelled
+// "<estimator label> <bound> bound", its points q.Bound of the rows of
+// bounds.csv; and the reference lines: 1 - delta under a fraction
+// (q.Fraction: coverage), whose y axis shows [0, 1], else V(pi_e) (one per
+// distinct true value, named by series when there are several).
+func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, boundOf map[boundKey]BoundRow) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc, q)
 	type line struct {
 		rs     *config.Series
 		est    string
@@ -313,10 +284,7 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boun
 			if !ok {
 				return pn, nil, fmt.Errorf("no bounds row for %s/%s %s at n = %d (bounds.csv missing or stale?)", ln.rs.Name, ln.est, ln.bound, n)
 			}
-			y, se := row.MeanBound, row.BoundSE
-			if pc.Y == "coverage" {
-				y, se = row.Coverage, row.CoverageSE
-			}
+			y, se := q.Bound(boundStats(row))
 			pl.Points = append(pl.Points, PanelXY{X: float64(n), Y: y, SE: se})
 			points = append(points, PanelPoint{Panel: idx + 1, Series: ln.rs.Name, Estimator: ln.est, Label: pl.Label, N: n,
 				X: float64(n), Y: y, SE: se, Closed: math.NaN(), Z: math.NaN()})
@@ -332,7 +300,7 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boun
 		}
 		pn.Lines = append(pn.Lines, pl)
 	}
-	if pc.Y == "coverage" {
+	if q.Fraction {
 		pn.YLo, pn.YHi = 0, 1
 		pn.Refs = []RefLine{{Label: "1 - delta = " + FormatFloat(1-r.Delta), Y: 1 - r.Delta}}
 		return pn, points, nil
@@ -347,33 +315,20 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, boundOf map[boun
 	return pn, points, nil
 }
 
-// mseRatio is the value of a panel of y mse_ratio (config.Panel): mse /
-// best, where best is the smallest MSE of the baseline, with 0/0 := 1 (an
-// MSE equal to the best is 1 whatever it is) and x/0 := +Inf for x > 0.
-// NaN stays NaN.
-func mseRatio(mse, best float64) float64 {
-	switch {
-	case mse == best:
-		return 1
-	case best == 0 && mse > 0:
-		return math.Inf(1)
-	}
-	return mse / best
-}
-
-// bestMSE returns the smallest MSE of the baseline estimators of series rs
-// at n (NaN if one of them is NaN).
-func bestMSE(rs *config.Series, baseline []string, n int, rowOf map[statsKey]Row) (float64, error) {
+// best returns the smallest statistic of (q.Of) of the baseline
+// estimators of series rs at n (NaN if one of them is NaN).
+func best(rs *config.Series, baseline []string, n int, of func(quantity.CurveStats) float64, rowOf map[statsKey]Row) (float64, error) {
 	best := math.Inf(1)
 	for _, b := range baseline {
 		row, ok := rowOf[statsKey{rs.Name, b, n}]
 		if !ok {
 			return 0, fmt.Errorf("no curve row for baseline %s/%s at n = %d", rs.Name, b, n)
 		}
-		if math.IsNaN(row.MSE) {
+		x := of(curveStats(row, StatsRow{}, false))
+		if math.IsNaN(x) {
 			return math.NaN(), nil
 		}
-		best = math.Min(best, row.MSE)
+		best = math.Min(best, x)
 	}
 	return best, nil
 }
@@ -394,16 +349,18 @@ func estimatorLabel(r *config.Plan, members []int, est string) string {
 	return est
 }
 
-// buildRatioPanel builds a panel of y mse_ratio (against n; config.Panel):
-// at each n of the grid, MSE(s, e, n) / min over b in pc.Baseline of
-// MSE(s, b, n) (mseRatio; MSE of SPEC 3), one line per (series,
-// estimator) labelled as an mse panel's; or, with combine max, one line
-// per estimator, its largest ratio over the selected series that have it,
-// labelled "<estimator label> (worst over N series)", each point's series
-// the one attaining it (the first on ties). Points have SE 0 and no closed
-// form. The reference line at 1 is "best of <baseline labels>".
-func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsKey]Row) (Panel, []PanelPoint, error) {
-	pn := panelFrame(pc)
+// buildRatioPanel builds a panel of a quantity of source
+// quantity.Baseline (against n; config.Panel), e.g. mse_ratio: at each n
+// of the grid, quantity.Ratio of q.Of(s, e, n) over the smallest q.Of(s,
+// b, n) of b in pc.Baseline, one line per (series, estimator) labelled as
+// an mse panel's; or, with combine max, one line per estimator, its
+// largest ratio over the selected series that have it, labelled
+// "<estimator label> (worst over N series)", each point's series the one
+// attaining it (the first on ties). Points have SE 0 and no closed form.
+// The reference line at 1 is "best of <baseline labels>"; {baseline} in
+// the quantity's label is replaced by those labels.
+func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row) (Panel, []PanelPoint, error) {
+	pn := panelFrame(pc, q)
 	// config checks both when it parses a config; a plan read back from
 	// meta.json is checked here.
 	if len(pc.Baseline) == 0 {
@@ -418,7 +375,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsK
 		baseLabels[i] = estimatorLabel(r, sel, b)
 	}
 	if pc.YLabel == "" {
-		pn.YLabel = "MSE / min MSE(" + strings.Join(baseLabels, ", ") + ")"
+		pn.YLabel = strings.ReplaceAll(q.Label, "{baseline}", strings.Join(baseLabels, ", "))
 	}
 	pn.Refs = []RefLine{{Label: "best of " + strings.Join(baseLabels, ", "), Y: 1}}
 
@@ -434,13 +391,13 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsK
 	bases := map[string]bool{}
 	for _, s := range sel {
 		rs := &r.Series[s]
-		best := make([]float64, len(r.N))
+		bests := make([]float64, len(r.N))
 		for j, n := range r.N {
-			b, err := bestMSE(rs, pc.Baseline, n, rowOf)
+			b, err := best(rs, pc.Baseline, n, q.Of, rowOf)
 			if err != nil {
 				return pn, nil, err
 			}
-			best[j] = b
+			bests[j] = b
 		}
 		for _, e := range pc.EstimatorsOf(rs) {
 			rv := make([]float64, len(r.N))
@@ -449,7 +406,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, rowOf map[statsK
 				if !ok {
 					return pn, nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, e, n)
 				}
-				rv[j] = mseRatio(row.MSE, best[j])
+				rv[j] = quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), bests[j])
 			}
 			ratios[lineKey{s, e}] = rv
 			lines = append(lines, &panelLine{group: rs.Name, base: rs.Base, estimator: e, members: []int{s}})
@@ -577,13 +534,13 @@ func (computedClosed) at(rs *config.Series, est string, n int) (domains.Moments,
 	return config.ClosedForm(rs, est, n)
 }
 
-// curve evaluates the closed form of y along the panel's x axis between lo
+// curve evaluates the closed form of q along the panel's x axis between lo
 // and hi, densely: with x = n at about 160 sizes (log-spaced on a log
 // axis); with x a parameter at every integer (integer parameters) or at
 // 160 values, the other parameters those of rs. Values the domain does not
 // know (e.g. a horizon that is not a multiple of the option length) are
 // left out.
-func (computedClosed) curve(_ int, pc *config.Panel, rs *config.Series, est string, lo, hi float64, logX bool) []XY {
+func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []XY {
 	spec := rs.Spec()
 	info, ok := rs.Info(est)
 	if spec.ClosedForm == nil || !ok || info.Class == "" {
@@ -631,7 +588,7 @@ func (computedClosed) curve(_ int, pc *config.Panel, rs *config.Series, est stri
 		if !ok {
 			continue
 		}
-		if y, ok := closedValue(pc.Y, cf, n, 0, false); ok && !math.IsNaN(y) && !math.IsInf(y, 0) {
+		if y, ok := q.Closed(cf, n, 0, false); ok && !math.IsNaN(y) && !math.IsInf(y, 0) {
 			out = append(out, XY{X: x, Y: y})
 		}
 	}
@@ -651,7 +608,7 @@ func (storedClosed) at(*config.Series, string, int) (domains.Moments, bool) {
 	return domains.Moments{}, false
 }
 
-func (s storedClosed) curve(panel int, _ *config.Panel, rs *config.Series, est string, _, _ float64, _ bool) []XY {
+func (s storedClosed) curve(panel int, _ *config.Panel, _ *quantity.Quantity, rs *config.Series, est string, _, _ float64, _ bool) []XY {
 	return s[closedKey{panel + 1, rs.Name, est}]
 }
 

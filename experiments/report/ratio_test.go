@@ -15,29 +15,6 @@ import (
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
-// TestMSERatio: mse / best, with 0/0 := 1 and x/0 := +Inf (config.Panel).
-func TestMSERatio(t *testing.T) {
-	inf, nan := math.Inf(1), math.NaN()
-	for _, tc := range []struct{ mse, best, want float64 }{
-		{1, 4, 0.25},  // 1/4
-		{3, 1.5, 2},   // 3/1.5
-		{0, 2, 0},     // 0/2
-		{0, 0, 1},     // 0/0 := 1
-		{3, 0, inf},   // x/0 := +Inf for x > 0
-		{inf, inf, 1}, // equal to the best: 1
-		{inf, 2, inf}, // inf/2
-		{nan, 1, nan}, // NaN stays
-		{1, nan, nan}, // NaN stays
-		{nan, 0, nan}, // NaN stays, even over 0
-		{0.5, 0.5, 1}, // the best itself
-	} {
-		got := mseRatio(tc.mse, tc.best)
-		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("mseRatio(%v, %v) = %v, want %v", tc.mse, tc.best, got, tc.want)
-		}
-	}
-}
-
 // ratioTestConfig has a per-series and a combined mse_ratio panel over
 // three series: ch[horizon=2] and ch[horizon=4] with is, wis, cwpdis, and
 // sub with wis, cwpdis, incris; the baseline is wis and cwpdis, whose
@@ -223,7 +200,7 @@ func TestRatioPanelsRedrawn(t *testing.T) {
 	if name != "ratio" || f.Note != want.Note || len(f.Panels) != 2 {
 		t.Fatalf("redrawn %q: note %q, %d panels; want ratio, %q, 2", name, f.Note, len(f.Panels), want.Note)
 	}
-	if wantNote := PanelsNote + PanelsRatioNote + "."; f.Note != wantNote {
+	if wantNote := PanelsNote + "; MSE ratios: no error bars."; f.Note != wantNote {
 		t.Errorf("note %q, want %q", f.Note, wantNote)
 	}
 	for i := range f.Panels {
