@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/internal/outdir"
 )
 
 // Options control how a run executes and what it records, never its
@@ -126,19 +127,29 @@ func ShardFiles(args []string) ([]string, error) {
 // writes.
 func Merge(paths []string, dir string, opt Options) (*Result, error) {
 	start := time.Now()
+	if err := outdir.Check(dir); err != nil {
+		return nil, err
+	}
 	p, results, err := run.Merge(paths)
 	if err != nil {
 		return nil, err
 	}
 	// Locked after reading: LockDir creates dir, and a merge refused for
-	// its input must leave nothing behind.
-	lk, err := run.LockDir(dir, opt.Holder)
+	// its input must leave nothing behind; so must one that fails after
+	// (the directories it created are removed when empty).
+	undo, err := outdir.Create(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer lk.Release()
-	rep, err := finish(p, results, dir, opt, 0, start)
+	lk, err := run.LockDir(dir, opt.Holder)
 	if err != nil {
+		undo()
+		return nil, err
+	}
+	rep, err := finish(p, results, dir, opt, 0, start)
+	lk.Release()
+	if err != nil {
+		undo()
 		return nil, err
 	}
 	return &Result{Report: rep, Units: len(results), Wall: time.Since(start)}, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/outdir"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -156,6 +157,9 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 	if opt.Format != logdata.CSV && opt.Format != logdata.JSONL {
 		return nil, inputerr.Errorf("format %v, want csv or jsonl", opt.Format)
 	}
+	if err := outdir.Check(dir); err != nil {
+		return nil, err
+	}
 	ext := formatName(opt.Format)
 	man := &Manifest{Name: p.Name, Seed: p.Seed, N: p.N, Trials: trials, Data: p.Data, Format: ext}
 	series := make([]exportSeries, len(p.Series))
@@ -205,9 +209,16 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	undo, err := outdir.Create(dir)
+	if err != nil {
 		return nil, err
 	}
+	exported := false
+	defer func() { // after the stage is removed: a failed export leaves no directory it created
+		if !exported {
+			undo()
+		}
+	}()
 	stage, err := os.MkdirTemp(dir, ".export-")
 	if err != nil {
 		return nil, err
@@ -243,6 +254,7 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 	if err := atomicfile.WriteAll(dir, []atomicfile.File{{Name: ManifestFile, Data: manifest}}); err != nil {
 		return nil, err
 	}
+	exported = true
 	return man, nil
 }
 

@@ -141,7 +141,6 @@ func TestExternalFailures(t *testing.T) {
 		name, command, timeout string
 		want                   []string
 	}{
-		{"cannot start", "[./no-such-program]", "", []string{"cannot start", "no-such-program"}},
 		{"exits early", "[./extpdis, exit]", "", []string{"exited before answering", "exit status 3", "giving up on purpose"}},
 		{"garbage", "[./extpdis, garbage]", "", []string{"malformed response", "hello, harness"}},
 		{"short", "[./extpdis, short]", "", []string{"has 2 estimates, want one per n of the grid (3)"}},
@@ -167,6 +166,50 @@ func TestExternalFailures(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "curve.csv")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("curve.csv exists after a failed run (stat: %v)", err)
+			}
+		})
+	}
+}
+
+// TestExternalCommandRefused: a run whose external estimator's program
+// does not exist, is not executable or is a directory, found as the run
+// would start it (relative to the config's directory, or in PATH), is
+// refused before any unit runs: bad input naming the config file, the
+// line and the field of the command, and nothing written (the output
+// directory is not created).
+func TestExternalCommandRefused(t *testing.T) {
+	for _, tc := range []struct{ name, command, setup, want string }{
+		{"missing", "[./no-such-program]", "", "program ./no-such-program does not exist"},
+		{"missing in PATH", "[no-such-program-in-path, x.py]", "", `program "no-such-program-in-path" not found in PATH`},
+		{"not executable", "[./script.py]", "file", "program ./script.py is not executable"},
+		{"a directory", "[./sub]", "dir", "program ./sub is a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := externalConfig(t, "\n      - pdis\n      - name: bad\n        command: "+tc.command)
+			switch tc.setup {
+			case "file":
+				os.WriteFile(filepath.Join(filepath.Dir(path), "script.py"), []byte("print(1)\n"), 0o644)
+			case "dir":
+				os.Mkdir(filepath.Join(filepath.Dir(path), "sub"), 0o755)
+			}
+			p := loadPlan(t, path)
+			dir := filepath.Join(t.TempDir(), "res", "out")
+			_, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"})
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			// series sub's estimators list starts on line 9: its item 1's
+			// command is on line 12
+			for _, w := range []string{"ext.yaml:12:", "series[0].estimators[1].command", "external estimator bad", tc.want} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if !inputerr.Is(err) {
+				t.Errorf("error %q is not marked bad input", err)
+			}
+			if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the refused run created %s (stat: %v)", filepath.Dir(dir), err)
 			}
 		})
 	}

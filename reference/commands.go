@@ -14,7 +14,12 @@ file is removed when the run's outputs are written); after a kill or ^C,
 rerun with -resume to lose and redo nothing. With -shard i/N only unit k
 with k mod N = i runs (units in config order, series-major then trial),
 into DIR/shard-i-of-N.jsonl; 'runexp merge' combines the shards into the
-same bytes as an unsharded run.`
+same bytes as an unsharded run.
+
+A run refused before it starts (a bad config or flag, an -out that cannot
+be written, work above -max-memory, an external estimator whose program
+cannot be found) writes nothing; a run that fails before it finishes a
+unit removes its checkpoint and the directories it created.`
 	// MergeAbout is the long help of runexp merge.
 	MergeAbout = `Combines the shard files (shard-i-of-N.jsonl) written by 'runexp run -shard'
 into the outputs of the whole run: curve.csv, diagnostics, claims, meta.json
@@ -49,13 +54,17 @@ are refused. See docs/export.md.`
 // ExitStatus is the exit-status contract of every subcommand.
 const ExitStatus = `Exit status, for every command:
   0    done
-  2    bad input of any kind: flags, a config, logged data, a checkpoint or
-       shard file, a results directory read back (plot, claims, merge), work
-       refused as too large for -max-memory, or an output directory or
-       checkpoint in use by another runexp; the message names the file, and
-       the line and field where there is one, and nothing is written to
-       standard output
-  1    a failure of the machine (I/O, permissions, a full disk), or an
-       estimate that is not representable (runexp estimate)
+  2    bad input of any kind: flags, a config (an external estimator's
+       program that does not exist or is not executable included), logged
+       data, a checkpoint or shard file, a results directory read back
+       (plot, claims, merge), work refused as too large for -max-memory, an
+       output directory (-out) that is a file, lies under one or cannot be
+       written, or an output directory or checkpoint in use by another
+       runexp; the message names the file, and the line and field where
+       there is one, nothing is written to standard output, and nothing is
+       left in an output directory that did not exist
+  1    a failure of the machine (I/O, permissions, a full disk), an
+       external estimator failing at run time, or an estimate that is not
+       representable (runexp estimate)
   130  interrupted (^C); a run keeps its checkpoint: rerun with -resume
 `

@@ -1460,7 +1460,7 @@ func TestHostileAllOrNothing(t *testing.T) {
 		{name: "run with -out a file", args: func(e *hostileEnv) []string {
 			e.write("out", "not a directory\n")
 			return e.run(e.config("base.yaml"))
-		}, code: anyFailure, want: []string{"x/out"}},
+		}, code: 2, want: []string{"x/out"}},
 		{name: "rerun over old results with the figure blocked", args: func(e *hostileEnv) []string {
 			e.results("out")
 			e.remove("out/tiny.svg")

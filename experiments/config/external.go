@@ -4,15 +4,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // External is an external estimator of a series: a program, started in
@@ -32,6 +37,11 @@ type External struct {
 	Command []string `json:"command"`
 	// Timeout bounds the wait for each response.
 	Timeout Duration `json:"timeout"`
+
+	// line and field locate the command in the config file (0 and ""
+	// for a plan decoded from JSON), for CheckCommands' messages.
+	line  int
+	field string
 }
 
 // DefaultTimeout is an external estimator's timeout per request when the
@@ -87,6 +97,74 @@ func (x *External) check() error {
 		return fmt.Errorf("external estimator %s: empty command; want a list such as [python3, pdis.py]", x.Name)
 	case x.Timeout <= 0 || time.Duration(x.Timeout) > MaxTimeout:
 		return fmt.Errorf("external estimator %s: timeout %v, want a duration in (0, %v]", x.Name, time.Duration(x.Timeout), MaxTimeout)
+	}
+	return nil
+}
+
+// Program resolves the program of x's command, the command's first word,
+// as the harness starts it in dir (the config file's directory): a path
+// with a slash is relative to dir, a bare name is looked up in PATH; the
+// result must be an executable file (exec.LookPath). The error says what
+// is wrong with it.
+func (x *External) Program(dir string) (string, error) {
+	if len(x.Command) == 0 || x.Command[0] == "" {
+		return "", errors.New("empty command")
+	}
+	name := x.Command[0]
+	bare := !strings.ContainsRune(name, '/') && !strings.ContainsRune(name, filepath.Separator)
+	path := name
+	if !bare && !filepath.IsAbs(name) {
+		abs, err := filepath.Abs(filepath.Join(dir, name)) // never a bare name, which LookPath would look up in PATH
+		if err != nil {
+			return "", err
+		}
+		path = abs
+	}
+	found, err := exec.LookPath(path)
+	var where string
+	if !bare && !filepath.IsAbs(name) {
+		where = fmt.Sprintf(" (%s, relative to the config file's directory)", path)
+	}
+	switch {
+	case err == nil:
+		return found, nil
+	case errors.Is(err, exec.ErrNotFound):
+		return "", fmt.Errorf("program %q not found in PATH (write a path with a slash, such as ./%s, for a program beside the config)", name, name)
+	case errors.Is(err, exec.ErrDot):
+		return "", fmt.Errorf("program %q is found in PATH only relative to the current directory (%s); write its path", name, found)
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("program %s does not exist%s", name, where)
+	case errors.Is(err, fs.ErrPermission):
+		return "", fmt.Errorf("program %s is not executable%s: make it so (chmod +x), or name its interpreter first, e.g. [python3, %s]", name, where, name)
+	case errors.Is(err, syscall.EISDIR):
+		return "", fmt.Errorf("program %s is a directory%s", name, where)
+	}
+	return "", fmt.Errorf("program %s%s: %w", name, where, err)
+}
+
+// CheckCommands verifies, before anything runs, that every external
+// estimator's program can be started (Program, from the config file's
+// directory). An error is bad input naming the config file, the line and
+// the field of the command, and the estimator.
+func (p *Plan) CheckCommands() error {
+	dir := "."
+	if p.File != "" {
+		dir = filepath.Dir(p.File)
+	}
+	for i := range p.Series {
+		for j := range p.Series[i].External {
+			x := &p.Series[i].External[j]
+			if _, err := x.Program(dir); err != nil {
+				where, field := p.File, x.field
+				if x.line > 0 {
+					where = fmt.Sprintf("%s:%d", p.File, x.line)
+				}
+				if field == "" {
+					field = fmt.Sprintf("series %s: estimator %s: command", p.Series[i].Name, x.Name)
+				}
+				return inputerr.Errorf("config %s: %s: external estimator %s: %v", where, field, x.Name, err)
+			}
+		}
 	}
 	return nil
 }
@@ -232,7 +310,12 @@ func (v *validator) estimatorList(node *yaml.Node, field string, at []any) ([]st
 				v.failLine(f, item.Line, "%v", err)
 				return names, external
 			}
-			x := External{Name: xy.Name, Command: xy.Command, Timeout: Duration(DefaultTimeout)}
+			x := External{Name: xy.Name, Command: xy.Command, Timeout: Duration(DefaultTimeout), line: item.Line, field: f + ".command"}
+			for i := 0; i+1 < len(item.Content); i += 2 {
+				if item.Content[i].Value == "command" {
+					x.line = item.Content[i+1].Line
+				}
+			}
 			if xy.Timeout != "" {
 				d, err := time.ParseDuration(xy.Timeout)
 				if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/lock"
+	"github.com/ope-lab/longhorizon/internal/outdir"
 )
 
 // ExecOptions control Execute: which units, from where, how shown.
@@ -140,13 +141,31 @@ func acquire(path, what, holder string) (*lock.Lock, error) {
 // When ctx ends, the units in flight finish and are checkpointed, and
 // Execute returns an error wrapping context.Canceled.
 func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (*Outcome, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Refusals that need no file come first: they leave nothing behind.
+	if err := outdir.Check(dir); err != nil {
+		return nil, err
+	}
+	if err := p.CheckCommands(); err != nil {
+		return nil, err
+	}
+	undo, err := outdir.Create(dir)
+	if err != nil {
 		return nil, err
 	}
 	path := CheckpointPath(dir, opt.Shard)
 	o := &Outcome{Checkpoint: path}
+	// created: the checkpoint is this run's (not resumed); appended: how
+	// many units it holds. A run that fails before it checkpoints a unit
+	// removes its checkpoint and the directories it created, so that a
+	// refused run leaves nothing behind; an interrupted one keeps them
+	// (the message says to rerun with -resume).
+	created, appended := false, 0
 	fail := func(err error) (*Outcome, error) {
 		o.Close()
+		if created && appended == 0 && !errors.Is(err, context.Canceled) {
+			os.Remove(path)
+		}
+		undo()
 		return nil, err
 	}
 	what := dir
@@ -155,7 +174,7 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 	} else {
 		l, err := LockDir(dir, opt.Holder)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		o.locks = append(o.locks, l)
 	}
@@ -175,6 +194,7 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		return fail(err)
 	}
 	o.ckpt = ckpt
+	created = !resume
 	finished := map[Unit]bool{}
 	for _, u := range done {
 		finished[Unit{Series: u.Series, Trial: u.Trial}] = true
@@ -192,7 +212,13 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		logf(opt.Log, "resuming %s: %d units already done, %d to run", path, len(done), len(todo))
 	}
 	run := opt.Options
-	run.OnResult = ckpt.Append
+	run.OnResult = func(res UnitResult) error { // one call at a time
+		if err := ckpt.Append(res); err != nil {
+			return err
+		}
+		appended++
+		return nil
+	}
 	results, err := RunUnits(ctx, p, todo, run)
 	if err != nil {
 		return fail(err)

@@ -39,21 +39,37 @@ import (
 // maxResponseBytes bounds one response line.
 const maxResponseBytes = 16 << 20
 
+// maxQueued bounds the output lines kept while no request waits for them
+// (the protocol allows none): more is an error, and is discarded.
+const maxQueued = 8
+
 // stderrTail is how much of a program's standard error an error quotes.
 const stderrTail = 4 << 10
 
-// externalProc is one running external estimator.
+// pipeGrace is how long, once the program has exited and its process
+// group has been killed, the harness still reads what is left in its
+// output pipes before closing them: a process that left the group
+// (setsid) and holds them open must not hold up the run.
+const pipeGrace = time.Second
+
+// externalProc is one running external estimator. Its standard output and
+// error are pipes that the harness reads itself, to the end or until it
+// closes them, so that nothing the program does (answering twice, never
+// answering, exiting early, leaving children that hold its pipes open)
+// can block a worker or the end of the run: out never blocks the reader,
+// and done is closed at most pipeGrace after the program exits.
 type externalProc struct {
 	x     config.External
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	lines chan []byte   // response lines; closed at end of output
-	done  chan struct{} // closed once the process has been waited for
+	out   *lineQueue
 	tail  *tailBuffer
-	// readErr is why the output ended (nil at EOF), waitErr the exit
-	// status; both are set before done is closed.
-	readErr, waitErr error
-	stopOnce         sync.Once
+	// done is closed once the process has been waited for and its output
+	// read (or its pipes closed); waitErr is its exit status then.
+	done     chan struct{}
+	waitErr  error
+	stopOnce sync.Once
+	stopped  chan struct{} // closed by stop
 }
 
 // startExternal starts x's command in directory dir.
@@ -61,43 +77,67 @@ func startExternal(x config.External, dir string) (*externalProc, error) {
 	cmd := exec.Command(x.Command[0], x.Command[1:]...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
-	cmd.WaitDelay = time.Second
-	pr := &externalProc{x: x, cmd: cmd, lines: make(chan []byte), done: make(chan struct{}), tail: &tailBuffer{max: stderrTail}}
-	cmd.Stderr = pr.tail
-	var err error
-	if pr.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	cmd.WaitDelay = pipeGrace // (our own pipes are *os.File: Wait copies nothing)
+	pr := &externalProc{x: x, cmd: cmd, out: newLineQueue(), tail: &tailBuffer{max: stderrTail},
+		done: make(chan struct{}), stopped: make(chan struct{})}
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if pr.stdin, err = cmd.StdinPipe(); err == nil {
+		err = cmd.Start()
+	}
+	// The program has its own copies of the write ends (or never will).
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		if pr.stdin != nil {
+			pr.stdin.Close()
+		}
 		return nil, fmt.Errorf("cannot start %s (in %s): %w", quoteCommand(x.Command), dir, err)
 	}
-	go pr.read(out)
+	outDone, errDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		pr.out.readFrom(outR)
+		close(outDone)
+	}()
+	go func() {
+		io.Copy(pr.tail, errR)
+		close(errDone)
+	}()
+	go pr.wait(outR, errR, outDone, errDone)
 	return pr, nil
 }
 
-// read passes the program's output lines to pr.lines until it ends, then
-// waits for the process.
-func (pr *externalProc) read(out io.Reader) {
-	br := bufio.NewReaderSize(out, 64<<10)
-	for {
-		line, err := readResponse(br)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				pr.readErr = err
-			}
-			break
+// wait waits for the process, then kills what is left of its process
+// group, reads what is left in its pipes for at most pipeGrace, closes
+// them and closes done.
+func (pr *externalProc) wait(outR, errR *os.File, outDone, errDone chan struct{}) {
+	err := pr.cmd.Wait()
+	killGroup(pr.cmd.Process) // its children, if any are left
+	grace := time.NewTimer(pipeGrace)
+	defer grace.Stop()
+	for _, d := range []chan struct{}{outDone, errDone} {
+		select {
+		case <-d:
+		case <-grace.C:
+			grace.Reset(0)
 		}
-		pr.lines <- line
 	}
-	close(pr.lines)
-	// Drain what else it writes, so that it never blocks on a full pipe
-	// while it is being stopped.
-	io.Copy(io.Discard, br)
-	pr.waitErr = pr.cmd.Wait()
+	outR.Close() // unblocks a reader still waiting on a pipe held open elsewhere
+	errR.Close()
+	<-outDone
+	<-errDone
+	pr.waitErr = err
 	close(pr.done)
 }
 
@@ -138,8 +178,15 @@ type response struct {
 }
 
 // estimate asks the program for its estimates at every n of grid from
-// the data file at path, into out (len(grid)).
+// the data file at path, into out (len(grid)). It returns within the
+// timeout (and pipeGrace) whatever the program does; any misbehaviour is
+// an error saying what it did, after which the program is stopped.
 func (pr *externalProc) estimate(path string, grid []int, gamma float64, out []float64) error {
+	if lines := pr.out.stray(); len(lines) > 0 {
+		pr.stop()
+		return fmt.Errorf("it wrote output that answers no request, before this one was sent: %s (%s in all): the protocol is one line per request, written after reading it; write logs to standard error; stopped it",
+			clip(lines[0]), plural(len(lines), "line"))
+	}
 	req, err := json.Marshal(request{Data: path, N: grid, Gamma: gamma})
 	if err != nil {
 		return err
@@ -149,22 +196,48 @@ func (pr *externalProc) estimate(path string, grid []int, gamma float64, out []f
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	written := make(chan error, 1)
-	go func() {
+	go func() { // ends when the write does, or when stop closes stdin
 		_, err := pr.stdin.Write(req)
 		written <- err
 	}()
 	for {
+		lines, eof, rerr := pr.out.take()
+		switch {
+		case len(lines) > 1:
+			pr.stop()
+			return fmt.Errorf("it answered one request with %d lines (%s, then %s): the protocol is one line per request; write logs to standard error; stopped it",
+				len(lines), clip(lines[0]), clip(lines[1]))
+		case len(lines) == 1:
+			if err := parseResponse(lines[0], len(grid), out); err != nil {
+				pr.stop()
+				return err
+			}
+			return nil
+		case rerr != nil:
+			pr.stop()
+			return pr.exited(fmt.Errorf("reading its output: %w; stopped it", rerr))
+		case eof:
+			select {
+			case <-pr.done:
+				return pr.exited(errors.New("it exited before answering"))
+			case <-time.After(2 * time.Second):
+				pr.stop()
+				return pr.exited(errors.New("it closed its standard output without answering; stopped it"))
+			}
+		}
 		select {
 		case err := <-written:
 			written = nil
 			if err != nil {
 				return pr.exited(fmt.Errorf("writing the request: %w", err))
 			}
-		case line, ok := <-pr.lines:
-			if !ok {
-				return pr.exited(errors.New("it exited before answering"))
+		case <-pr.out.notify:
+		case <-pr.done:
+			if lines, _, _ := pr.out.take(); len(lines) > 0 {
+				pr.out.unread(lines) // an answer just before it exited
+				continue
 			}
-			return parseResponse(line, len(grid), out)
+			return pr.exited(errors.New("it exited before answering"))
 		case <-timer.C:
 			pr.stop()
 			return fmt.Errorf("no answer within the timeout of %v (the config's timeout sets it); stopped it", timeout)
@@ -172,22 +245,33 @@ func (pr *externalProc) estimate(path string, grid []int, gamma float64, out []f
 	}
 }
 
+// plural writes "1 line", "2 lines".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 // exited completes err with the process's exit status and the last lines
-// of its standard error, once it is gone (at most a second or two).
+// of its standard error, once it is gone: it is given two seconds to exit
+// on its own (its output ended, or it took no more input), then stopped.
 func (pr *externalProc) exited(err error) error {
 	select {
 	case <-pr.done:
 	case <-time.After(2 * time.Second):
 		pr.stop()
 		<-pr.done
+		err = fmt.Errorf("%w; it was still running: stopped it", err)
 	}
-	if pr.readErr != nil {
-		err = fmt.Errorf("%w (reading its output: %v)", err, pr.readErr)
-	}
-	if pr.waitErr != nil {
-		err = fmt.Errorf("%w: %v", err, pr.waitErr)
-	} else {
-		err = fmt.Errorf("%w: it exited with status 0", err)
+	select {
+	case <-pr.stopped: // its exit status is our kill
+	default:
+		if pr.waitErr != nil {
+			err = fmt.Errorf("%w: %v", err, pr.waitErr)
+		} else {
+			err = fmt.Errorf("%w: it exited with status 0", err)
+		}
 	}
 	if t := pr.tail.last(10); t != "" {
 		err = fmt.Errorf("%w; the last lines of its standard error:\n%s", err, t)
@@ -209,7 +293,7 @@ func parseResponse(line []byte, want int, out []float64) error {
 		if err == nil {
 			err = errors.New("more than one JSON value on the line")
 		}
-		return fmt.Errorf("malformed response %s: %v; want {\"estimates\": [...]} or {\"error\": \"...\"}", clip(line), err)
+		return fmt.Errorf("malformed response %s: %v; want {\"estimates\": [...]} or {\"error\": \"...\"} (only the answer goes to standard output: write logs to standard error)", clip(line), err)
 	}
 	switch {
 	case r.Error != nil && r.Estimates != nil:
@@ -243,12 +327,14 @@ func clip(line []byte) string {
 // wait.
 func (pr *externalProc) stop() {
 	pr.stopOnce.Do(func() {
+		close(pr.stopped)
 		pr.stdin.Close()
 		killGroup(pr.cmd.Process)
 	})
 }
 
-// close stops the process and waits for it.
+// close stops the process and waits for it: at most pipeGrace after the
+// kill.
 func (pr *externalProc) close() {
 	pr.stop()
 	<-pr.done
@@ -286,6 +372,109 @@ func externalEstimate(pr *externalProc, rs *config.Series, b *trajectory.Batch, 
 		}
 	}
 	return pr.estimate(path, grid, gamma, out)
+}
+
+// lineQueue holds the lines a program writes on its standard output
+// until a request takes them. Its reader never blocks on the queue: lines
+// beyond maxQueued, or a line longer than maxResponseBytes, make an error
+// and are discarded, and reading goes on to the end, so that the program
+// never blocks on a full pipe.
+type lineQueue struct {
+	mu     sync.Mutex
+	lines  [][]byte
+	eof    bool
+	err    error
+	notify chan struct{} // signalled (buffered, 1) on every change
+}
+
+func newLineQueue() *lineQueue { return &lineQueue{notify: make(chan struct{}, 1)} }
+
+// readFrom reads r's lines into q until r ends or is closed.
+func (q *lineQueue) readFrom(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var batch [][]byte
+	for {
+		line, err := readResponse(br)
+		if err != nil {
+			q.push(batch)
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				q.fail(err)
+				io.Copy(io.Discard, br) // to the end: the program must not block
+			}
+			break
+		}
+		// The lines that came together are queued together, so that a
+		// request sees every line written with its answer.
+		batch = append(batch, line)
+		if buf, _ := br.Peek(br.Buffered()); bytes.IndexByte(buf, '\n') < 0 {
+			q.push(batch)
+			batch = nil
+		}
+	}
+	q.mu.Lock()
+	q.eof = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *lineQueue) signal() {
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+// push queues lines, or records that too much output is waiting.
+func (q *lineQueue) push(lines [][]byte) {
+	if len(lines) == 0 {
+		return
+	}
+	q.mu.Lock()
+	for _, line := range lines {
+		if len(q.lines) < maxQueued {
+			q.lines = append(q.lines, line)
+		} else if q.err == nil {
+			q.err = fmt.Errorf("more than %d lines of output that answer no request", maxQueued)
+		}
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *lineQueue) fail(err error) {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = err
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// take removes and returns the queued lines, and says whether the output
+// has ended and why it cannot be read.
+func (q *lineQueue) take() (lines [][]byte, eof bool, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	lines, q.lines = q.lines, nil
+	return lines, q.eof, q.err
+}
+
+// unread puts lines back at the front of the queue.
+func (q *lineQueue) unread(lines [][]byte) {
+	q.mu.Lock()
+	q.lines = append(lines, q.lines...)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// stray returns (and removes) the lines waiting before a request is sent:
+// output that answers no request.
+func (q *lineQueue) stray() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	lines := q.lines
+	q.lines = nil
+	return lines
 }
 
 // tailBuffer keeps the last max bytes written to it.
