@@ -132,9 +132,9 @@ func (e *Evaluator) BoundPairs() int {
 }
 
 // NewResult allocates a Result for a grid of points grid points.
-func (e *Evaluator) NewResult(points int) *Result {
+func (e *Evaluator) NewResult(points int) Result {
 	nm := len(e.caps)
-	r := &Result{Values: make([][]float64, nm), Diagnostics: make([][][][]float64, nm)}
+	r := Result{Values: make([][]float64, nm), Diagnostics: make([][][][]float64, nm)}
 	flat := make([]float64, nm*points)
 	for m, c := range e.caps {
 		r.Values[m] = flat[m*points : (m+1)*points : (m+1)*points]
@@ -197,9 +197,7 @@ func (e *Evaluator) Evaluate(b *trajectory.Batch, grid []int, res *Result) error
 		}
 	}
 	in := Input{Batch: whole, Raw: b, Gamma: gamma}
-	if err := e.each(func(m int) bool { return !e.modeled[m] }, func(m int) error {
-		return e.estimate(m, in, grid, res)
-	}); err != nil {
+	if err := e.estimateAll(false, in, grid, res, -1); err != nil {
 		if len(grid) == 1 {
 			return gridErr(grid[0], err) // a one-point grid's errors name no n
 		}
@@ -213,47 +211,60 @@ func (e *Evaluator) Evaluate(b *trajectory.Batch, grid []int, res *Result) error
 		if err := e.req.Model.Apply(&pre, gamma); err != nil {
 			return gridErr(n, err)
 		}
-		view := e.discPre.Of(&pre, gamma)
-		in := Input{Batch: view, Raw: &pre, Gamma: gamma}
-		point := grid[j : j+1]
-		if err := e.each(func(m int) bool { return e.modeled[m] }, func(m int) error {
-			if err := e.boundsAt(m, view, res, j); err != nil {
-				return err
-			}
-			return e.estimateAt(m, in, point, res, j)
-		}); err != nil {
+		in := Input{Batch: e.discPre.Of(&pre, gamma), Raw: &pre, Gamma: gamma}
+		if err := e.estimateAll(true, in, grid[j:j+1], res, j); err != nil {
 			return gridErr(n, err)
 		}
 	}
 	return nil
 }
 
-// each calls f for every method m with sel(m): in order, or on the
-// request's workers at once. The first error stops the calls (in order)
-// and is returned.
-func (e *Evaluator) each(sel func(int) bool, f func(int) error) error {
-	if e.req.Workers <= 1 {
-		for m := range e.caps {
-			if !sel(m) {
-				continue
-			}
-			if err := f(m); err != nil {
-				return err
-			}
-		}
-		return nil
+// estimateAll runs the methods that read the data through the model
+// (modeled) or not on in: at every point of grid (j < 0), or, with their
+// bounds first, at the one point grid, point j of res. Methods run in
+// order, or on the request's workers at once; the first error stops the
+// calls (in order) and is returned.
+func (e *Evaluator) estimateAll(modeled bool, in Input, grid []int, res *Result, j int) error {
+	if e.req.Workers > 1 {
+		return e.estimateParallel(modeled, in, grid, *res, j)
 	}
+	for m := range e.caps {
+		if e.modeled[m] != modeled {
+			continue
+		}
+		if err := e.estimateOne(m, in, grid, res, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// estimateParallel is estimateAll on the request's workers (res is a copy
+// sharing the caller's memory, so that the sequential path does not move
+// it to the heap).
+func (e *Evaluator) estimateParallel(modeled bool, in Input, grid []int, res Result, j int) error {
 	var ms []int
 	for m := range e.caps {
-		if sel(m) {
+		if e.modeled[m] == modeled {
 			ms = append(ms, m)
 		}
 	}
 	errs := make([]error, len(ms))
 	_ = parallel.Do(context.Background(), len(ms), e.req.Workers, func() func(int) error {
-		return func(k int) error { errs[k] = f(ms[k]); return nil }
+		return func(k int) error { errs[k] = e.estimateOne(ms[k], in, grid, &res, j); return nil }
 	})
 	return errors.Join(errs...)
+}
+
+// estimateOne runs method m as estimateAll does.
+func (e *Evaluator) estimateOne(m int, in Input, grid []int, res *Result, j int) error {
+	if j < 0 {
+		return e.estimate(m, in, grid, res)
+	}
+	if err := e.boundsAt(m, in.Batch, res, j); err != nil {
+		return err
+	}
+	return e.estimateAt(m, in, grid, res, j)
 }
 
 // estimateAt runs method m on in at the one-point grid point (grid point

@@ -65,7 +65,7 @@ func TestEvaluateMatchesDirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := ev.NewResult(len(grid))
-		if err := ev.Evaluate(b, grid, res); err != nil {
+		if err := ev.Evaluate(b, grid, &res); err != nil {
 			t.Fatal(err)
 		}
 		for j, n := range grid {
@@ -127,13 +127,14 @@ func TestEvaluateKeepGoing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ev.Evaluate(b, []int{10}, ev.NewResult(1))
+	one := ev.NewResult(1)
+	err = ev.Evaluate(b, []int{10}, &one)
 	if !errors.Is(err, boom) || err.Error() != "n = 10: boom" {
 		t.Errorf("error %v, want n = 10: boom", err)
 	}
 	ev, _ = New(Request{Methods: ms, KeepGoing: true})
 	res := ev.NewResult(1)
-	if err := ev.Evaluate(b, []int{10}, res); err != nil {
+	if err := ev.Evaluate(b, []int{10}, &res); err != nil {
 		t.Fatal(err)
 	}
 	pdis, _ := estimators.NewPDIS().Estimate(b)
@@ -167,7 +168,8 @@ func TestEvaluateRangeError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ev.Evaluate(b, []int{10}, ev.NewResult(1))
+	one := ev.NewResult(1)
+	err = ev.Evaluate(b, []int{10}, &one)
 	var re *RangeError
 	if !errors.As(err, &re) || re.Hi != 0.01 || !errors.Is(err, estimators.ErrOutOfRange) {
 		t.Errorf("error %v, want a RangeError with the range [0, 0.01]", err)
@@ -195,7 +197,7 @@ func TestEvaluateFitted(t *testing.T) {
 	}
 	grid := []int{10, 40}
 	res := ev.NewResult(2)
-	if err := ev.Evaluate(&b, grid, res); err != nil {
+	if err := ev.Evaluate(&b, grid, &res); err != nil {
 		t.Fatal(err)
 	}
 	for j, n := range grid {

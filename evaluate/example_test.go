@@ -32,7 +32,7 @@ func ExampleEvaluator() {
 	}
 	grid := []int{2, 4}
 	res := ev.NewResult(len(grid))
-	if err := ev.Evaluate(&b, grid, res); err != nil {
+	if err := ev.Evaluate(&b, grid, &res); err != nil {
 		fmt.Println(err)
 		return
 	}

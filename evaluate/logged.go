@@ -143,7 +143,7 @@ func (l *Logged) Run(b *trajectory.Batch) (*Report, error) {
 	}
 	grid := []int{b.N()}
 	res := ev.NewResult(1)
-	if err := ev.Evaluate(b, grid, res); err != nil {
+	if err := ev.Evaluate(b, grid, &res); err != nil {
 		var re *RangeError
 		if errors.As(err, &re) {
 			var disc trajectory.Discounted
@@ -152,7 +152,7 @@ func (l *Logged) Run(b *trajectory.Batch) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: estimators.ESS(b),
-		caps: ev.Caps(), res: res, kinds: l.Bounds, delta: l.Delta}
+		caps: ev.Caps(), res: &res, kinds: l.Bounds, delta: l.Delta}
 	if g := req.gamma(); g != 1 {
 		rep.Gamma = &g
 	}

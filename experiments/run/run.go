@@ -243,7 +243,7 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 	if p.Data == "nested" {
 		w.batch.Reset()
 		w.domain.Collect(&w.batch, p.NMax(), rng)
-		if err := w.ev.Evaluate(&w.batch, p.N, res); err != nil {
+		if err := w.ev.Evaluate(&w.batch, p.N, &res); err != nil {
 			return UnitResult{}, fail(err)
 		}
 	} else {
