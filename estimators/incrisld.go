@@ -7,8 +7,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -111,6 +109,10 @@ type INCRISLD struct {
 	Guard bool
 
 	view weightView
+	// opts, if not nil, overrides ldDefaultOptions (tests run every
+	// path); kern holds the options in use, chosen by prepare.
+	opts *ldOptions
+	kern ldOptions
 
 	z     []float64 // z_k, k = 0..len-1, grown as horizons grow
 	kstar []int     // k* per step (a view of kstarAll, or of kstarG)
@@ -191,6 +193,7 @@ type INCRISLD struct {
 	rc2  []float64 // gathered ratios minus 1
 	fm   []float64 // ratios minus 1 of a block, as e.rt
 	abuf []float64 // regenerated shifted X of a run: (K+1) rows
+	acc4 ldAcc4    // ldKernel4's sums
 }
 
 // ldPart holds the partial sums of one (step, lag) cell over the current
@@ -242,6 +245,23 @@ const (
 
 // NewINCRISLD returns an incris-ld estimator; guard selects rule 1(b).
 func NewINCRISLD(guard bool) *INCRISLD { return &INCRISLD{Guard: guard} }
+
+// ldOptions selects how incris-ld's pass computes its sums. Every choice
+// gives the same bits (the tests run each); the zero value is the pass
+// lag by lag (ldKernel), and ldDefaultOptions (incrisld_amd64.go or
+// incrisld_noasm.go) what an INCRISLD uses unless a test chose otherwise
+// (newINCRISLDWith).
+type ldOptions struct {
+	// pairs4, if not nil, makes the pass take four lags at a time
+	// (ldKernel4) with this inner loop.
+	pairs4 ldPairs4Func
+}
+
+// newINCRISLDWith is NewINCRISLD with the options o instead of the
+// default ones (for tests and benchmarks, which compare the paths).
+func newINCRISLDWith(guard bool, o ldOptions) *INCRISLD {
+	return &INCRISLD{Guard: guard, opts: &o}
+}
 
 // Name returns "incris-ld" or "incris-ld-noguard".
 func (e *INCRISLD) Name() string {
@@ -611,6 +631,11 @@ func (e *INCRISLD) AppendGridDiagnostic(dst []float64, d, j int) []float64 {
 func (e *INCRISLD) prepare(b *trajectory.Batch) {
 	n, h := b.N(), b.Horizon()
 	e.grow(n, h)
+	if e.opts != nil {
+		e.kern = *e.opts
+	} else {
+		e.kern = ldDefaultOptions()
+	}
 	e.b, e.n, e.h, e.nt = b, n, h, n
 	e.nact = e.nactAll[:h]
 	e.kstar = e.kstarAll[:h]
@@ -1088,7 +1113,7 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 			bk[j] = 1
 		}
 		k := 0
-		if fast && useLD4 {
+		if fast && e.kern.pairs4 != nil {
 			// four lags at a time (ldKernel4: the same bits as ldKernel)
 			rc := e.rc[:4*l]
 			var rho4 [4][]float64
@@ -1096,7 +1121,7 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 				for L := range rho4 {
 					rho4[L] = r.rows(k+L, rc[L*l:(L+1)*l])
 				}
-				ldKernel4(&rho4, r.rw, bk, cx[k:k+4], cd[k:k+4], part[k:k+4], r.odd, r.lastOdd)
+				ldKernel4(e.kern.pairs4, &e.acc4, &rho4, r.rw, bk, cx[k:k+4], cd[k:k+4], part[k:k+4], r.odd, r.lastOdd)
 			}
 		}
 		for ; k < t; k++ {
@@ -2026,19 +2051,4 @@ func (e *INCRISLD) inactiveB(s, k int) (float64, bool) {
 		sum += bj
 	}
 	return sum, true
-}
-
-// ldSyrkUpper is the symmetric rank-k update S = alpha A A' + beta S of
-// blas64.Syrk(blas.NoTrans, ...) on the upper triangle, computed row by
-// row: row k of the triangle, S[k, k:], is the matrix-vector product
-// A[k:, :] A[k, :]', one BLAS Gemv call. The first implementation built S
-// with it, chunk by chunk; ldCombine and ldGemvY reproduce the arithmetic
-// of those Gemv calls entry by entry.
-func ldSyrkUpper(alpha float64, a blas64.General, beta float64, s blas64.Symmetric) {
-	for k := 0; k < a.Rows; k++ {
-		row := a.Data[k*a.Stride : k*a.Stride+a.Cols]
-		sub := blas64.General{Rows: a.Rows - k, Cols: a.Cols, Stride: a.Stride, Data: a.Data[k*a.Stride:]}
-		y := blas64.Vector{N: a.Rows - k, Inc: 1, Data: s.Data[k*s.Stride+k : k*s.Stride+s.N]}
-		blas64.Gemv(blas.NoTrans, alpha, sub, blas64.Vector{N: a.Cols, Inc: 1, Data: row}, beta, y)
-	}
 }

@@ -7,9 +7,11 @@ package estimators
 // every cell's sums take the trajectories in the same order, with the same
 // operations, as four calls of ldKernel would. The first and last cells of
 // a run (the odd and lastOdd ends) go through ldCell here; the pairs
-// between them through ldPairs4, an AVX2 kernel where there is one (one
-// lag per vector lane, separate multiplies and adds, no FMA).
-func ldKernel4(rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []ldPart, odd, lastOdd bool) {
+// between them through pairs4 (ldOptions: the AVX2 kernel ldPairs4, one
+// lag per vector lane, separate multiplies and adds, no FMA; in the tests
+// also ldPairs4Go), with acc as its scratch (kept by the caller: through
+// a function value it escapes).
+func ldKernel4(pairs4 ldPairs4Func, acc *ldAcc4, rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []ldPart, odd, lastOdd bool) {
 	n := len(bk)
 	rw = rw[:n]
 	for L := range rho {
@@ -26,16 +28,11 @@ func ldKernel4(rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []ldPart
 		end--
 	}
 	if m := (end - j) &^ 1; m > 0 {
-		var acc ldAcc4
 		for L := range 4 {
 			acc[L], acc[4+L], acc[8+L], acc[12+L], acc[16+L] = p[L].sx, p[L].sd, p[L].ss, p[L].l0, p[L].l1
 			acc[20+L], acc[24+L] = cx[L], cd[L]
 		}
-		if ldPairs4InGo {
-			ldPairs4Go(rho[0][j:], rho[1][j:], rho[2][j:], rho[3][j:], rw[j:], bk[j:], m, &acc)
-		} else {
-			ldPairs4(rho[0][j:], rho[1][j:], rho[2][j:], rho[3][j:], rw[j:], bk[j:], m, &acc)
-		}
+		pairs4(rho[0][j:], rho[1][j:], rho[2][j:], rho[3][j:], rw[j:], bk[j:], m, acc)
 		for L := range 4 {
 			p[L].sx, p[L].sd, p[L].ss, p[L].l0, p[L].l1 = acc[L], acc[4+L], acc[8+L], acc[12+L], acc[16+L]
 		}
@@ -50,9 +47,12 @@ func ldKernel4(rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []ldPart
 	}
 }
 
-// ldPairs4InGo makes ldKernel4 use ldPairs4Go (for tests, which run
-// both).
-var ldPairs4InGo = false
+// ldPairs4Func is the inner loop of ldKernel4: m (even) trajectories, in
+// pairs whose first goes to lane l0 and second to l1, each through the
+// four lags, B^j carried from lag to lag (bk[j] ends at B_{k+4}), with the
+// four cells' sums and shifts in acc. Its reference is ldPairs4Go (in
+// incrisld_kernel_test.go).
+type ldPairs4Func func(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *ldAcc4)
 
 // ldAcc4 holds the four cells' partial sums as vectors, one lag per lane:
 // sx, sd, ss, l0, l1, then the shifts cx and cd (4 values each).
@@ -76,28 +76,5 @@ func ldEdge4(rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []ldPart, 
 			q.last = float64(a * a)
 		}
 		bk[j] = nb
-	}
-}
-
-// ldPairs4Go is ldPairs4 in Go: m (even) trajectories, in pairs whose
-// first goes to lane l0 and second to l1, each through the four lags.
-func ldPairs4Go(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *ldAcc4) {
-	rho := [4][]float64{rho0, rho1, rho2, rho3}
-	for j := 0; j < m; j++ {
-		b := bk[j]
-		r := rw[j]
-		for L := range 4 {
-			f := rho[L][j]
-			x := b * r
-			d := (f - 1) * x
-			acc[L] += x
-			acc[4+L] += d
-			dd := d - acc[24+L]
-			acc[8+L] += float64(dd * dd)
-			a := x - acc[20+L]
-			acc[12+4*(j&1)+L] += float64(a * a)
-			b *= f
-		}
-		bk[j] = b
 	}
 }
