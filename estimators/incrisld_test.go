@@ -215,7 +215,7 @@ func TestINCRISLDIncrementIdentity(t *testing.T) {
 			if _, err := e.step(b, s); err != nil {
 				t.Fatal(err)
 			}
-			if len(e.act) == 0 {
+			if e.nact[s] == 0 {
 				continue // the step short-cuts: nothing to compare
 			}
 			X, _ := ldDirectX(rho, rew, tt)
