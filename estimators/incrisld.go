@@ -75,8 +75,8 @@ const (
 // and the diagonal S_kk, in the exact order of operations of the first
 // implementation (its BLAS calls included: Gemv's two lanes per row,
 // Syr's rank-1 corrections; gonum's amd64 order, which the code here
-// follows in plain Go, calling no BLAS, so that every build and GOARCH
-// gives the same bits). The pass goes block by block of ldBlock
+// follows in plain Go, calling no BLAS, its products rounded before they
+// are added, so that every build and GOARCH gives the same bits). The pass goes block by block of ldBlock
 // trajectories, whose ratios a step-major copy holds, through every step
 // of the group, with partial sums carried from block to block: O(n H^2)
 // multiply-adds over data in cache. Sums of B_k are needed only at k*

@@ -1,21 +1,23 @@
 package estimators
 
 // The inner loops of incris-ld's passes (SPEC 1b) over a run of active
-// trajectories: plain Go, fixed order of operations (every product
-// rounded before it is added: no fused multiply-add), so that every
-// build gives the same bits; ldKernel4's inner loop may be assembly
-// (ldOptions) that does the same operations.
+// trajectories: plain Go with a fixed order of operations, so that every
+// build gives the same bits. Every product that feeds an addition is
+// rounded first (the float64 conversions: the Go spec lets a compiler
+// fuse x*y + z, even across statements, and the arm64 one does). Only
+// ldKernel4's inner loop may be assembly (ldOptions), doing the same
+// operations in the same order.
 
 import "math"
 
 // ldCell is one (trajectory, lag) cell of the pass: X = B r, D = (rho - 1)
 // X, D and X shifted, and B times rho.
 func ldCell(b, f, r, cx, cd float64) (x, d, dd, a, nb float64) {
-	x = b * r
-	d = (f - 1) * x
+	x = float64(b * r)
+	d = float64((f - 1) * x)
 	dd = d - cd
 	a = x - cx
-	nb = b * f
+	nb = float64(b * f)
 	return
 }
 
@@ -46,24 +48,24 @@ func ldKernel(rho, fm, rw, bk []float64, cx, cd float64, p *ldPart, odd, lastOdd
 	}
 	for ; j+1 < end; j += 2 {
 		b0, b1 := bk[j], bk[j+1]
-		x0 := b0 * rw[j]
-		d0 := fm[j] * x0
+		x0 := float64(b0 * rw[j])
+		d0 := float64(fm[j] * x0)
 		sx += x0
 		sd += d0
 		dd0 := d0 - cd
 		ss += float64(dd0 * dd0)
 		a0 := x0 - cx
 		l0 += float64(a0 * a0)
-		bk[j] = b0 * rho[j]
-		x1 := b1 * rw[j+1]
-		d1 := fm[j+1] * x1
+		bk[j] = float64(b0 * rho[j])
+		x1 := float64(b1 * rw[j+1])
+		d1 := float64(fm[j+1] * x1)
 		sx += x1
 		sd += d1
 		dd1 := d1 - cd
 		ss += float64(dd1 * dd1)
 		a1 := x1 - cx
 		l1 += float64(a1 * a1)
-		bk[j+1] = b1 * rho[j+1]
+		bk[j+1] = float64(b1 * rho[j+1])
 	}
 	if j < end {
 		x, d, dd, a, nb := ldCell(bk[j], rho[j], rw[j], cx, cd)
@@ -134,7 +136,7 @@ func ldTop(rw, bk []float64, cx float64, p *ldPart, odd, lastOdd bool) {
 		par = 1
 	}
 	for j, b := range bk {
-		x := b * rw[j]
+		x := float64(b * rw[j])
 		sx += x
 		a := x - cx
 		if lastOdd && j == n-1 {
@@ -155,10 +157,10 @@ func ldMeans(rho, rw, bk []float64, sx, sd *float64) {
 	x0, d0 := *sx, *sd
 	for j, f := range rho {
 		bj := bk[j]
-		x := bj * rw[j]
+		x := float64(bj * rw[j])
 		x0 += x
-		d0 += (f - 1) * x
-		bk[j] = bj * f
+		d0 += float64((f - 1) * x)
+		bk[j] = float64(bj * f)
 	}
 	*sx, *sd = x0, d0
 }
@@ -173,25 +175,25 @@ func ldMeans4(rho0, rho1, rho2, rho3, rw, bk []float64, sx, sd []float64) {
 	for j, bj := range bk {
 		r := rw[j]
 		f := rho0[j]
-		x := bj * r
+		x := float64(bj * r)
 		x0 += x
-		d0 += (f - 1) * x
-		bj = bj * f
+		d0 += float64((f - 1) * x)
+		bj = float64(bj * f)
 		f = rho1[j]
-		x = bj * r
+		x = float64(bj * r)
 		x1 += x
-		d1 += (f - 1) * x
-		bj = bj * f
+		d1 += float64((f - 1) * x)
+		bj = float64(bj * f)
 		f = rho2[j]
-		x = bj * r
+		x = float64(bj * r)
 		x2 += x
-		d2 += (f - 1) * x
-		bj = bj * f
+		d2 += float64((f - 1) * x)
+		bj = float64(bj * f)
 		f = rho3[j]
-		x = bj * r
+		x = float64(bj * r)
 		x3 += x
-		d3 += (f - 1) * x
-		bk[j] = bj * f
+		d3 += float64((f - 1) * x)
+		bk[j] = float64(bj * f)
 	}
 	sx[0], sx[1], sx[2], sx[3] = x0, x1, x2, x3
 	sd[0], sd[1], sd[2], sd[3] = d0, d1, d2, d3
@@ -204,13 +206,13 @@ func ldBSum4(r0, r1, r2, r3, bk []float64, s0, s1, s2, s3 *float64) {
 	r0, r1, r2, r3 = r0[:n], r1[:n], r2[:n], r3[:n]
 	a0, a1, a2, a3 := *s0, *s1, *s2, *s3
 	for j, b := range bk {
-		b *= r0[j]
+		b = float64(b * r0[j])
 		a0 += b
-		b *= r1[j]
+		b = float64(b * r1[j])
 		a1 += b
-		b *= r2[j]
+		b = float64(b * r2[j])
 		a2 += b
-		b *= r3[j]
+		b = float64(b * r3[j])
 		a3 += b
 		bk[j] = b
 	}
@@ -225,16 +227,16 @@ func ldRegen(rho, rw, bk []float64, cx float64, a []float64) {
 	rw, a = rw[:n], a[:n]
 	if rho == nil {
 		for j, b := range bk {
-			x := b * rw[j]
+			x := float64(b * rw[j])
 			a[j] = x - cx
 		}
 		return
 	}
 	rho = rho[:n]
 	for j, b := range bk {
-		x := b * rw[j]
+		x := float64(b * rw[j])
 		a[j] = x - cx
-		bk[j] = b * rho[j]
+		bk[j] = float64(b * rho[j])
 	}
 }
 
@@ -253,12 +255,12 @@ func ldRegen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) 
 	rho0, rho1, rw, a0, a1 = rho0[:n], rho1[:n], rw[:n], a0[:n], a1[:n]
 	for j, b := range bk {
 		r := rw[j]
-		x := b * r
+		x := float64(b * r)
 		a0[j] = x - cx0
-		b = b * rho0[j]
-		x = b * r
+		b = float64(b * rho0[j])
+		x = float64(b * r)
 		a1[j] = x - cx1
-		bk[j] = b * rho1[j]
+		bk[j] = float64(b * rho1[j])
 	}
 }
 

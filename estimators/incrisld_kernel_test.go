@@ -97,15 +97,15 @@ func ldPairs4Go(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *ldAcc4) {
 		r := rw[j]
 		for L := range 4 {
 			f := rho[L][j]
-			x := b * r
-			d := (f - 1) * x
+			x := float64(b * r)
+			d := float64((f - 1) * x)
 			acc[L] += x
 			acc[4+L] += d
 			dd := d - acc[24+L]
 			acc[8+L] += float64(dd * dd)
 			a := x - acc[20+L]
 			acc[12+4*(j&1)+L] += float64(a * a)
-			b *= f
+			b = float64(b * f)
 		}
 		bk[j] = b
 	}

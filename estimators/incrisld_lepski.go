@@ -169,7 +169,7 @@ func (e *INCRISLD) finish(g int) {
 	if z0 > 0 {
 		// Each inactive trajectory has X = D = 0: shifted, -cx and -cd.
 		for k := range t {
-			ssD[k] += float64(z0) * cd[k] * cd[k]
+			ssD[k] += float64(float64(z0) * cd[k] * cd[k])
 		}
 	}
 	// From the shift to the means: sum (x-c)(x-c)' - n (mean-c)(mean-c)'.
@@ -179,7 +179,7 @@ func (e *INCRISLD) finish(g int) {
 		st.nonzero = st.nonzero || dm[k] != 0
 		if k < t {
 			dd := delta[k] - cd[k]
-			ssD[k] = max(ssD[k]-nf*dd*dd, 0)
+			ssD[k] = max(ssD[k]-float64(nf*dd*dd), 0)
 		}
 	}
 	for k := range sd {
@@ -252,13 +252,13 @@ func (e *INCRISLD) syr(g, k, k2 int, y float64) float64 {
 	if z0 := e.n - st.nact; z0 > 0 {
 		cx := e.cxA[c0 : c0+st.t+1]
 		if tmp := cx[k] * (float64(z0) * alpha); tmp != 0 {
-			y += cx[k2] * tmp
+			y += float64(cx[k2] * tmp)
 		}
 	}
 	if st.nonzero {
 		dm := e.dmA[c0 : c0+st.t+1]
 		if tmp := dm[k] * (-nf * alpha); tmp != 0 {
-			y += dm[k2] * tmp
+			y += float64(dm[k2] * tmp)
 		}
 	}
 	return y
@@ -312,17 +312,17 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	}
 	syr := func(k2 int, y float64) float64 {
 		if tmp1 != 0 {
-			y += cx[k2] * tmp1
+			y += float64(cx[k2] * tmp1)
 		}
 		if tmp2 != 0 {
-			y += dm[k2] * tmp2
+			y += float64(dm[k2] * tmp2)
 		}
 		return y
 	}
-	rho := 1 + float64(8*e.n+1024)*0x1p-52
+	rho := 1 + float64(float64(8*e.n+1024)*0x1p-52)
 	skk, mk, sqk := sd[k], mean[k], rho*sq[k]
 	for k2 := k + 1; k2 <= t; k2++ {
-		bnd := sqk*sq[k2] + 0x1p-1000
+		bnd := float64(sqk*sq[k2]) + 0x1p-1000
 		if !ldFails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
 			continue // passes
 		}

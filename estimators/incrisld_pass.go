@@ -353,7 +353,7 @@ func (e *INCRISLD) shifts(s0 int, gs []ldStepState) {
 		}
 		x := sx[r.t]
 		for j, b := range bk {
-			x += b * r.rw[j]
+			x += float64(b * r.rw[j])
 		}
 		sx[r.t] = x
 	})
@@ -564,7 +564,7 @@ func (e *INCRISLD) bsums(s0 int, gs []ldStepState, kb func(g int) int) {
 			rho := r.rows(k-1, e.rc)
 			sb := part[k].sb
 			for j, b := range bk {
-				b *= rho[j]
+				b = float64(b * rho[j])
 				sb += b
 				bk[j] = b
 			}

@@ -297,7 +297,7 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 		arow := e.a[t*ldRefChunk : t*ldRefChunk+cw]
 		var sx, sb float64
 		for j, bj := range bk {
-			x := bj * rwc[j]
+			x := float64(bj * rwc[j])
 			sx += x
 			sb += bj
 			arow[j] = x - cx[t]
@@ -322,7 +322,7 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 		// Each inactive trajectory has X = D = 0: shifted, -cx and -cd.
 		ldRefSyrUpper(float64(z0)*alpha, cx, S)
 		for k := 0; k < t; k++ {
-			ssD[k] += float64(z0) * cd[k] * cd[k]
+			ssD[k] += float64(float64(z0) * cd[k] * cd[k])
 		}
 	}
 	// From the shift to the means: sum (x-c)(x-c)' - n (mean-c)(mean-c)'.
@@ -333,7 +333,7 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 		nonzero = nonzero || dm[k] != 0
 		if k < t {
 			dd := delta[k] - cd[k]
-			ssD[k] = max(ssD[k]-nf*dd*dd, 0)
+			ssD[k] = max(ssD[k]-float64(nf*dd*dd), 0)
 		}
 	}
 	if nonzero {
@@ -394,14 +394,14 @@ func ldRefLag(rho, rw, bk, a []float64, cx, cd float64, check bool) (sx, sb, sd,
 	bad := false
 	for j, f := range rho {
 		bj := bk[j]
-		x := bj * rw[j]
-		d := (f - 1) * x
+		x := float64(bj * rw[j])
+		d := float64((f - 1) * x)
 		sx += x
 		sb += bj
 		sd += d
 		a[j] = x - cx
 		dd := d - cd
-		ss += dd * dd
+		ss += float64(dd * dd)
 		if d != 0 {
 			nz++
 			neg += math.Float64bits(d) >> 63
@@ -507,17 +507,17 @@ func (e *ldRefEst) chunkMeans(idx []int, rw []float64, s, n int) {
 		var sx, sd float64
 		for j, i := range idx {
 			bj := bk[j]
-			x := bj * rw[j]
+			x := float64(bj * rw[j])
 			f := row[i]
 			sx += x
-			sd += (f - 1) * x
+			sd += float64((f - 1) * x)
 			bk[j] = bj * f
 		}
 		e.cx[k], e.cd[k] = sx/cf, sd/cf
 	}
 	var sx float64
 	for j, bj := range bk {
-		sx += bj * rw[j]
+		sx += float64(bj * rw[j])
 	}
 	e.cx[t] = sx / cf
 }
