@@ -27,10 +27,10 @@ import (
 //
 // The sums are added on one of two paths with bit-identical results (every
 // cell takes the same terms, rounded alike, in trajectory order): the
-// scalar path (addNarrow), and where the CPU has AVX2 (useWide; not with
-// -tags noasm) the wide path (addWide), whose assembly kernels add blocks
-// of incrisWide trajectories to four rows (AVX2) or, with AVX-512
-// (usePair), eight rows at a time, one row per vector lane.
+// scalar path (addNarrow), and where the CPU has AVX2 (not with -tags
+// noasm) the wide path (addWide), whose assembly kernels add blocks of
+// incrisWide trajectories to four rows (AVX2) or, with AVX-512, eight rows
+// at a time, one row per vector lane (incrisKernels).
 type INCRIS struct {
 	// Printed selects V_k without the 1/n (key "incris-printed").
 	Printed bool
@@ -56,7 +56,10 @@ type INCRIS struct {
 	// wtda[j*incrisWide+q] = W_j - aref_j, j <= hp; wrew[g*4*incrisWide+
 	// q*4+l] = r at step 4g+l+1 (0 after the end); wzero[s]: some
 	// trajectory of the block has reward 0 at step s+1.
-	wide, pair       bool // useWide, usePair at reset
+	// opts, if not nil, overrides the default kernels (tests run every
+	// path); kern holds the kernels in use, chosen at reset.
+	opts             *incrisKernels
+	kern             incrisKernels
 	wrho, wtda, wrew []float64
 	wzero            []bool
 	kstar            []int
@@ -86,6 +89,26 @@ const incrisWide = 8
 
 // NewINCRIS returns an INCRIS estimator; printed selects the printed V_k.
 func NewINCRIS(printed bool) *INCRIS { return &INCRIS{Printed: printed} }
+
+// incrisKernels selects the path on which INCRIS adds its sums. Every
+// choice gives the same bits (the tests run each against the scalar
+// path); the zero value is the scalar path, and incrisDefaultKernels (in
+// incris_amd64.go or incris_noasm.go) what the estimator uses unless a
+// test chose otherwise (newINCRISWith).
+type incrisKernels struct {
+	// group, if not nil, selects the wide path (addWide) with this kernel
+	// for a group of four rows (see incrisGroup).
+	group func(cells []incrisCell, s0 int, rv *[4 * incrisWide]float64, rho, tda []float64)
+	// pair, if not nil (group must be set too), is the wide path's kernel
+	// for two groups of rows at once (see incrisPair).
+	pair func(a, b []incrisCell, s0 int, rv *[8 * incrisWide]float64, rho, tda []float64)
+}
+
+// newINCRISWith is NewINCRIS with the kernels k instead of the default
+// ones (for tests and benchmarks, which compare the paths).
+func newINCRISWith(printed bool, k incrisKernels) *INCRIS {
+	return &INCRIS{Printed: printed, opts: &k}
+}
 
 // Name returns "incris" or "incris-printed".
 func (e *INCRIS) Name() string {
@@ -221,8 +244,12 @@ func (e *INCRIS) reset(h int) {
 	for q := range e.tda {
 		e.tda[q] = zeroFloats(e.tda[q], hp+1)
 	}
-	e.wide, e.pair = useWide, usePair
-	if e.wide {
+	if e.opts != nil {
+		e.kern = *e.opts
+	} else {
+		e.kern = incrisDefaultKernels()
+	}
+	if e.kern.group != nil {
 		e.wrho = zeroFloats(e.wrho, incrisWide*hp)
 		e.wtda = zeroFloats(e.wtda, incrisWide*(hp+1))
 		e.wrew = zeroFloats(e.wrew, incrisWide*hp)
@@ -234,8 +261,9 @@ func (e *INCRIS) reset(h int) {
 }
 
 // add adds trajectories from..to-1 of b (from is 0 or the count added so
-// far) to the running sums: on the wide path (if e.wide) in blocks of
-// incrisWide, the rest on the scalar path in blocks of incrisBlock.
+// far) to the running sums: on the wide path (if e.kern.group is set) in
+// blocks of incrisWide, the rest on the scalar path in blocks of
+// incrisBlock.
 func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 	if from == 0 && to > 0 {
 		if err := e.first(b); err != nil {
@@ -243,7 +271,7 @@ func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 		}
 		from = 1
 	}
-	if e.wide && to-from >= incrisWide {
+	if e.kern.group != nil && to-from >= incrisWide {
 		if err := e.addWideBlocks(b, from, to); err != nil {
 			return err
 		}
@@ -501,14 +529,14 @@ func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
 			flipGroup(e.groupCells(g), 4*g)
 			continue
 		}
-		if e.pair && g > 0 && !e.turnsRaw(g-1) {
+		if e.kern.pair != nil && g > 0 && !e.turnsRaw(g-1) {
 			rv := (*[8 * w]float64)(e.wrew[(g-1)*4*w : (g+1)*4*w])
-			incrisPair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
+			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
 			g--
 			continue
 		}
 		rv := (*[4 * w]float64)(e.wrew[g*4*w : (g+1)*4*w])
-		incrisGroup(e.groupCells(g), 4*g, rv, wrho, wtda)
+		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
 	}
 }
 
@@ -731,75 +759,4 @@ func resizeInts(s []int, n int) []int {
 		return make([]int, n)
 	}
 	return s[:n]
-}
-
-// incrisGroupGo is the vector kernel (incrisGroup) in Go, lane by lane: it
-// adds the wide block's incrisWide trajectories to the group of rows
-// s0..s0+3, whose cells (4 rows of s0+5, in lanes form: see flipGroup)
-// are cells. rv[q*4+l] is trajectory q's reward in row s0+l, rho and tda
-// the block's interleaved ratios and W_j - aref_j. Every trajectory's terms
-// are added, zero rewards included (which add nothing; see wideBlock). The
-// padding cells (j > t) stay 0, as in the vector kernel.
-func incrisGroupGo(cells []incrisCell, s0 int, rv *[4 * incrisWide]float64, rho, tda []float64) {
-	flipGroup(cells, s0)
-	defer flipGroup(cells, s0)
-	const w = incrisWide
-	rl := s0 + 5
-	for l := range 4 {
-		t := s0 + l + 1
-		row := cells[l*rl : l*rl+t+1]
-		rho := rho[:t*w]
-		tda := tda[:(t+1)*w]
-		x0, x1, x2, x3 := rv[l], rv[4+l], rv[8+l], rv[12+l]
-		x4, x5, x6, x7 := rv[16+l], rv[20+l], rv[24+l], rv[28+l]
-		for j := t; j >= 0; j-- {
-			if j < t {
-				f := rho[j*w : j*w+w]
-				x0 *= f[0]
-				x1 *= f[1]
-				x2 *= f[2]
-				x3 *= f[3]
-				x4 *= f[4]
-				x5 *= f[5]
-				x6 *= f[6]
-				x7 *= f[7]
-			}
-			a := tda[j*w : j*w+w]
-			cl := &row[j]
-			c, s1, s2, s3 := cl.c, cl.s1, cl.s2, cl.s3
-			d := x0 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[0] * d)
-			d = x1 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[1] * d)
-			d = x2 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[2] * d)
-			d = x3 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[3] * d)
-			d = x4 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[4] * d)
-			d = x5 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[5] * d)
-			d = x6 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[6] * d)
-			d = x7 - c
-			s1 += d
-			s2 += float64(d * d)
-			s3 += float64(a[7] * d)
-			cl.s1, cl.s2, cl.s3 = s1, s2, s3
-		}
-	}
 }

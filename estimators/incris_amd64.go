@@ -4,21 +4,21 @@ package estimators
 
 import "golang.org/x/sys/cpu"
 
-// useWide selects the wide path (addWide) with the AVX2 kernel, where the
-// CPU has AVX2 (else the scalar path). Building with -tags noasm forces
-// the scalar path (incris_noasm.go).
-var useWide = cpu.X86.HasAVX2
-
-// usePair selects, on the wide path, the AVX-512 kernel for pairs of
-// groups, where the CPU has AVX-512 (else the AVX2 kernel throughout).
-var usePair = cpu.X86.HasAVX512F
-
-// The wide path's kernels (for tests and benchmarks): names, and whether
-// they can run here.
-var (
-	wideKernel, wideAvailable = "avx2", cpu.X86.HasAVX2
-	pairKernel, pairAvailable = "avx512", cpu.X86.HasAVX2 && cpu.X86.HasAVX512F
-)
+// incrisDefaultKernels returns INCRIS's kernels: the wide path with the
+// AVX2 kernel where the CPU has AVX2, and the AVX-512 kernel for pairs of
+// groups where it also has AVX-512; else the scalar path. The choice
+// changes the speed, not the bits (every kernel adds the same terms in the
+// same order, rounded alike: TestINCRISBitIdentical runs each path).
+func incrisDefaultKernels() incrisKernels {
+	var k incrisKernels
+	if cpu.X86.HasAVX2 {
+		k.group = incrisGroup
+		if cpu.X86.HasAVX512F {
+			k.pair = incrisPair
+		}
+	}
+	return k
+}
 
 // incrisGroup is the wide path's kernel: incrisGroupAVX2, which computes
 // what incrisGroupGo does, bit for bit (the same operations, lane by lane,

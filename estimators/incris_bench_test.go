@@ -12,23 +12,12 @@ import (
 func BenchmarkINCRISPaths(b *testing.B) {
 	batch := subepisodeBatch(rand.New(rand.NewPCG(3, 4)), 10000, 50)
 	out := make([]float64, len(fig4Grid))
-	savedWide, savedPair := useWide, usePair
-	defer func() { useWide, usePair = savedWide, savedPair }()
-	for _, p := range []struct {
-		name        string
-		wide, pair  bool
-		unavailable bool
-	}{
-		{"scalar", false, false, false},
-		{"wide-" + wideKernel, true, false, !wideAvailable},
-		{"wide-" + pairKernel, true, true, !pairAvailable},
-	} {
+	for _, p := range incrisPathList() {
 		if p.unavailable {
 			continue
 		}
-		useWide, usePair = p.wide, p.pair
 		path := p.name
-		e := NewINCRIS(false)
+		e := newINCRISWith(false, p.k)
 		b.Run(path+"/Estimate/n=10000,H=100", func(b *testing.B) {
 			if _, err := e.Estimate(batch); err != nil { // the workspace
 				b.Fatal(err)

@@ -10,30 +10,39 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// incrisPaths runs f on each path: the scalar path, and where they can
-// run, the wide path with the four-row kernel only (AVX2, or
-// incrisGroupGo with -tags noasm) and with the kernel for pairs of groups
-// (AVX-512, or incrisGroupGo twice). useWide and usePair are read by
-// reset, so an estimator switches path at its next call.
-func incrisPaths(t *testing.T, f func(t *testing.T)) {
+// incrisPath is a path INCRIS can add its sums on: its kernels, and
+// whether they can run here.
+type incrisPath struct {
+	name        string
+	k           incrisKernels
+	unavailable bool
+}
+
+// incrisPathList returns the paths: the scalar path, and the wide path
+// with the four-row kernel only (AVX2, or incrisGroupGo with -tags noasm)
+// and with the kernel for pairs of groups (AVX-512, or incrisGroupGo
+// twice).
+func incrisPathList() []incrisPath {
+	return []incrisPath{
+		{"scalar", incrisKernels{}, false},
+		{"wide-" + wideKernel, incrisKernels{group: wideGroup}, !wideAvailable},
+		{"wide-" + pairKernel, incrisKernels{group: wideGroup, pair: widePair}, !pairAvailable},
+	}
+}
+
+// incrisPaths runs f on each path that can run here, with newE making
+// INCRIS estimators on that path.
+func incrisPaths(t *testing.T, f func(t *testing.T, newE func(printed bool) *INCRIS)) {
 	t.Helper()
-	savedWide, savedPair := useWide, usePair
-	defer func() { useWide, usePair = savedWide, savedPair }()
-	for _, p := range []struct {
-		name        string
-		wide, pair  bool
-		unavailable bool
-	}{
-		{"scalar", false, false, false},
-		{"wide-" + wideKernel, true, false, !wideAvailable},
-		{"wide-" + pairKernel, true, true, !pairAvailable},
-	} {
+	for _, p := range incrisPathList() {
 		if p.unavailable {
 			t.Logf("%s: not available on this CPU", p.name)
 			continue
 		}
-		useWide, usePair = p.wide, p.pair
-		t.Run(p.name, f)
+		k := p.k
+		t.Run(p.name, func(t *testing.T) {
+			f(t, func(printed bool) *INCRIS { return newINCRISWith(printed, k) })
+		})
 	}
 }
 
@@ -232,13 +241,13 @@ func incrisGrid(n int) []int {
 // fresh and reused workspaces.
 func TestINCRISBitIdentical(t *testing.T) {
 	cases := incrisCases()
-	incrisPaths(t, func(t *testing.T) {
+	incrisPaths(t, func(t *testing.T, newE func(bool) *INCRIS) {
 		for _, printed := range []bool{false, true} {
-			reused := NewINCRIS(printed)
+			reused := newE(printed)
 			for _, tc := range cases {
 				ref := newRefINCRIS(printed)
 				want, wantErr := ref.Estimate(tc.b)
-				for _, e := range []*INCRIS{NewINCRIS(printed), reused} {
+				for _, e := range []*INCRIS{newE(printed), reused} {
 					got, err := e.Estimate(tc.b)
 					if !sameErr(err, wantErr) {
 						t.Errorf("%s printed=%v: error %v, reference %v", tc.name, printed, err, wantErr)
@@ -262,7 +271,7 @@ func TestINCRISBitIdentical(t *testing.T) {
 						t.Fatalf("%s: grid error %q does not name n", tc.name, wantErr)
 					}
 				}
-				for _, e := range []*INCRIS{NewINCRIS(printed), reused} {
+				for _, e := range []*INCRIS{newE(printed), reused} {
 					clear(gotOut)
 					err := e.EstimateGrid(tc.b, grid, gotOut)
 					if !sameErr(err, wantErr) {
@@ -305,10 +314,10 @@ func compareCells(t *testing.T, name string, e *INCRIS, ref *refINCRIS) {
 	}
 }
 
-// TestINCRISGroupKernel: the wide kernel (incrisGroup: AVX2, or the Go
-// version with -tags noasm) against incrisGroupGo, bit for bit, on random
-// cells and block data with zeros, signed zeros, huge, tiny, subnormal,
-// infinite and NaN values; padding cells (j > t) start and stay at 0 when
+// TestINCRISGroupKernel: the wide kernel (wideGroup: incrisGroup, AVX2,
+// or the Go version with -tags noasm) against incrisGroupGo, bit for bit,
+// on random cells and block data with zeros, signed zeros, huge, tiny,
+// subnormal, infinite and NaN values; padding cells (j > t) start and stay at 0 when
 // the ratios and W_j - aref_j are finite.
 func TestINCRISGroupKernel(t *testing.T) {
 	if !wideAvailable {
@@ -354,7 +363,7 @@ func TestINCRISGroupKernel(t *testing.T) {
 		flipGroup(cells, s0) // the kernels take the lanes form
 		want := slices.Clone(cells)
 		incrisGroupGo(want, s0, &rv, rho, tda)
-		incrisGroup(cells, s0, &rv, rho, tda)
+		wideGroup(cells, s0, &rv, rho, tda)
 		flipGroup(cells, s0)
 		flipGroup(want, s0)
 		for i := range cells {
@@ -370,8 +379,8 @@ func TestINCRISGroupKernel(t *testing.T) {
 	}
 }
 
-// TestINCRISPairKernel: the kernel for pairs of groups (incrisPair:
-// AVX-512, or incrisGroupGo twice with -tags noasm) against incrisGroupGo
+// TestINCRISPairKernel: the kernel for pairs of groups (widePair:
+// incrisPair, AVX-512, or incrisGroupGo twice with -tags noasm) against incrisGroupGo
 // on each group, bit for bit, as TestINCRISGroupKernel.
 func TestINCRISPairKernel(t *testing.T) {
 	if !pairAvailable {
@@ -420,7 +429,7 @@ func TestINCRISPairKernel(t *testing.T) {
 		wantA, wantB := slices.Clone(a), slices.Clone(b)
 		incrisGroupGo(wantA, s0+4, (*[4 * incrisWide]float64)(rv[4*incrisWide:]), rho, tda)
 		incrisGroupGo(wantB, s0, (*[4 * incrisWide]float64)(rv[:4*incrisWide]), rho, tda)
-		incrisPair(a, b, s0, &rv, rho, tda)
+		widePair(a, b, s0, &rv, rho, tda)
 		for _, gc := range []struct {
 			name      string
 			got, want []incrisCell
@@ -448,8 +457,8 @@ func TestINCRISNoAllocs(t *testing.T) {
 	b := subepisodeBatch(rand.New(rand.NewPCG(3, 3)), 300, 10)
 	grid := []int{10, 20, 50, 100, 300}
 	out := make([]float64, len(grid))
-	incrisPaths(t, func(t *testing.T) {
-		e := NewINCRIS(false)
+	incrisPaths(t, func(t *testing.T, newE func(bool) *INCRIS) {
+		e := newE(false)
 		if err := e.EstimateGrid(b, grid, out); err != nil {
 			t.Fatal(err)
 		}
@@ -474,12 +483,12 @@ func TestINCRISMemoryPaths(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	incrisPaths(t, func(t *testing.T) {
+	incrisPaths(t, func(t *testing.T, newE func(bool) *INCRIS) {
 		for _, h := range []int{1, 2, 5, 13, 40, 61, 80, 101} {
 			b := drawBatch(rng, 300, h, h, func(r *rand.Rand, _ int) float64 { return 0.5 + r.Float64() },
 				func(r *rand.Rand, _ int) float64 { return r.NormFloat64() })
 			got := allocated(func() {
-				if _, err := NewINCRIS(false).Estimate(b); err != nil {
+				if _, err := newE(false).Estimate(b); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -4,9 +4,18 @@ package estimators
 
 import "golang.org/x/sys/cpu"
 
-// useLD4 selects incris-ld's four-lag kernel (ldKernel4 with the AVX2
-// ldPairs4) in the pass, where the CPU has AVX2.
-var useLD4 = cpu.X86.HasAVX2
+// ldDefaultOptions returns incris-ld's options: the four-lag kernel
+// (ldKernel4 with the AVX2 ldPairs4) where the CPU has AVX2, else the pass
+// lag by lag. The choice changes the speed, not the bits (ldPairs4 does
+// ldPairs4Go's operations lane by lane, in the same order, and ldKernel4
+// is ldKernel for four lags: TestLDKernel4MatchesLDKernel,
+// TestINCRISLDBitIdentical).
+func ldDefaultOptions() ldOptions {
+	if cpu.X86.HasAVX2 {
+		return ldOptions{pairs4: ldPairs4}
+	}
+	return ldOptions{}
+}
 
 // ldPairs4 is ldPairs4Go in AVX2 assembly (the same operations, lane by
 // lane, in the same order), after checking the bounds it relies on.

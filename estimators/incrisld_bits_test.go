@@ -95,36 +95,61 @@ func ldBitCases(short bool) []ldCase {
 	return cs
 }
 
+// ldPath is a way incris-ld's pass can compute its sums (ldOptions).
+type ldPath struct {
+	name string
+	o    ldOptions
+}
+
+// ldPaths returns the pass lag by lag and four lags at a time with the Go
+// inner loop and, where it can run, the assembly one.
+func ldPaths() []ldPath {
+	ps := []ldPath{{"lag", ldOptions{}}, {"four-go", ldOptions{pairs4: ldPairs4Go}}}
+	if ldPairs4Available && ldPairs4Name != "go" {
+		ps = append(ps, ldPath{"four-" + ldPairs4Name, ldOptions{pairs4: ldPairs4Native}})
+	}
+	return ps
+}
+
 // TestINCRISLDBitIdentical: the rewritten incris-ld returns bit for bit the
 // estimates, k* and errors of the first implementation (ldRefEst, kept in
-// incrisld_ref_test.go), both variants, with one estimator reused across
-// data sets of different sizes (workspace reuse).
+// incrisld_ref_test.go), both variants, on every path of the pass (and
+// with the default options), with one estimator reused across data sets
+// of different sizes (workspace reuse).
 func TestINCRISLDBitIdentical(t *testing.T) {
 	cases := ldBitCases(testing.Short())
 	for _, guard := range []bool{true, false} {
-		e := NewINCRISLD(guard)
+		es := []*INCRISLD{NewINCRISLD(guard)}
+		names := []string{"default"}
+		for _, p := range ldPaths() {
+			es = append(es, newINCRISLDWith(guard, p.o))
+			names = append(names, p.name)
+		}
 		for _, c := range cases {
 			ref := newLDRef(guard)
 			want, werr := ref.Estimate(c.b)
-			got, err := e.Estimate(c.b)
-			if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
-				t.Errorf("%s %s: error %v, reference %v", e.Name(), c.name, err, werr)
-				continue
-			}
-			if err != nil {
-				continue
-			}
-			if math.Float64bits(got) != math.Float64bits(want) {
-				t.Errorf("%s %s: %v (%#x), reference %v (%#x)", e.Name(), c.name, got, math.Float64bits(got), want, math.Float64bits(want))
-			}
-			gk, wk := e.KStar(), ref.KStar()
-			if len(gk) != len(wk) {
-				t.Fatalf("%s %s: %d k*, reference %d", e.Name(), c.name, len(gk), len(wk))
-			}
-			for s := range gk {
-				if gk[s] != wk[s] {
-					t.Errorf("%s %s: k*[t=%d] = %d, reference %d", e.Name(), c.name, s+1, gk[s], wk[s])
-					break
+			for i, e := range es {
+				name := e.Name() + " " + names[i] + " " + c.name
+				got, err := e.Estimate(c.b)
+				if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+					t.Errorf("%s: error %v, reference %v", name, err, werr)
+					continue
+				}
+				if err != nil {
+					continue
+				}
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Errorf("%s: %v (%#x), reference %v (%#x)", name, got, math.Float64bits(got), want, math.Float64bits(want))
+				}
+				gk, wk := e.KStar(), ref.KStar()
+				if len(gk) != len(wk) {
+					t.Fatalf("%s: %d k*, reference %d", name, len(gk), len(wk))
+				}
+				for s := range gk {
+					if gk[s] != wk[s] {
+						t.Errorf("%s: k*[t=%d] = %d, reference %d", name, s+1, gk[s], wk[s])
+						break
+					}
 				}
 			}
 		}

@@ -22,7 +22,11 @@ func TestLDKernel4MatchesLDKernel(t *testing.T) {
 		}
 		return math.Exp(3 * rng.NormFloat64())
 	}
-	for name, inGo := range map[string]bool{"selected": false, "go": true} {
+	kernels := map[string]ldPairs4Func{"go": ldPairs4Go}
+	if ldPairs4Available {
+		kernels[ldPairs4Name] = ldPairs4Native
+	}
+	for name, pairs4 := range kernels {
 		for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 512} {
 			for _, odd := range []bool{false, true} {
 				for _, lastOdd := range []bool{false, true} {
@@ -53,9 +57,8 @@ func TestLDKernel4MatchesLDKernel(t *testing.T) {
 						ldKernel(rho[L], fm[L], rw, bw, cx[L], cd[L], &want[L], odd, lastOdd)
 					}
 					bg := append([]float64(nil), bk...)
-					ldPairs4InGo = inGo
-					ldKernel4(&rho, rw, bg, cx, cd, got[:], odd, lastOdd)
-					ldPairs4InGo = false
+					var acc ldAcc4
+					ldKernel4(pairs4, &acc, &rho, rw, bg, cx, cd, got[:], odd, lastOdd)
 					for L := range 4 {
 						if !samePart(got[L], want[L]) {
 							t.Errorf("%s n=%d odd=%v lastOdd=%v lag %d: %+v, want %+v", name, n, odd, lastOdd, L, got[L], want[L])
@@ -82,4 +85,28 @@ func samePart(a, b ldPart) bool {
 		}
 	}
 	return true
+}
+
+// ldPairs4Go is ldPairs4 in Go (an ldPairs4Func): m (even) trajectories,
+// in pairs whose first goes to lane l0 and second to l1, each through the
+// four lags. It is the reference the assembly is tested against.
+func ldPairs4Go(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *ldAcc4) {
+	rho := [4][]float64{rho0, rho1, rho2, rho3}
+	for j := 0; j < m; j++ {
+		b := bk[j]
+		r := rw[j]
+		for L := range 4 {
+			f := rho[L][j]
+			x := float64(b * r)
+			d := float64((f - 1) * x)
+			acc[L] += x
+			acc[4+L] += d
+			dd := d - acc[24+L]
+			acc[8+L] += float64(dd * dd)
+			a := x - acc[20+L]
+			acc[12+4*(j&1)+L] += float64(a * a)
+			b = float64(b * f)
+		}
+		bk[j] = b
+	}
 }

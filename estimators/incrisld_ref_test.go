@@ -297,7 +297,7 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 		arow := e.a[t*ldRefChunk : t*ldRefChunk+cw]
 		var sx, sb float64
 		for j, bj := range bk {
-			x := bj * rwc[j]
+			x := float64(bj * rwc[j])
 			sx += x
 			sb += bj
 			arow[j] = x - cx[t]
@@ -320,9 +320,9 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 	}
 	if z0 := len(ina); z0 > 0 {
 		// Each inactive trajectory has X = D = 0: shifted, -cx and -cd.
-		blas64.Syr(float64(z0)*alpha, blas64.Vector{N: m, Inc: 1, Data: cx}, S)
+		ldRefSyrUpper(float64(z0)*alpha, cx, S)
 		for k := 0; k < t; k++ {
-			ssD[k] += float64(z0) * cd[k] * cd[k]
+			ssD[k] += float64(float64(z0) * cd[k] * cd[k])
 		}
 	}
 	// From the shift to the means: sum (x-c)(x-c)' - n (mean-c)(mean-c)'.
@@ -333,11 +333,11 @@ func (e *ldRefEst) step(b *trajectory.Batch, s int) (float64, error) {
 		nonzero = nonzero || dm[k] != 0
 		if k < t {
 			dd := delta[k] - cd[k]
-			ssD[k] = max(ssD[k]-nf*dd*dd, 0)
+			ssD[k] = max(ssD[k]-float64(nf*dd*dd), 0)
 		}
 	}
 	if nonzero {
-		blas64.Syr(-nf*alpha, blas64.Vector{N: m, Inc: 1, Data: dm}, S)
+		ldRefSyrUpper(-nf*alpha, dm, S)
 	}
 	sd := S.Data
 	for k := 0; k < m; k++ {
@@ -394,14 +394,14 @@ func ldRefLag(rho, rw, bk, a []float64, cx, cd float64, check bool) (sx, sb, sd,
 	bad := false
 	for j, f := range rho {
 		bj := bk[j]
-		x := bj * rw[j]
-		d := (f - 1) * x
+		x := float64(bj * rw[j])
+		d := float64((f - 1) * x)
 		sx += x
 		sb += bj
 		sd += d
 		a[j] = x - cx
 		dd := d - cd
-		ss += dd * dd
+		ss += float64(dd * dd)
 		if d != 0 {
 			nz++
 			neg += math.Float64bits(d) >> 63
@@ -416,18 +416,79 @@ func ldRefLag(rho, rw, bk, a []float64, cx, cd float64, check bool) (sx, sb, sd,
 }
 
 // ldRefSyrkUpper is the symmetric rank-k update S = alpha A A' + beta S of
-// blas64.Syrk(blas.NoTrans, ...) on the upper triangle, computed row by
-// row: row k of the triangle, S[k, k:], is the matrix-vector product
-// A[k:, :] A[k, :]', one BLAS Gemv call. It does the same multiply-adds as
-// Syrk; gonum's Dsyrk computes each entry with its own dot product, whose
-// two accumulators make it latency-bound, while Dgemv's 4x4 kernel runs
-// about a third faster on these shapes (H+1 rows of ldRefChunk).
+// blas64.Syrk(blas.NoTrans, ...) on the upper triangle (beta 0 or 1),
+// computed row by row: row k of the triangle, S[k, k:], is the
+// matrix-vector product A[k:, :] A[k, :]', one Gemv call (ldRefGemvN). It
+// does the same multiply-adds as Syrk; gonum's Dsyrk computes each entry
+// with its own dot product, whose two accumulators make it latency-bound,
+// while Dgemv's 4x4 kernel runs about a third faster on these shapes (H+1
+// rows of ldRefChunk).
 func ldRefSyrkUpper(alpha float64, a blas64.General, beta float64, s blas64.Symmetric) {
 	for k := 0; k < a.Rows; k++ {
 		row := a.Data[k*a.Stride : k*a.Stride+a.Cols]
-		sub := blas64.General{Rows: a.Rows - k, Cols: a.Cols, Stride: a.Stride, Data: a.Data[k*a.Stride:]}
-		y := blas64.Vector{N: a.Rows - k, Inc: 1, Data: s.Data[k*s.Stride+k : k*s.Stride+s.N]}
-		blas64.Gemv(blas.NoTrans, alpha, sub, blas64.Vector{N: a.Cols, Inc: 1, Data: row}, beta, y)
+		y := s.Data[k*s.Stride+k : k*s.Stride+s.N]
+		ldRefGemvN(alpha, a.Data[k*a.Stride:], a.Stride, a.Rows-k, row, beta, y)
+	}
+}
+
+// ldRefGemvN is y = alpha A x + beta y for the m rows of A (stride lda,
+// len(x) columns) and beta 0 or 1, in the order of operations of gonum's
+// amd64 GemvN (internal/asm/f64/gemvN_amd64.s), through which the first
+// implementation computed S with blas64.Gemv: each row's dot product in
+// two lanes, the even and the odd columns; with an odd number of columns,
+// the last column's product added after the lanes are summed (HADDPD),
+// except in the last row of an odd number of rows (the kernel's one-row
+// tail), where it goes into the even lane first; then y = beta y + alpha
+// dot, beta y = 0 when beta = 0 (Gemv clears y). Gemv itself sums in
+// another order with -tags noasm and off amd64; this fixed-order loop
+// gives the same bits on every build, and the explicit conversions keep
+// compilers that fuse multiply-adds (arm64) from fusing them.
+func ldRefGemvN(alpha float64, a []float64, lda, m int, x []float64, beta float64, y []float64) {
+	n := len(x)
+	for i := range m {
+		row := a[i*lda : i*lda+n]
+		var l0, l1 float64
+		j := 0
+		for ; j+1 < n; j += 2 {
+			l0 += float64(row[j] * x[j])
+			l1 += float64(row[j+1] * x[j+1])
+		}
+		var dot float64
+		switch {
+		case j == n:
+			dot = l0 + l1
+		case i == m-1 && m%2 == 1:
+			l0 += float64(row[j] * x[j])
+			dot = l0 + l1
+		default:
+			dot = float64(l0+l1) + float64(row[j]*x[j])
+		}
+		by := 0.0
+		if beta != 0 {
+			by = float64(beta * y[i])
+		}
+		y[i] = by + float64(alpha*dot)
+	}
+}
+
+// ldRefSyrUpper is blas64.Syr on the upper triangle of s (S += alpha x
+// x'), with gonum's order of operations (Dsyr, incX = 1: row i adds x[j]
+// (x[i] alpha) where x[i] alpha != 0), the products rounded before the
+// additions on every GOARCH.
+func ldRefSyrUpper(alpha float64, x []float64, s blas64.Symmetric) {
+	if alpha == 0 {
+		return
+	}
+	n := s.N
+	for i := range n {
+		tmp := x[i] * alpha
+		if tmp == 0 {
+			continue
+		}
+		row := s.Data[i*s.Stride+i : i*s.Stride+n]
+		for j, v := range x[i:n] {
+			row[j] += float64(v * tmp)
+		}
 	}
 }
 
@@ -446,17 +507,17 @@ func (e *ldRefEst) chunkMeans(idx []int, rw []float64, s, n int) {
 		var sx, sd float64
 		for j, i := range idx {
 			bj := bk[j]
-			x := bj * rw[j]
+			x := float64(bj * rw[j])
 			f := row[i]
 			sx += x
-			sd += (f - 1) * x
+			sd += float64((f - 1) * x)
 			bk[j] = bj * f
 		}
 		e.cx[k], e.cd[k] = sx/cf, sd/cf
 	}
 	var sx float64
 	for j, bj := range bk {
-		sx += bj * rw[j]
+		sx += float64(bj * rw[j])
 	}
 	e.cx[t] = sx / cf
 }

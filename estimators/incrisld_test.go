@@ -215,7 +215,7 @@ func TestINCRISLDIncrementIdentity(t *testing.T) {
 			if _, err := e.step(b, s); err != nil {
 				t.Fatal(err)
 			}
-			if len(e.act) == 0 {
+			if e.nact[s] == 0 {
 				continue // the step short-cuts: nothing to compare
 			}
 			X, _ := ldDirectX(rho, rew, tt)
@@ -507,8 +507,8 @@ func TestINCRISLDNotRepresentable(t *testing.T) {
 	}
 }
 
-// TestINCRISLDSyrkUpper: ldSyrkUpper is blas64.Syrk (NoTrans, upper triangle) up to
-// rounding, with beta = 0 and 1, on a strided submatrix, leaving the lower
+// TestINCRISLDSyrkUpper: ldRefSyrkUpper (the reference's S) is
+// blas64.Syrk (NoTrans, upper triangle) up to rounding, with beta = 0 and 1, on a strided submatrix, leaving the lower
 // triangle alone.
 func TestINCRISLDSyrkUpper(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -526,7 +526,7 @@ func TestINCRISLDSyrkUpper(t *testing.T) {
 				got.Data[i] = float64(i % 5)
 				want.Data[i] = float64(i % 5)
 			}
-			ldSyrkUpper(0.5, a, beta, got)
+			ldRefSyrkUpper(0.5, a, beta, got)
 			blas64.Syrk(blas.NoTrans, 0.5, a, beta, want)
 			for i := range m {
 				for j := range m {

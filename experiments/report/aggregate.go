@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
@@ -32,11 +30,11 @@ func Aggregate(r *config.Plan, results []run.UnitResult, truths []domains.Truth)
 					d := est[t] - truth
 					sq[t] = d * d
 				}
-				mean, variance := stat.PopMeanVariance(est, nil)
-				mse := stat.Mean(sq, nil)
+				mean, variance := fixedPopMeanVariance(est)
+				mse := fixedMean(sq)
 				se := 0.0
 				if r.Trials > 1 {
-					se = stat.StdDev(sq, nil) / math.Sqrt(float64(r.Trials))
+					se = fixedStdDev(sq) / math.Sqrt(float64(r.Trials))
 				}
 				row := Row{Experiment: r.Experiment, Series: rs.Name, Estimator: name, N: n, Trials: r.Trials,
 					TrueValue: truth, MeanEstimate: mean, Bias: mean - truth, Variance: variance, MSE: mse, MSESE: se}

@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
@@ -90,9 +88,9 @@ func AggregateBounds(p *config.Plan, results []run.UnitResult, truths []domains.
 						}
 					}
 					row := BoundRow{Series: rs.Name, Estimator: est, Bound: kind, N: n, Trials: p.Trials, Delta: p.Delta,
-						TrueValue: truth, MeanBound: stat.Mean(x, nil), Coverage: float64(covered) / t, Vacuous: math.NaN()}
+						TrueValue: truth, MeanBound: fixedMean(x), Coverage: float64(covered) / t, Vacuous: math.NaN()}
 					if p.Trials > 1 {
-						row.BoundSE = stat.StdDev(x, nil) / math.Sqrt(t)
+						row.BoundSE = fixedStdDev(x) / math.Sqrt(t)
 					}
 					row.CoverageSE = coverageSE(row.Coverage, p.Trials)
 					if hasRange {

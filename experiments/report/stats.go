@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 )
@@ -51,7 +49,7 @@ func AggregateStats(r *config.Plan, results []run.UnitResult) ([]StatsRow, error
 				for tr, res := range bySeries[s] {
 					est[tr] = res.Estimates[e][j]
 				}
-				mean, v := stat.PopMeanVariance(est, nil)
+				mean, v := fixedPopMeanVariance(est)
 				m4 := 0.0
 				for _, x := range est {
 					d := x - mean
