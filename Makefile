@@ -55,10 +55,12 @@ long: build
 ## figs: every figure that exists (long apart: minutes, not seconds)
 figs: fig2 fig3 fig4 theory sweep beyond
 
-## test: the whole test suite (what .ci/run runs)
+## test: the whole test suite (what .ci/run runs), then again without
+## gonum's assembly (-tags noasm): results must not depend on the BLAS path
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -tags noasm ./...
 
 ## bench: the speed targets (issue 13) in one benchstat table: INCRIS and
 ## incris-ld at n = 10^4, H = 100, one Figure 4 trial, the NoisyTaxi

@@ -108,24 +108,34 @@ const (
 // parseBounds reads -bounds: nil when empty of any key (no bounds), each
 // key of estimators.BoundNames once.
 func parseBounds(list string) ([]string, error) {
+	return parseKeys(list, "bound", "-bounds", estimators.BoundNames(), func(k string) bool {
+		_, ok := estimators.LookupBound(k)
+		return ok
+	})
+}
+
+// parseKeys reads a comma-separated list of registry keys given as flag:
+// nil when empty of any key, each known key once, in the order given; an
+// unknown one (a what) is an error listing the known ones.
+func parseKeys(list, what, flag string, known []string, ok func(string) bool) ([]string, error) {
 	if list == "" {
 		return nil, nil
 	}
-	var kinds []string
+	var keys []string
 	for _, k := range strings.Split(list, ",") {
 		k = strings.TrimSpace(k)
-		if k == "" || slices.Contains(kinds, k) {
+		if k == "" || slices.Contains(keys, k) {
 			continue
 		}
-		if _, ok := estimators.LookupBound(k); !ok {
-			return nil, fmt.Errorf("unknown bound %q in -bounds (known: %s)", k, strings.Join(estimators.BoundNames(), ", "))
+		if !ok(k) {
+			return nil, fmt.Errorf("unknown %s %q in %s (known: %s)", what, k, flag, strings.Join(known, ", "))
 		}
-		kinds = append(kinds, k)
+		keys = append(keys, k)
 	}
-	if len(kinds) == 0 {
-		return nil, fmt.Errorf("-bounds is empty (known: %s)", strings.Join(estimators.BoundNames(), ", "))
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s is empty (known: %s)", flag, strings.Join(known, ", "))
 	}
-	return kinds, nil
+	return keys, nil
 }
 
 // decimal is a number in decimal or exponent notation, as the data
@@ -167,22 +177,8 @@ func parseReturnRange(s string) (lo, hi float64, err error) {
 // parseEstimators reads -estimators: nil when empty of any name (the
 // defaults), each known key once.
 func parseEstimators(list string) ([]string, error) {
-	if list == "" {
-		return nil, nil
-	}
-	var names []string
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" || slices.Contains(names, n) {
-			continue
-		}
-		if _, ok := estimators.Lookup(n); !ok {
-			return nil, fmt.Errorf("unknown estimator %q in -estimators (known: %s)", n, strings.Join(estimators.Names(), ", "))
-		}
-		names = append(names, n)
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("-estimators is empty (known: %s)", strings.Join(estimators.Names(), ", "))
-	}
-	return names, nil
+	return parseKeys(list, "estimator", "-estimators", estimators.Names(), func(k string) bool {
+		_, ok := estimators.Lookup(k)
+		return ok
+	})
 }

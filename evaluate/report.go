@@ -23,8 +23,8 @@ type Report struct {
 	// Delta is the lower bounds' delta (-delta), there with -bounds.
 	Delta *float64 `json:"delta,omitempty"`
 	// ReturnRange is -return-range, there when a bound used it.
-	ReturnRange *[2]float64      `json:"return_range,omitempty"`
-	Estimates   orderedEstimates `json:"estimates"`
+	ReturnRange *[2]float64   `json:"return_range,omitempty"`
+	Estimates   orderedObject `json:"estimates"` // estimator -> estimateJSON, in the order asked
 
 	ess    float64 // every estimator weights by the same factors
 	caps   []Caps
@@ -69,38 +69,6 @@ type estimateJSON struct {
 	ESS         float64       `json:"ess"`
 	// FailedReplicates counts bootstrap replicates left out (estimate failed).
 	FailedReplicates int `json:"failed_replicates,omitempty"`
-}
-
-// orderedEstimates marshals as a JSON object whose keys keep the order of
-// the estimators asked for.
-type orderedEstimates []namedEstimate
-
-type namedEstimate struct {
-	name string
-	est  estimateJSON
-}
-
-func (o orderedEstimates) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(e.name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(e.est)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.name, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // orderedObject marshals as a JSON object whose keys keep their order.
@@ -177,7 +145,7 @@ func (r *Report) fill() {
 				}
 			}
 		}
-		r.Estimates = append(r.Estimates, namedEstimate{n, e})
+		r.Estimates = append(r.Estimates, keyValue{n, e})
 	}
 }
 
