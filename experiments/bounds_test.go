@@ -18,7 +18,7 @@ import (
 
 // boundsFiles are the files of testdata/bounds.yaml compared byte for byte
 // between runs.
-var boundsFiles = []string{"bounds.csv", "curve.csv", "claims.csv", "claims.md", "stats.csv", "panels.csv", "bounds.png", "bounds.svg"}
+var boundsFiles = []string{"bounds.csv", "curve.csv", "trials.csv", "claims.csv", "claims.md", "stats.csv", "panels.csv", "bounds.png", "bounds.svg"}
 
 // TestBoundsEndToEnd runs testdata/bounds.yaml (chainmdp, H = 4, p_e =
 // 0.9: V(pi_e) = 0.9^4 = 0.6561; is with bounds t and hcope, pdis with t;
@@ -90,16 +90,19 @@ func TestBoundsEndToEnd(t *testing.T) {
 
 	// Claims on bounds: claims.csv names its third column "value"; the
 	// MSE claim keeps its ratio (IS and PDIS coincide when the only
-	// reward is on the last step: ratio 1).
+	// reward is on the last step: ratio 1, on every bootstrap replicate
+	// too: a degenerate interval, p_le = 1/(B+1), p_gt = 1); the claims on
+	// bounds have no bootstrap (empty columns).
 	claims := string(readAll(t, filepath.Join(one, "claims.csv")))
-	if !strings.HasPrefix(claims, "claim,n,value,holds\nmse,10,1,true\nmse,100,1,true\n") {
+	p1 := report.FormatFloat(1 / float64(report.ClaimReplicates+1))
+	if !strings.HasPrefix(claims, "claim,n,value,holds,lo,hi,p_le,p_gt\nmse,10,1,true,1,1,"+p1+",1\nmse,100,1,true,1,1,"+p1+",1\n") {
 		t.Errorf("claims.csv:\n%s", claims)
 	}
 	hcope100 := rows[3]
 	for _, line := range []string{
-		fmt.Sprintf("tight,100,%s,%t\n", report.FormatFloat(hcope100.TrueValue-hcope100.MeanBound), hcope100.TrueValue-hcope100.MeanBound <= 0.5),
-		fmt.Sprintf("void,10,%s,%t\n", report.FormatFloat(rows[2].Vacuous), rows[2].Vacuous >= 0.5),
-		fmt.Sprintf("covered,100,%s,%t\n", report.FormatFloat(rows[5].Coverage), rows[5].Coverage >= 0.8),
+		fmt.Sprintf("tight,100,%s,%t,,,,\n", report.FormatFloat(hcope100.TrueValue-hcope100.MeanBound), hcope100.TrueValue-hcope100.MeanBound <= 0.5),
+		fmt.Sprintf("void,10,%s,%t,,,,\n", report.FormatFloat(rows[2].Vacuous), rows[2].Vacuous >= 0.5),
+		fmt.Sprintf("covered,100,%s,%t,,,,\n", report.FormatFloat(rows[5].Coverage), rows[5].Coverage >= 0.8),
 	} {
 		if !strings.Contains(claims, line) {
 			t.Errorf("claims.csv lacks %q:\n%s", line, claims)
@@ -256,7 +259,7 @@ func TestNoBoundsNoBoundsFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bounds.csv")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("bounds.csv of a run without bounds: %v", err)
 	}
-	if claims := readAll(t, filepath.Join(dir, "claims.csv")); !bytes.HasPrefix(claims, []byte("claim,n,ratio,holds\n")) {
+	if claims := readAll(t, filepath.Join(dir, "claims.csv")); !bytes.HasPrefix(claims, []byte("claim,n,ratio,holds,lo,hi,p_le,p_gt\n")) {
 		t.Errorf("claims.csv header: %q", bytes.SplitN(claims, []byte("\n"), 2)[0])
 	}
 	if meta := readAll(t, filepath.Join(dir, "meta.json")); bytes.Contains(meta, []byte(`"delta"`)) || bytes.Contains(meta, []byte(`"bounds"`)) {

@@ -35,5 +35,5 @@ func ExampleRun() {
 	sort.Strings(names)
 	fmt.Println(len(res.Report.Rows), "rows:", names)
 	// Output:
-	// 4 rows: [curve.csv demo.png demo.svg kstar.csv meta.json series.csv]
+	// 4 rows: [curve.csv demo.png demo.svg kstar.csv meta.json series.csv trials.csv]
 }

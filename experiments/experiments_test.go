@@ -10,6 +10,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/run"
 )
 
 func loadPlan(t *testing.T, path string) *config.Plan {
@@ -42,14 +43,14 @@ func readAll(t *testing.T, path string) []byte {
 }
 
 // TestWorkersDoNotChangeFiles: the same config and seed give byte-identical
-// curve.csv and kstar.csv with 1 and 4 workers (SPEC 3), nested and
-// independent.
+// curve.csv, kstar.csv, trials.csv and the claims (with their bootstrap)
+// with 1 and 4 workers (SPEC 3), nested and independent.
 func TestWorkersDoNotChangeFiles(t *testing.T) {
 	for _, data := range []string{"nested", "independent"} {
 		p := loadPlan(t, "testdata/small.yaml")
 		p.Data = data
 		one, four := runInto(t, p, 1), runInto(t, p, 4)
-		for _, f := range []string{"curve.csv", "kstar.csv", "claims.csv", "series.csv"} {
+		for _, f := range []string{"curve.csv", "kstar.csv", "claims.csv", "claims.md", "trials.csv", "series.csv"} {
 			if !bytes.Equal(readAll(t, filepath.Join(one, f)), readAll(t, filepath.Join(four, f))) {
 				t.Errorf("%s: %s differs between -workers 1 and 4", data, f)
 			}
@@ -61,7 +62,7 @@ func TestWorkersDoNotChangeFiles(t *testing.T) {
 func TestWriteAndRedraw(t *testing.T) {
 	p := loadPlan(t, "testdata/small.yaml")
 	dir := runInto(t, p, 2)
-	for _, f := range []string{"curve.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
+	for _, f := range []string{"curve.csv", "trials.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "small.png", "small.svg"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -188,5 +189,46 @@ func TestLongSmoke(t *testing.T) {
 		if r.Series == "chain1" && (r.MeanEstimate != 0 || r.MSE != 1) {
 			t.Errorf("chain1/%s at n = %d: mean %v, MSE %v; want 0 and 1", r.Estimator, r.N, r.MeanEstimate, r.MSE)
 		}
+	}
+}
+
+// TestTrialsReadBackEqualsUnits: trials.csv read back holds every unit's
+// estimate, bit for bit, in the order series, estimator, n, trial; and
+// claims.csv carries an interval at every n of the small config's claim.
+func TestTrialsReadBackEqualsUnits(t *testing.T) {
+	p := loadPlan(t, "testdata/small.yaml")
+	dir := runInto(t, p, 2)
+	got, err := report.ReadTrials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := run.RunUnits(context.Background(), p, run.Units(p), run.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byUnit := map[[2]int]run.UnitResult{}
+	for _, r := range results {
+		byUnit[[2]int{r.Series, r.Trial}] = r
+	}
+	i := 0
+	for s, series := range p.Series {
+		for e, est := range series.Estimators {
+			for j, n := range p.N {
+				for tr := 0; tr < p.Trials; tr++ {
+					want := report.TrialRow{Series: series.Name, Estimator: est, N: n, Trial: tr, Estimate: byUnit[[2]int{s, tr}].Estimates[e][j]}
+					if i >= len(got) || got[i] != want {
+						t.Fatalf("row %d: %+v, want %+v", i, got[min(i, len(got)-1)], want)
+					}
+					i++
+				}
+			}
+		}
+	}
+	if i != len(got) {
+		t.Errorf("%d rows, want %d", len(got), i)
+	}
+	claims := string(readAll(t, filepath.Join(dir, "claims.csv")))
+	if lines := strings.Split(strings.TrimSpace(claims), "\n"); lines[0] != "claim,n,ratio,holds,lo,hi,p_le,p_gt" || len(lines) != 4 || strings.HasSuffix(lines[1], ",,,,") {
+		t.Errorf("claims.csv:\n%s", claims)
 	}
 }

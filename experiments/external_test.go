@@ -255,4 +255,8 @@ func TestExternalResumeAndShards(t *testing.T) {
 	if !bytes.Equal(w, readAll(t, filepath.Join(merged, "curve.csv"))) {
 		t.Error("curve.csv differs between a run in one go and merged shards")
 	}
+	tr := readAll(t, filepath.Join(whole, "trials.csv"))
+	if !bytes.Equal(tr, readAll(t, filepath.Join(dir, "trials.csv"))) || !bytes.Equal(tr, readAll(t, filepath.Join(merged, "trials.csv"))) {
+		t.Error("trials.csv differs between a run in one go, resumed and merged shards")
+	}
 }

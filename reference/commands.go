@@ -32,7 +32,12 @@ files in DIR alone (meta.json, curve.csv, the diagnostic's file, and with
 panels stats.csv and closedform.csv), without rerunning anything.`
 	// ClaimsAbout is the long help of runexp claims.
 	ClaimsAbout = `Prints one markdown table of the claims checked by finished runs (from
-their claims.csv and meta.json): the README's claims section.`
+their claims.csv and meta.json): the README's claims section. Per claim:
+the point test (the MSE ratio over n, at how many n it holds, the point
+status), the ratio with its 95% paired-bootstrap interval at the deciding
+n (the largest ratio for a claim at all n, the smallest at some n) and the
+verdict: holds, does not hold or inconclusive (runexp help files states
+the rule).`
 	// ExportAbout is the long help of runexp export.
 	ExportAbout = `Writes the data set of every (series, trial) unit of the config exactly as
 'runexp run' draws it (the unit's random stream, the domain's n_max

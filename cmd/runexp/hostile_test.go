@@ -746,7 +746,7 @@ func shorten(e *hostileEnv, args []string) []string {
 }
 
 // runOutputs are the files a run of base.yaml writes to its directory.
-var runOutputs = []string{"curve.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "tiny.png", "tiny.svg"}
+var runOutputs = []string{"curve.csv", "trials.csv", "series.csv", "kstar.csv", "claims.csv", "claims.md", "meta.json", "tiny.png", "tiny.svg"}
 
 // noOutputs checks that none of the files is a regular file in e.out.
 func noOutputs(files ...string) func(t *testing.T, e *hostileEnv, stdout, stderr string) {
@@ -1267,7 +1267,8 @@ func TestHostileResults(t *testing.T) {
 	// curve.csv of base.yaml: line 1 the header, lines 2-7 the rows
 	// (pdis, wis, incris at n = 5, 10); columns experiment, series,
 	// estimator, n, trials, true_value, mean_estimate, bias, variance, mse,
-	// mse_se. claims.csv: claim, n, ratio, holds; rows c1 at n = 5, 10.
+	// mse_se. claims.csv: claim, n, ratio, holds, lo, hi, p_le, p_gt; rows
+	// c1 at n = 5, 10.
 	const curve, claims, kstar, meta = "res/curve.csv", "res/claims.csv", "res/kstar.csv", "res/meta.json"
 	cases := []hostileCase{
 		{name: "plot a missing directory", args: func(e *hostileEnv) []string { return []string{"plot", e.path("nowhere")} }, code: 2, want: []string{"x/nowhere"}},
@@ -1326,7 +1327,10 @@ func TestHostileResults(t *testing.T) {
 		{name: "claims claims.csv row twice", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, -1, strings.Split(e.read(claims), "\n")[1]) }), code: 2, want: []string{at("claims.csv", 3)}},
 		{name: "claims claims.csv a row missing", args: claimsAfter(func(e *hostileEnv) { e.write(claims, strings.Join(strings.Split(e.read(claims), "\n")[:2], "\n")+"\n") }), code: 2, want: []string{"claims.csv"}},
 		// c1 holds at n when ratio <= max_ratio = 2: a ratio of 5 that holds is an edited file
-		{name: "claims claims.csv holds against its ratio", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, -1, "c1,10,5,true") }), code: 2, want: []string{at("claims.csv", 3), "holds"}},
+		{name: "claims claims.csv holds against its ratio", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, 2, "5"); e.editCSV(claims, 3, 3, "true") }), code: 2, want: []string{at("claims.csv", 3), "holds"}},
+		{name: "claims claims.csv hi below lo", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 2, 4, "2"); e.editCSV(claims, 2, 5, "1") }), code: 2, want: []string{at("claims.csv", 2), "hi"}},
+		{name: "claims claims.csv p_le 0", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 2, 6, "0") }), code: 2, want: []string{at("claims.csv", 2), "p_le"}},
+		{name: "claims claims.csv p_gt a word", args: claimsAfter(func(e *hostileEnv) { e.editCSV(claims, 3, 7, "abc") }), code: 2, want: []string{at("claims.csv", 3), "p_gt"}},
 		{name: "claims second directory corrupt", args: func(e *hostileEnv) []string {
 			good, bad := e.results("good"), e.results("bad")
 			e.write("bad/claims.csv", "garbage\n")

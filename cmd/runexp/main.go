@@ -262,7 +262,7 @@ func printResult(stdout io.Writer, dir string, res *experiments.Result) {
 		if c.Holds {
 			status = "holds"
 		}
-		fmt.Fprintf(stdout, "claim %q: %s\n", c.Claim.Name, status)
+		fmt.Fprintf(stdout, "claim %q: %s (point estimate: %s)\n", c.Claim.Name, c.Verdict, status)
 	}
 }
 

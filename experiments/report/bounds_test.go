@@ -151,7 +151,7 @@ func TestBoundClaimsChecked(t *testing.T) {
 		{Series: "ch", Estimator: "is", Bound: "t", N: 3, MeanBound: 0.25, Coverage: 0.75},
 		{Series: "ch", Estimator: "is", Bound: "t", N: 10, MeanBound: 0.3, Coverage: 1},
 	}
-	got := CheckClaims(p, nil, bounds)
+	got := CheckClaims(p, nil, bounds, nil)
 	for i, want := range []struct {
 		values []float64
 		holds  []bool
@@ -181,14 +181,14 @@ func TestBoundClaimsChecked(t *testing.T) {
 	if err := writeClaimsCSV(&buf, p, got); err != nil {
 		t.Fatal(err)
 	}
-	if want := "claim,n,value,holds\ngap,3,0.4,true\ngap,10,0.5,false\nvoid,3,0.75,true\n"; !strings.HasPrefix(buf.String(), want) {
+	if want := "claim,n,value,holds,lo,hi,p_le,p_gt\ngap,3,0.4,true,,,,\ngap,10,0.5,false,,,,\nvoid,3,0.75,true,,,,\n"; !strings.HasPrefix(buf.String(), want) {
 		t.Errorf("claims.csv:\n%s\nwant it to start with\n%s", buf.String(), want)
 	}
 	back, err := readClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, bounds)
 	if err != nil || len(back) != 7 {
 		t.Errorf("claims.csv read back: %d points, %v", len(back), err)
 	}
-	edited := strings.Replace(buf.String(), "gap,10,0.5,false", "gap,10,0.3,true", 1)
+	edited := strings.Replace(buf.String(), "gap,10,0.5,false,", "gap,10,0.3,true,", 1)
 	if _, err := readClaimsCSV(strings.NewReader(edited), "claims.csv", p, bounds); err == nil || !strings.Contains(err.Error(), "claims.csv: line 3: column value: 0.3, but bounds.csv gives bound_gap = 0.5 for ch/is (hcope bound) at n = 10") {
 		t.Errorf("claims.csv disagreeing with bounds.csv: %v", err)
 	}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -15,42 +14,63 @@ type ClaimResult struct {
 	// Ratio is MSE(subject) / min over versus of MSE(versus); for a claim
 	// on a bound quantity, the quantity's value (ClaimValue).
 	Ratio float64
+	// Holds is the point test: Ratio against the claim's threshold.
 	Holds bool
+	// Boot is the paired bootstrap of an MSE claim's ratio (ClaimRule),
+	// nil for a claim on a bound quantity or without per-trial data.
+	Boot *ClaimInterval
 }
 
 // ClaimSummary is a claim checked over its n range.
 type ClaimSummary struct {
 	Claim  config.Claim
 	Points []ClaimResult
-	Holds  bool
+	// Holds is the point verdict: the point test at all (or some) n.
+	Holds bool
+	// Verdict is VerdictHolds, VerdictFails or VerdictInconclusive: for
+	// an MSE claim with per-trial data, from its bootstrap (ClaimVerdict);
+	// else the point verdict. "" for an MSE claim without per-trial data.
+	Verdict string
 }
 
-// CheckClaims evaluates every claim of r on rows and bounds: at each n of
-// the grid in [n_min, n_max], for an MSE claim ratio = MSE(subject) /
-// min_v MSE(v) over the versus curves, holding when ratio <= max_ratio;
-// for a claim on a bound quantity its value from subject's bounds row
-// (ClaimValue), holding when value >= min (or <= max). The claim holds at
-// all (or at some, per its "at") of those n.
-func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow) []ClaimSummary {
+// CheckClaims evaluates every claim of r on rows, bounds and the per-trial
+// estimates trials: at each n of the grid in [n_min, n_max], for an MSE
+// claim ratio = MSE(subject) / min_v MSE(v) over the versus curves,
+// holding when ratio <= max_ratio; for a claim on a bound quantity its
+// value from subject's bounds row (ClaimValue), holding when value >= min
+// (or <= max). The point verdict holds at all (or at some, per its "at")
+// of those n. An MSE claim's verdict is that of its paired bootstrap over
+// trials (ClaimRule), with B = ClaimReplicates streams keyed by r's seed
+// and the claim's name; with no trials (nil) it has none.
+func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRow) []ClaimSummary {
 	mse := map[string]float64{}
+	truth := map[string]float64{}
 	for _, row := range rows {
-		mse[fmt.Sprintf("%s/%s/%d", row.Series, row.Estimator, row.N)] = row.MSE
+		k := curveKey(row.Series+"/"+row.Estimator, row.N)
+		mse[k], truth[k] = row.MSE, row.TrueValue
+	}
+	est := map[string][]float64{}
+	for _, t := range trials {
+		k := curveKey(t.Series+"/"+t.Estimator, t.N)
+		est[k] = append(est[k], t.Estimate)
 	}
 	boundOf := boundIndex(bounds)
 	var out []ClaimSummary
 	for _, cl := range r.Claims {
 		sum := ClaimSummary{Claim: cl, Holds: cl.At == "all"}
+		var ns []int
 		for _, n := range r.N {
 			if n < cl.NMin || n > cl.NMax {
 				continue
 			}
+			ns = append(ns, n)
 			var ratio float64
 			if cl.IsMSE() {
 				best := math.Inf(1)
 				for _, v := range cl.Versus {
-					best = min(best, mse[fmt.Sprintf("%s/%d", v, n)])
+					best = min(best, mse[curveKey(v, n)])
 				}
-				ratio = claimRatio(mse[fmt.Sprintf("%s/%d", cl.Subject, n)], best)
+				ratio = claimRatio(mse[curveKey(cl.Subject, n)], best)
 			} else {
 				series, est, _ := strings.Cut(cl.Subject, "/")
 				ratio = ClaimValue(cl.Quantity, boundOf[boundKey{series, est, cl.Bound, n}])
@@ -66,9 +86,30 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow) []ClaimSummary {
 		if len(sum.Points) == 0 {
 			sum.Holds = false
 		}
+		switch sq := claimSquaredErrors(&cl, ns, est, truth); {
+		case !cl.IsMSE():
+			sum.Verdict = pointVerdict(sum.Holds)
+		case sq != nil && len(ns) > 0:
+			boot := ClaimBootstrap(uint64(r.Seed), cl.Name, cl.MaxRatio, sq, ClaimReplicates)
+			for j := range sum.Points {
+				sum.Points[j].Boot = &boot[j]
+			}
+			sum.Verdict = verdictOf(&cl, sum.Points)
+		}
 		out = append(out, sum)
 	}
 	return out
+}
+
+// verdictOf is the bootstrap verdict of MSE claim cl from its points
+// (each with its Boot).
+func verdictOf(cl *config.Claim, points []ClaimResult) string {
+	ple := make([]float64, len(points))
+	pgt := make([]float64, len(points))
+	for j, pt := range points {
+		ple[j], pgt[j] = pt.Boot.PLE, pt.Boot.PGT
+	}
+	return ClaimVerdict(cl.At, ple, pgt, ClaimAlpha)
 }
 
 // ClaimValue returns claim quantity q (config.QuantityLowerBound,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -15,13 +16,15 @@ import (
 // ClaimsMarkdown summarises the claims of finished runs (their claims.csv
 // and meta.json, and bounds.csv for claims on bounds) as one markdown
 // table: per claim, the test, the range of the ratio (or of the bound
-// quantity) over n, at how many n it holds, and its status. The README's
-// claims section is this table, checked by a test, so it cannot drift from
-// the committed results.
+// quantity) over n, at how many n the point test holds and the point
+// status, the ratio with its 95% bootstrap interval at the deciding n
+// (the largest ratio for a claim at all n, the smallest for one at some
+// n), and the verdict (ClaimRule). The README's claims section is this
+// table, checked by a test, so it cannot drift from the committed results.
 func ClaimsMarkdown(dirs []string) (string, error) {
 	var b strings.Builder
-	b.WriteString("| run | claim | test | ratio over n (min .. max) | holds at | status |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| run | claim | test | ratio over n (min .. max) | holds at | point status | at the deciding n: ratio [95% interval] | verdict |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, dir := range dirs {
 		meta, err := ReadMeta(dir)
 		if err != nil {
@@ -41,10 +44,12 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 		}
 		for _, cl := range meta.Config.Claims {
 			lo, hi, held, total := math.Inf(1), math.Inf(-1), 0, 0
+			var mine []ClaimResult
 			for _, pt := range points {
 				if pt.Claim != cl.Name {
 					continue
 				}
+				mine = append(mine, pt)
 				lo, hi = math.Min(lo, pt.Ratio), math.Max(hi, pt.Ratio)
 				total++
 				if pt.Holds {
@@ -57,32 +62,64 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 				status = "holds"
 			}
 			test := fmt.Sprintf("MSE(%s) / min MSE(%s) <= %v", cl.Subject, strings.Join(cl.Versus, ", "), cl.MaxRatio)
+			deciding, verdict := "point test (no bootstrap)", pointVerdict(holds)
+			if cl.IsMSE() {
+				deciding, verdict = decidingInterval(&cl, mine)
+			}
+			if verdict == VerdictFails {
+				verdict = "**" + verdict + "**"
+			}
 			if !cl.IsMSE() {
 				test = boundTest(&cl)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s at %s n | %.3g .. %.3g | %d of %d n | %s |\n",
-				meta.Config.Name, cl.Name, test, cl.At, lo, hi, held, total, status)
+			fmt.Fprintf(&b, "| %s | %s | %s at %s n | %.3g .. %.3g | %d of %d n | %s | %s | %s |\n",
+				meta.Config.Name, cl.Name, test, cl.At, lo, hi, held, total, status, deciding, verdict)
 		}
 	}
 	return b.String(), nil
 }
 
-// ClaimsHeader is the column list of claims.csv when every claim is on
-// the MSE (see ClaimsHeaderOf).
-var ClaimsHeader = []string{"claim", "n", "ratio", "holds"}
-
-// ClaimsHeaderOf is the column list of the claims.csv of plan p:
-// ClaimsHeader when every claim is on the MSE (the files of such runs are
-// as they always were), else with "value" for "ratio": the MSE ratio of an
-// MSE claim, the quantity of a claim on a bound (ClaimValue).
-func ClaimsHeaderOf(p *config.Plan) []string {
-	for _, c := range p.Claims {
-		if !c.IsMSE() {
-			return []string{"claim", "n", "value", "holds"}
+// decidingInterval formats the ratio and interval of MSE claim cl at its
+// deciding n (the largest ratio at all n, the smallest at some n; the
+// first such n) and returns it with the claim's bootstrap verdict; without
+// intervals (a claims.csv written before they were), "not computed" and
+// "n/a".
+func decidingInterval(cl *config.Claim, points []ClaimResult) (string, string) {
+	if len(points) == 0 || points[0].Boot == nil {
+		return "not computed (claims.csv predates the bootstrap: rerun)", "n/a"
+	}
+	d := 0
+	for j, pt := range points {
+		if (cl.At == "all" && pt.Ratio > points[d].Ratio) || (cl.At != "all" && pt.Ratio < points[d].Ratio) {
+			d = j
 		}
 	}
-	return ClaimsHeader
+	pt := points[d]
+	return fmt.Sprintf("n = %d: %.3g [%.3g, %.3g]", pt.N, pt.Ratio, pt.Boot.Lo, pt.Boot.Hi), verdictOf(cl, points)
 }
+
+// ClaimsHeader is the column list of claims.csv when every claim is on
+// the MSE (see ClaimsHeaderOf).
+var ClaimsHeader = []string{"claim", "n", "ratio", "holds", "lo", "hi", "p_le", "p_gt"}
+
+// ClaimsHeaderOf is the column list of the claims.csv of plan p:
+// ClaimsHeader when every claim is on the MSE, else with "value" for
+// "ratio": the MSE ratio of an MSE claim, the quantity of a claim on a
+// bound (ClaimValue).
+func ClaimsHeaderOf(p *config.Plan) []string {
+	h := slices.Clone(ClaimsHeader)
+	for _, c := range p.Claims {
+		if !c.IsMSE() {
+			h[2] = "value"
+		}
+	}
+	return h
+}
+
+// legacyClaimsColumns is the number of columns of a claims.csv written
+// before the bootstrap (claim,n,ratio,holds): read back, its MSE claims
+// have no interval.
+const legacyClaimsColumns = 4
 
 // boundTest states the test of a claim on a bound quantity, e.g.
 // "bound_gap (V(pi_e) - mean hcope bound) of s/is <= 0.1".
@@ -104,10 +141,19 @@ func boundTest(c *config.Claim) string {
 // CheckClaims writes it: one line per claim and n of the grid in the
 // claim's range, in that order, each with the verdict its value implies:
 // an MSE ratio >= 0, or the value of a bound quantity, equal to the one
-// bounds (bounds.csv, read back) gives.
+// bounds (bounds.csv, read back) gives; an MSE claim's interval lo <= hi
+// and p-values in (0, 1], a bound claim's empty. A file of the four
+// columns written before the bootstrap is read too, without intervals.
 func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) ([]ClaimResult, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxResultsFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	header := ClaimsHeaderOf(p)
-	recs, err := readRecords(r, path, header)
+	if first, _, _ := strings.Cut(string(data), "\n"); strings.Count(first, ",") == legacyClaimsColumns-1 {
+		header = header[:legacyClaimsColumns]
+	}
+	recs, err := readRecords(bytes.NewReader(data), path, header)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +175,9 @@ func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) 
 				pt.Ratio = fp.ratio(rec, 2)
 			} else {
 				pt.Ratio = fp.float(rec, 2)
+			}
+			if len(header) > legacyClaimsColumns {
+				pt.Boot = fp.interval(rec, 4, c.IsMSE())
 			}
 			switch {
 			case fp.err != nil:
@@ -155,4 +204,29 @@ func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) 
 		return nil, inputerr.Errorf("%s: line %d: more lines than meta.json's claims have points (%d)", path, i+2, i)
 	}
 	return out, nil
+}
+
+// interval parses the columns lo, hi, p_le, p_gt from j on: for an MSE
+// claim (mse) two ratios lo <= hi and two p-values in (0, 1]; else four
+// empty fields (nil).
+func (p *fieldParser) interval(rec []string, j int, mse bool) *ClaimInterval {
+	if !mse {
+		for k := j; k < j+4; k++ {
+			if rec[k] != "" {
+				p.fail(k, "%q, want empty: a claim on a bound quantity has no bootstrap", rec[k])
+			}
+		}
+		return nil
+	}
+	b := &ClaimInterval{Lo: p.ratio(rec, j), Hi: p.ratio(rec, j+1), PLE: p.float(rec, j+2), PGT: p.float(rec, j+3)}
+	switch {
+	case p.err != nil:
+	case !(b.Lo <= b.Hi):
+		p.fail(j+1, "%v, below lo %v", b.Hi, b.Lo)
+	case !(b.PLE > 0 && b.PLE <= 1):
+		p.fail(j+2, "%v is not a p-value in (0, 1]", b.PLE)
+	case !(b.PGT > 0 && b.PGT <= 1):
+		p.fail(j+3, "%v is not a p-value in (0, 1]", b.PGT)
+	}
+	return b
 }

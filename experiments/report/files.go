@@ -41,6 +41,8 @@ type Report struct {
 	Panels []Panel
 	Points []PanelPoint
 	Claims []ClaimSummary
+	// Trials is every unit's estimate (trials.csv).
+	Trials []TrialRow
 }
 
 // Build turns the results of every unit of p (in any order: a run's, a
@@ -60,7 +62,12 @@ func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*R
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Bounds: bounds, Claims: CheckClaims(p, rows, bounds)}
+	trials, err := TrialEstimates(p, results)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Bounds: bounds, Trials: trials,
+		Claims: CheckClaims(p, rows, bounds, trials)}
 	if len(p.Plot.Panels) > 0 {
 		if rep.Stats, err = AggregateStats(p, results); err != nil {
 			return nil, err
@@ -115,10 +122,11 @@ const (
 // texts and docs/reference.md.
 var Files = []struct{ Name, When, Content string }{
 	{CurveFile, "always", "`" + strings.Join(Header, ",") + "`: one row per series, estimator and n. Variance has denominator T (so mse = bias^2 + variance); `mse_se` is the sample sd of the T squared errors over sqrt(T). Floats in shortest round-trip form."},
+	{TrialsFile, "always", "`" + strings.Join(TrialsHeader, ",") + "`: every unit's estimate, one row per series, estimator, n and trial in that order (the data behind curve.csv and the claims' bootstrap; floats in shortest round-trip form)"},
 	{SeriesFile, "always", "one row per series: `" + strings.Join(SeriesHeader, ",") + "` and every domain parameter of the run's series as a column `" + ParamColumn + "<parameter>` (e.g. `" + ParamColumn + "horizon`; prefixed so that no parameter, such as drift's `base`, repeats a fixed column), empty for a series whose domain has no such parameter; joined with curve.csv on `series` it is a tidy table of a sweep"},
 	{"<diagnostic>.csv", "when an estimator reports a diagnostic", "`series,estimator,n,<index>,mean_<diagnostic>`: the mean over trials (those whose vector reaches the index) of a diagnostic, e.g. `kstar.csv` with INCRIS's k* per step t"},
 	{BoundsFile, "when a series has bounds", "`" + strings.Join(BoundsHeader, ",") + "`: one row per series, estimator, bound (of the series, that the estimator has) and n: the mean lower bound over the trials with its standard error (sd, denominator T - 1, over sqrt(T)); coverage, the fraction of trials whose bound is <= true_value, with its binomial standard error sqrt(c (1 - c) / T); vacuous, the fraction whose bound is <= g_lo (the series' return_range; empty for a series without one)"},
-	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `claim,n,ratio,holds` (`claim,n,value,holds` when a claim is on a bound quantity: value is then the MSE ratio of an MSE claim and the quantity of a bound claim), and a readable summary"},
+	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `" + strings.Join(ClaimsHeader, ",") + "` (`value` for `ratio` when a claim is on a bound quantity: value is then the MSE ratio of an MSE claim and the quantity of a bound claim). `holds` is the point test of the ratio against max_ratio (to 1e-9 relative; 0/0 counts as 1); `lo,hi` the 95% percentile interval of the ratio, `p_le,p_gt` its one-sided bootstrap p-values (empty for a claim on a bound quantity). " + ClaimRule + " claims.md is a readable summary with each claim's verdict (holds, does not hold, inconclusive) beside its point verdict"},
 	{StatsFile, "with plot.panels", "`" + strings.Join(StatsHeader, ",") + "`: standard errors of the bias and the variance of every curve row"},
 	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors"},
 	{ClosedFile, "with plot.panels that draw closed forms", "`" + strings.Join(ClosedHeader, ",") + "`: the closed-form lines as drawn, so that `runexp plot` needs no domain code"},
@@ -158,6 +166,7 @@ func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	}
 	list := []file{
 		{CurveFile, func(w io.Writer) error { return WriteCSV(w, r.Rows) }, true},
+		{TrialsFile, func(w io.Writer) error { return WriteTrialsCSV(w, r.Trials) }, true},
 		{SeriesFile, func(w io.Writer) error { return writeSeriesCSV(w, p) }, true},
 	}
 	for _, t := range r.Diagnostics {
@@ -486,7 +495,11 @@ func writeClaimsCSV(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 	rows = append(rows, strings.Join(ClaimsHeaderOf(p), ","))
 	for _, c := range claims {
 		for _, p := range c.Points {
-			rows = append(rows, fmt.Sprintf("%s,%d,%s,%t", csvQuote(p.Claim), p.N, FormatFloat(p.Ratio), p.Holds))
+			boot := ",,,"
+			if b := p.Boot; b != nil {
+				boot = strings.Join([]string{FormatFloat(b.Lo), FormatFloat(b.Hi), FormatFloat(b.PLE), FormatFloat(b.PGT)}, ",")
+			}
+			rows = append(rows, fmt.Sprintf("%s,%d,%s,%t,%s", csvQuote(p.Claim), p.N, FormatFloat(p.Ratio), p.Holds, boot))
 		}
 	}
 	_, err := io.WriteString(w, strings.Join(rows, "\n")+"\n")
@@ -503,26 +516,42 @@ func csvQuote(s string) string {
 func writeClaimsMD(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Claims of %s (%d trials, seed %d)\n\n", p.Name, p.Trials, p.Seed)
+	if slices.ContainsFunc(claims, func(c ClaimSummary) bool { return c.Claim.IsMSE() }) {
+		fmt.Fprintf(&b, "Verdicts of MSE claims: %s\n\n", ClaimRule)
+	}
+	yes := map[bool]string{true: "yes", false: "no"}
 	for _, c := range claims {
-		status := "does NOT hold"
+		point := "does NOT hold"
 		if c.Holds {
-			status = "holds"
+			point = "holds"
 		}
-		fmt.Fprintf(&b, "## %s: %s\n\n", c.Claim.Name, status)
+		verdict := c.Verdict
+		if verdict == "" {
+			verdict = "not bootstrapped"
+		}
+		fmt.Fprintf(&b, "## %s: %s (point estimate: %s)\n\n", c.Claim.Name, verdict, point)
 		if c.Claim.Text != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
 		}
 		if !c.Claim.IsMSE() {
-			fmt.Fprintf(&b, "Test: %s at %s n in [%d, %d] (bounds.csv, compared exactly; delta = %v).\n\n",
+			fmt.Fprintf(&b, "Test: %s at %s n in [%d, %d] (bounds.csv, compared exactly; delta = %v; point verdict, no bootstrap).\n\n",
 				boundTest(&c.Claim), c.Claim.At, c.Claim.NMin, c.Claim.NMax, p.Delta)
 			b.WriteString("| n | value | holds |\n|---:|---:|:---:|\n")
-		} else {
-			fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (to 1e-9 relative; 0/0 counts as 1).\n\n",
-				c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
-			b.WriteString("| n | ratio | holds |\n|---:|---:|:---:|\n")
+			for _, p := range c.Points {
+				fmt.Fprintf(&b, "| %d | %.4g | %s |\n", p.N, p.Ratio, yes[p.Holds])
+			}
+			b.WriteString("\n")
+			continue
 		}
+		fmt.Fprintf(&b, "Test: MSE(%s) / min MSE(%s) <= %v at %s n in [%d, %d] (point: to 1e-9 relative; 0/0 counts as 1).\n\n",
+			c.Claim.Subject, strings.Join(c.Claim.Versus, ", "), c.Claim.MaxRatio, c.Claim.At, c.Claim.NMin, c.Claim.NMax)
+		b.WriteString("| n | ratio | 95% interval | p_le | p_gt | holds (point) |\n|---:|---:|:---:|---:|---:|:---:|\n")
 		for _, p := range c.Points {
-			fmt.Fprintf(&b, "| %d | %.4g | %s |\n", p.N, p.Ratio, map[bool]string{true: "yes", false: "no"}[p.Holds])
+			iv, ple, pgt := "", "", ""
+			if bt := p.Boot; bt != nil {
+				iv, ple, pgt = fmt.Sprintf("[%.4g, %.4g]", bt.Lo, bt.Hi), fmt.Sprintf("%.4g", bt.PLE), fmt.Sprintf("%.4g", bt.PGT)
+			}
+			fmt.Fprintf(&b, "| %d | %.4g | %s | %s | %s | %s |\n", p.N, p.Ratio, iv, ple, pgt, yes[p.Holds])
 		}
 		b.WriteString("\n")
 	}

@@ -110,7 +110,7 @@ func TestCheckClaims(t *testing.T) {
 			rows = append(rows, Row{Series: "s", Estimator: est, N: n, MSE: v[j]})
 		}
 	}
-	got := CheckClaims(r, rows, nil)
+	got := CheckClaims(r, rows, nil, nil)
 	want := []struct {
 		holds  bool
 		ratios []float64
