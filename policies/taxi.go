@@ -192,101 +192,25 @@ func (t *TaxiRollout) M() int { return t.m }
 // Eps returns the behavior and evaluation eps.
 func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
 
-// Episode resets env with rng and runs one episode under the behavior
-// policy, drawing everything from rng. Per step it calls
-// rec.AddOption(reward, rho, optionRatio, false): for M = 1, rho =
-// optionRatio = pi_e(a|o)/pi_b(a|o); for M >= 2, rho = 1 and optionRatio is
-// mu_e/mu_b of the logged option on its first step, 1 on its later steps.
-// Right after the step of the successful pickup it calls rec.MarkSplit(),
-// and at the episode's end (dropoff or cap) rec.End(); for M >= 2 that
-// split can fall inside an option. rec may be nil. It returns the episode's
-// return and length. It does not allocate.
-//
-// Draw order (fixed, so a stream replays an episode): env.Reset; then per
-// step, for M = 1: env.Observe, one Float64 (explore if < epsB) and, when
-// exploring, one IntN(6); for M >= 2: at an option start one Float64
-// (random option if < epsB), then either IntN(6) (random option) or
-// env.Observe (optimal option).
-//
-// EpisodePCG runs the same episodes faster from a *rand.PCG, and
-// EpisodeRecord (M = 1) runs them recording observation and action ids and
-// the exact model columns as well.
-func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
-	env.Reset(rng)
-	if t.m == 1 {
-		for {
-			o := env.Observe(rng)
-			star := TaxiOptimalAction(o)
-			a, rho := star, t.rhoStar
-			if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
-				if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
-					rho = t.rhoOther
-				}
-			}
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, rho, rho, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
-			}
-			if done {
-				break
-			}
-		}
-	} else {
-		left, random := 0, false
-		for {
-			optionRatio := 1.0
-			if left == 0 {
-				left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
-				optionRatio = t.ratioOpt
-				if random {
-					optionRatio = t.ratioRand
-				}
-			}
-			var a noisytaxi.Action
-			if random {
-				a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
-			} else {
-				a = TaxiOptimalAction(env.Observe(rng))
-			}
-			left--
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, 1, optionRatio, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
-			}
-			if done {
-				break
-			}
-		}
-	}
-	if rec != nil {
-		rec.End()
-	}
-	return ret, env.Steps()
-}
-
-// TaxiRecord says what TaxiRollout.EpisodeRecord records on every step
-// besides what Episode records: the extra columns of SPEC 1d.
+// TaxiRecord says what a taxi rollout records into its batch on every
+// step besides what every rollout records (the reward, the ratios, the
+// split mark after the successful pickup and the episode's end): the
+// extra columns of SPEC 1d and of the logged-data format. The zero
+// TaxiRecord records nothing more.
 type TaxiRecord struct {
 	// IDs: the id of the observation the behavior policy acted on
 	// (noisytaxi.Obs.Index, in [0, noisytaxi.NumObs)) and the action
-	// (0..5), by Batch.AddIDs.
+	// (0..5), by Batch.AddIDs. Option length 1 only.
 	IDs bool
-	// Q, when not nil, is the exact model (the evaluation policy's
-	// TaxiQ, built for the environment's parameters): q_hat_t = Q(s_t,
-	// a_t, left) and v_hat_t = V(s_t, o_t, left), by Batch.AddModel, with
-	// s_t the hidden state before step t, o_t the observation the behavior
-	// policy acted on and left = cap - t + 1 the steps left, step t
-	// included. The values are discounted to step t (SPEC 1d); the harness
-	// discounts them further, with the rewards (SPEC 1c).
-	Q *TaxiQ
+	// Model, when not nil, is the exact model of the evaluation policy
+	// (domains' noisytaxi truth, built for the environment's parameters):
+	// q_hat_t and v_hat_t of Model.StepValues(s_t, a*(o_t), a_t, left), by
+	// Batch.AddModel, with s_t the hidden state before step t, o_t the
+	// observation the behavior policy acted on and left = cap - t + 1 the
+	// steps left, step t included. The values are discounted to step t
+	// (SPEC 1d); the harness discounts them further, with the rewards
+	// (SPEC 1c). Option length 1 only.
+	Model TaxiModel
 	// Probs: pi_b(a_t|o_t) and pi_e(a_t|o_t) of the logged action, by
 	// Batch.AddProbs: 1 - eps + eps/6 for a*(o_t), eps/6 for any other
 	// action (TaxiPrimitiveProb), computed by the same expressions as the
@@ -302,199 +226,225 @@ type TaxiRecord struct {
 	Probs bool
 }
 
+// TaxiModel is an exact model of the evaluation policy's values that a
+// taxi rollout with option length 1 records on every step
+// (TaxiRecord.Model; SPEC 1d).
+type TaxiModel interface {
+	// Cap returns the episode cap the values were computed for.
+	Cap() int
+	// StepValues returns q_hat = Q_left(s, a), the expected discounted
+	// return of action a in hidden state s with left steps left (this one
+	// included), and v_hat = sum_a' pi_e(a'|o) Q_left(s, a') for an
+	// observation o whose optimal action a*(o) is star.
+	StepValues(s noisytaxi.State, star, a noisytaxi.Action, left int) (q, v float64)
+}
+
+// Episode resets env with rng and runs one episode under the behavior
+// policy, drawing everything from rng. Per step it calls
+// rec.AddOption(reward, rho, optionRatio, false): for M = 1, rho =
+// optionRatio = pi_e(a|o)/pi_b(a|o); for M >= 2, rho = 1 and optionRatio is
+// mu_e/mu_b of the logged option on its first step, 1 on its later steps.
+// Right after the step of the successful pickup it calls rec.MarkSplit(),
+// and at the episode's end (dropoff or cap) rec.End(); for M >= 2 that
+// split can fall inside an option. rec may be nil; a *trajectory.Batch is
+// called directly, any other Recorder through its interface. It returns
+// the episode's return and length. It does not allocate (once a batch has
+// grown).
+//
+// Draw order (fixed, so a stream replays an episode): env.Reset; then per
+// step, for M = 1: env.Observe, one Float64 (explore if < epsB) and, when
+// exploring, one IntN(6); for M >= 2: at an option start one Float64
+// (random option if < epsB), then either IntN(6) (random option) or
+// env.Observe (optimal option).
+//
+// Episode, EpisodeRecord and EpisodePCG are one loop (episode), called
+// with different streams and recorders: whatever they record, they make
+// the same draws in the same order and produce the same episodes.
+func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
+	return t.episode(env, taxiStream{rng: rng}, sinkOf(rec), TaxiRecord{})
+}
+
 // EpisodeRecord is Episode recording into the batch b, after each step's
 // AddOption (and before its split mark), what rec asks for. It draws the
 // same random numbers in the same order as Episode, so it produces the
 // same episode, with the same rewards, ratios and split, and leaves rng in
-// the same state; only the extra columns differ. It does not allocate once
-// b's columns have grown.
+// the same state; only the extra columns differ. With the zero TaxiRecord
+// it is Episode into b. It does not allocate once b's columns have grown.
 //
-// It is a separate path so that Episode, the path without recording, stays
-// as it is. For M >= 2 only rec.Probs can be asked for. It panics when M
-// is not 1 and rec asks for ids or the model, or when rec.Q was computed
-// for another cap than env's: programming errors (options data has no
-// model columns, SPEC 1d; domains refuse it before collecting).
+// For M >= 2 only rec.Probs can be asked for. It panics when M is not 1
+// and rec asks for ids or the model, or when rec.Model was computed for
+// another cap than env's: programming errors (options data has no model
+// columns, SPEC 1d; domains refuse it before collecting).
 func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, rec TaxiRecord) (ret float64, steps int) {
-	if t.m != 1 {
-		if rec.IDs || rec.Q != nil {
-			panic(fmt.Sprintf("policies: EpisodeRecord of ids or the model with option length %d, want 1", t.m))
-		}
-		return t.episodeOptionsRecord(env, rng, b, rec.Probs)
+	if t.m != 1 && (rec.IDs || rec.Model != nil) {
+		panic(fmt.Sprintf("policies: EpisodeRecord of ids or the model with option length %d, want 1", t.m))
 	}
-	capSteps := env.Params().Cap
-	if rec.Q != nil && rec.Q.cap != capSteps {
-		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Q.cap, capSteps))
+	if rec.Model != nil && rec.Model.Cap() != env.Params().Cap {
+		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Model.Cap(), env.Params().Cap))
 	}
-	env.Reset(rng)
-	for {
-		s, left := env.State(), capSteps-env.Steps()
-		o := env.Observe(rng)
-		star := TaxiOptimalAction(o)
-		a, rho := star, t.rhoStar
-		if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
-			if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
-				rho = t.rhoOther
-			}
-		}
-		r, done := env.Step(a)
-		ret += r
-		b.AddOption(r, rho, rho, false)
-		if rec.IDs {
-			b.AddIDs(int32(o.Index()), int32(a))
-		}
-		if rec.Probs {
-			if a == star {
-				b.AddProbs(t.pbStar, t.peStar)
-			} else {
-				b.AddProbs(t.pbOther, t.peOther)
-			}
-		}
-		if rec.Q != nil {
-			si := s.Index()
-			b.AddModel(rec.Q.at(si, a, left), rec.Q.v1(si, star, left))
-		}
-		if env.PickedUp() {
-			b.MarkSplit()
-		}
-		if done {
-			break
-		}
-	}
-	b.End()
-	return ret, env.Steps()
+	return t.episode(env, taxiStream{rng: rng}, sink{b: b}, rec)
 }
-
-// episodeOptionsRecord is Episode for M >= 2 recording into the batch b
-// and, with probs, the probabilities of TaxiRecord.Probs. The draws are
-// Episode's, in the same order.
-func (t *TaxiRollout) episodeOptionsRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, probs bool) (ret float64, steps int) {
-	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
-	env.Reset(rng)
-	left, random := 0, false
-	var muB, muE, pi float64
-	for {
-		optionRatio := 1.0
-		start := left == 0
-		if start {
-			left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
-			optionRatio = t.ratioOpt
-			muB, muE, pi = 1-t.epsB, 1-t.epsE, 1
-			if random {
-				optionRatio = t.ratioRand
-				muB, muE, pi = t.epsB, t.epsE, uniform
-			}
-		}
-		var a noisytaxi.Action
-		if random {
-			a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
-		} else {
-			a = TaxiOptimalAction(env.Observe(rng))
-		}
-		left--
-		r, done := env.Step(a)
-		ret += r
-		b.AddOption(r, 1, optionRatio, false)
-		if probs {
-			b.AddProbs(pi, pi)
-			b.AddOptionProbs(start, muB, muE)
-		}
-		if env.PickedUp() {
-			b.MarkSplit()
-		}
-		if done {
-			break
-		}
-	}
-	b.End()
-	return ret, env.Steps()
-}
-
-// low53 returns the bits of a Uint64 that Float64 uses: (*rand.Rand).Float64
-// returns low53(x)/2^53 for its one draw x.
-func low53(x uint64) uint64 { return x << 11 >> 11 }
 
 // EpisodePCG is Episode drawing from rng and recording into the batch rec
 // (nil: nothing recorded): the same draws in the same order, the same
 // episode, the same records and results, bit for bit, as Episode with a
 // *rand.Rand over rng's PCG (rand.New(rng.Source())), and the PCG is left
 // in the same state. It is faster: it calls the PCG directly (inlined)
-// rather than through the rand.Source interface, decides each Float64 draw
-// u < eps on the integer behind u (see noisytaxi.Float64Threshold), and
-// records through the concrete *trajectory.Batch rather than the Recorder
-// interface. It does not allocate once rec has grown.
+// rather than through the rand.Source interface. It does not allocate once
+// rec has grown.
 func (t *TaxiRollout) EpisodePCG(env *noisytaxi.Env, rng noisytaxi.PCGRand, rec *trajectory.Batch) (ret float64, steps int) {
+	return t.episode(env, taxiStream{pcg: rng, src: rng.Source()}, sink{b: rec}, TaxiRecord{})
+}
+
+// episode is the taxi rollout, the only one: it resets env, runs one
+// episode under the behavior policy drawing from s, and writes every step
+// to out with the extra columns rec asks for (rec is only read when out
+// is a batch). See Episode for what it records and its draw order,
+// TaxiRecord for the extra columns; the recording draws nothing. Each draw
+// is written out for both streams (a PCG called directly, else the
+// *rand.Rand), so that the PCG's is inlined.
+func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec TaxiRecord) (ret float64, steps int) {
 	const k = noisytaxi.NumActions
-	src := rng.Source()
-	env.ResetPCG(rng)
-	kEpsB := t.kEpsB
-	if t.m == 1 {
-		for {
-			o := env.ObservePCG(rng)
-			star := TaxiOptimalAction(o)
-			a, rho := star, t.rhoStar
-			if low53(src.Uint64()) < kEpsB { // rng.Float64() < t.epsB
-				// a = rng.IntN(k), Lemire's method inline: accept x at
-				// once unless IntNFrom may have to draw again.
-				x := src.Uint64()
-				if hi, lo := bits.Mul64(x, k); lo >= k {
-					a = noisytaxi.Action(hi)
-				} else {
-					a = noisytaxi.Action(rng.IntNFrom(x, k))
-				}
-				if a != star {
-					rho = t.rhoOther
-				}
-			}
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, rho, rho, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
-			}
-			if done {
-				break
-			}
-		}
+	src, pcg, rng := s.src, s.pcg, s.rng
+	if src != nil {
+		env.ResetPCG(pcg)
 	} else {
-		left, random := 0, false
-		for {
-			optionRatio := 1.0
-			if left == 0 {
-				left, random = t.m, low53(src.Uint64()) < kEpsB // rng.Float64() < t.epsB
-				optionRatio = t.ratioOpt
-				if random {
-					optionRatio = t.ratioRand
-				}
-			}
-			var a noisytaxi.Action
-			if random {
-				x := src.Uint64() // a = rng.IntN(k), as above
-				if hi, lo := bits.Mul64(x, k); lo >= k {
-					a = noisytaxi.Action(hi)
+		env.Reset(rng)
+	}
+	b := out.b
+	kEpsB := t.kEpsB
+	primitive := t.m == 1
+	capSteps := env.Params().Cap
+	left, random := 0, false // M >= 2: steps left in the running option, its kind
+	for {
+		var (
+			o       noisytaxi.Obs    // the observation acted on (none inside a random option)
+			star    noisytaxi.Action // a*(o)
+			start   bool             // M >= 2: the step starts an option
+			explore bool             // the action is a uniform draw, not a*(o)
+			x       uint64
+		)
+		if !primitive {
+			if start = left == 0; start { // rng.Float64() < t.epsB: a random option
+				if src != nil {
+					x = src.Uint64()
 				} else {
-					a = noisytaxi.Action(rng.IntNFrom(x, k))
+					x = rng.Uint64()
 				}
-			} else {
-				a = TaxiOptimalAction(env.ObservePCG(rng))
+				left, random = t.m, low53(x) < kEpsB
 			}
 			left--
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, 1, optionRatio, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
+			explore = random
+		}
+		if !explore { // M = 1, or inside the optimal option
+			if src != nil {
+				o = env.ObservePCG(pcg)
+			} else {
+				o = env.Observe(rng)
 			}
-			if done {
-				break
+			star = TaxiOptimalAction(o)
+		}
+		if primitive { // rng.Float64() < t.epsB: explore
+			if src != nil {
+				x = src.Uint64()
+			} else {
+				x = rng.Uint64()
+			}
+			explore = low53(x) < kEpsB
+		}
+		a := star
+		if explore { // rng.IntN(6)
+			if src != nil {
+				// Lemire's method inline: accept x at once unless
+				// IntNFrom may have to draw again.
+				x = src.Uint64()
+				if hi, lo := bits.Mul64(x, k); lo >= k {
+					a = noisytaxi.Action(hi)
+				} else {
+					a = noisytaxi.Action(pcg.IntNFrom(x, k))
+				}
+			} else {
+				a = noisytaxi.Action(rng.IntN(k))
 			}
 		}
+		rho, optionRatio := 1.0, 1.0
+		switch {
+		case primitive:
+			rho = t.rhoStar
+			if a != star {
+				rho = t.rhoOther
+			}
+			optionRatio = rho
+		case start:
+			optionRatio = t.ratioOpt
+			if random {
+				optionRatio = t.ratioRand
+			}
+		}
+		var q, v float64
+		if rec.Model != nil {
+			q, v = rec.Model.StepValues(env.State(), star, a, capSteps-env.Steps())
+		}
+		r, done := env.Step(a)
+		ret += r
+		if b != nil {
+			b.AddOption(r, rho, optionRatio, false)
+			if rec.IDs {
+				b.AddIDs(int32(o.Index()), int32(a))
+			}
+			if rec.Probs {
+				t.addProbs(b, primitive, a == star, start, random)
+			}
+			if rec.Model != nil {
+				b.AddModel(q, v)
+			}
+			if env.PickedUp() {
+				b.MarkSplit()
+			}
+		} else if out.rec != nil {
+			out.rec.AddOption(r, rho, optionRatio, false)
+			if env.PickedUp() {
+				out.rec.MarkSplit()
+			}
+		}
+		if done {
+			break
+		}
 	}
-	if rec != nil {
-		rec.End()
-	}
+	out.end()
 	return ret, env.Steps()
 }
+
+// addProbs records the probabilities of TaxiRecord.Probs of a step: for M
+// = 1 (primitive) those of a*(o) when isStar, else of another action; for
+// M >= 2 those of the running option, random or optimal, which start says
+// whether the step starts.
+func (t *TaxiRollout) addProbs(b *trajectory.Batch, primitive, isStar, start, random bool) {
+	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
+	switch {
+	case primitive && isStar:
+		b.AddProbs(t.pbStar, t.peStar)
+	case primitive:
+		b.AddProbs(t.pbOther, t.peOther)
+	case random:
+		b.AddProbs(uniform, uniform)
+		b.AddOptionProbs(start, t.epsB, t.epsE)
+	default:
+		b.AddProbs(1, 1)
+		b.AddOptionProbs(start, 1-t.epsB, 1-t.epsE)
+	}
+}
+
+// taxiStream is the random stream of a taxi rollout: a *rand.Rand, or,
+// when src is not nil, a PCG called directly (pcg over src), which makes
+// the same draws faster (the compiler inlines (*rand.PCG).Uint64, where a
+// *rand.Rand calls its source through the rand.Source interface).
+type taxiStream struct {
+	rng *rand.Rand
+	pcg noisytaxi.PCGRand
+	src *rand.PCG
+}
+
+// low53 returns the bits of a Uint64 that Float64 uses: (*rand.Rand).Float64
+// returns low53(x)/2^53 for its one draw x.
+func low53(x uint64) uint64 { return x << 11 >> 11 }
