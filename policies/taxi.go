@@ -426,12 +426,13 @@ func (t *TaxiRollout) addProbs(b *trajectory.Batch, primitive, isStar, start, ra
 		b.AddProbs(t.pbStar, t.peStar)
 	case primitive:
 		b.AddProbs(t.pbOther, t.peOther)
-	case random:
-		b.AddProbs(uniform, uniform)
-		b.AddOptionProbs(start, t.epsB, t.epsE)
 	default:
-		b.AddProbs(1, 1)
-		b.AddOptionProbs(start, 1-t.epsB, 1-t.epsE)
+		pi := 1.0 // a*(o), for sure, inside the optimal option
+		if random {
+			pi = uniform
+		}
+		b.AddProbs(pi, pi)
+		b.AddOptionProbs(start, TaxiOptionProb(t.epsB, random), TaxiOptionProb(t.epsE, random))
 	}
 }
 
