@@ -127,17 +127,18 @@ func twoProbs(pe, pb float64, first bool) (probB, probE float64) {
 
 // EpisodeRecord is Episode recording into the batch b and, with probs,
 // after each step's AddOption, the probabilities the logged-data format's
-// option columns hold: by b.AddProbs, pi_b and pi_e of the action given the running
-// option (InnerPB or 1-InnerPB and InnerPE or 1-InnerPE for a changed
-// option's choice in a changed state, 1 and 1 for every action an option
-// plays for sure), and by b.AddOptionProbs, whether the step starts an
-// option and mu_b and mu_e of the running option (PB or 1-PB and PE or
-// 1-PE). The quotients are the recorded ratios bit for bit: pi_e/pi_b is
-// the step's action ratio and mu_e/mu_b the option ratio of its first
-// step, computed from the same operands. It is Episode's loop, so it makes
-// the same choices with d in the same order and produces the same episode
-// with the same records; only the extra columns differ. Without probs it
-// is Episode into b. It does not allocate once b's columns have grown.
+// option columns hold: by b.AddProbs, pi_b and pi_e of the action given
+// the running option (InnerPB or 1-InnerPB and InnerPE or 1-InnerPE for a
+// changed option's choice in a changed state, 1 and 1 for every action an
+// option plays for sure), and by b.AddOptionProbs, whether the step
+// starts an option and mu_b and mu_e of the running option (PB or 1-PB
+// and PE or 1-PE). The quotients are the recorded ratios bit for bit:
+// pi_e/pi_b is the step's action ratio and mu_e/mu_b the option ratio of
+// its first step, computed from the same operands. It is Episode's loop,
+// so it makes the same choices with d in the same order and produces the
+// same episode with the same records; only the extra columns differ.
+// Without probs it is Episode into b. It does not allocate once b's
+// columns have grown.
 func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.Batch, probs bool) {
 	o.episode(env, d, sink{b: b}, probs)
 }
@@ -155,7 +156,9 @@ func (o ChainOptions) episode(env *chainmdp.Env, d Decider, out sink, probs bool
 		changed := a1opt && env.Top() && k >= firstChanged
 		for j := 0; j < o.J; j++ {
 			a, rho := chainmdp.A1, 1.0
-			inner, choice := false, false // a changed option's choice in a changed state, and whether it was a1
+			// inner: a changed option's choice in a changed state; choice:
+			// whether it was a1
+			inner, choice := false, false
 			switch {
 			case !a1opt:
 				a = chainmdp.A2

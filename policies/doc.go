@@ -7,9 +7,11 @@
 // Contract:
 //   - One rollout loop per policy family: Pair.collect for the stationary
 //     policies (Pair.Collect, Pair.CollectRecord), ChainOptions.episode
-//     for the options chain (Episode, EpisodeRecord), TaxiRollout.episode
-//     for the taxi with m-step options (Episode, EpisodeRecord,
-//     EpisodePCG). The exported methods are that loop called with
+//     for the options chain (Episode, EpisodeRecord), taxiEpisode for the
+//     taxi with m-step options (TaxiRollout.Episode, EpisodeRecord,
+//     EpisodePCG; compiled once per stream, option structure and
+//     recording, see taxiMode, so that no copy pays for another's
+//     branches). The exported methods are that loop called with
 //     different streams and recorders, so whatever they record they draw
 //     the same random numbers in the same order (each method's doc states
 //     the order), produce the same episodes and leave the stream in the

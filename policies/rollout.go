@@ -124,12 +124,12 @@ func (p *Pair) collect(env Env, obsEnv Observable, b *trajectory.Batch, n int, r
 	if sp, ok := env.(splitter); ok {
 		subEnd = sp.SubEndFlag()
 	}
-	ids := rec.IDs || rec.Model != nil
+	needObs := rec.IDs || rec.Model != nil
 	for range n {
 		env.Reset()
 		for t := 1; ; t++ {
 			obs := 0
-			if ids {
+			if needObs {
 				obs = obsEnv.ObsID()
 			}
 			a := p.Behavior.Sample(rng)

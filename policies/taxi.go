@@ -257,11 +257,11 @@ type TaxiModel interface {
 // (random option if < epsB), then either IntN(6) (random option) or
 // env.Observe (optimal option).
 //
-// Episode, EpisodeRecord and EpisodePCG are one loop (episode), called
-// with different streams and recorders: whatever they record, they make
-// the same draws in the same order and produce the same episodes.
+// Episode, EpisodeRecord and EpisodePCG are one loop (taxiEpisode),
+// called with different streams and recorders: whatever they record, they
+// make the same draws in the same order and produce the same episodes.
 func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
-	return t.episode(env, taxiStream{rng: rng}, sinkOf(rec), TaxiRecord{})
+	return t.episode(env, taxiStream{rng: rng}, sinkOf(rec), nil)
 }
 
 // EpisodeRecord is Episode recording into the batch b, after each step's
@@ -282,7 +282,11 @@ func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *traje
 	if rec.Model != nil && rec.Model.Cap() != env.Params().Cap {
 		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Model.Cap(), env.Params().Cap))
 	}
-	return t.episode(env, taxiStream{rng: rng}, sink{b: b}, rec)
+	var extra *TaxiRecord
+	if rec.IDs || rec.Probs || rec.Model != nil {
+		extra = &rec
+	}
+	return t.episode(env, taxiStream{rng: rng}, sink{b: b}, extra)
 }
 
 // EpisodePCG is Episode drawing from rng and recording into the batch rec
@@ -293,115 +297,160 @@ func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *traje
 // rather than through the rand.Source interface. It does not allocate once
 // rec has grown.
 func (t *TaxiRollout) EpisodePCG(env *noisytaxi.Env, rng noisytaxi.PCGRand, rec *trajectory.Batch) (ret float64, steps int) {
-	return t.episode(env, taxiStream{pcg: rng, src: rng.Source()}, sink{b: rec}, TaxiRecord{})
+	return t.episode(env, taxiStream{src: rng.Source()}, sink{b: rec}, nil)
 }
 
-// episode is the taxi rollout, the only one: it resets env, runs one
-// episode under the behavior policy drawing from s, and writes every step
-// to out with the extra columns rec asks for (rec is only read when out
-// is a batch). See Episode for what it records and its draw order,
-// TaxiRecord for the extra columns; the recording draws nothing. Each draw
-// is written out for both streams (a PCG called directly, else the
-// *rand.Rand), so that the PCG's is inlined.
-func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec TaxiRecord) (ret float64, steps int) {
+// episode runs taxiEpisode, the taxi rollout, in the copy compiled for s,
+// t's option length and whether rec (not nil) asks for extra columns.
+func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
+	if out.b == nil {
+		rec = nil // extra columns go to batches only
+	}
+	switch primitive := t.m == 1; {
+	case s.src != nil && primitive:
+		return taxiEpisode[[modePCG | modePrimitive]struct{}](t, env, s, out, nil)
+	case s.src != nil:
+		return taxiEpisode[[modePCG]struct{}](t, env, s, out, nil)
+	case rec != nil && primitive:
+		return taxiEpisode[[modeExtras | modePrimitive]struct{}](t, env, s, out, rec)
+	case rec != nil:
+		return taxiEpisode[[modeExtras]struct{}](t, env, s, out, rec)
+	case primitive:
+		return taxiEpisode[[modePrimitive]struct{}](t, env, s, out, nil)
+	}
+	return taxiEpisode[[0]struct{}](t, env, s, out, nil)
+}
+
+// taxiMode says which copy of taxiEpisode, the one taxi rollout loop, is
+// compiled: len(M{}) is a sum of mode bits. Go compiles a generic function
+// once per shape of its type arguments (each array length its own shape)
+// and folds len of the shape's array to a constant, so each copy keeps
+// only the branches of its mode: one loop in the source, as fast as a loop
+// written for each mode (the two streams' draws, the options structure
+// and the recording decided at compile time, not per step).
+type taxiMode interface {
+	~[0]struct{} | ~[1]struct{} | ~[2]struct{} | ~[3]struct{} |
+		~[4]struct{} | ~[5]struct{} | ~[6]struct{} | ~[7]struct{}
+}
+
+// The bits of a taxiMode.
+const (
+	modePCG       = 1 // draw from s.src directly (else from s.rng)
+	modePrimitive = 2 // M = 1: primitive policies (else m-step options)
+	modeExtras    = 4 // record the extra columns rec asks for
+)
+
+// taxiEpisode is the taxi rollout, the only one: it resets env, runs one
+// episode of t's behavior policy drawing from s, and writes every step to
+// out, with the extra columns rec asks for (mode modeExtras; out is then
+// a batch). See Episode for what it records and its draw order,
+// TaxiRecord for the extra columns; the recording draws nothing. What the
+// extra columns need of a step is kept in memory (x), written only with
+// modeExtras.
+func taxiEpisode[M taxiMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
 	const k = noisytaxi.NumActions
-	src, pcg, rng := s.src, s.pcg, s.rng
-	if src != nil {
-		env.ResetPCG(pcg)
+	var mode M
+	pcg, primitive, extras := len(mode)&modePCG != 0, len(mode)&modePrimitive != 0, len(mode)&modeExtras != 0
+	src, rng := s.src, s.rng
+	if pcg {
+		env.ResetPCG(noisytaxi.NewPCGRand(src))
 	} else {
 		env.Reset(rng)
 	}
 	b := out.b
+	var x taxiStep
 	kEpsB := t.kEpsB
-	primitive := t.m == 1
-	capSteps := env.Params().Cap
 	left, random := 0, false // M >= 2: steps left in the running option, its kind
+	// The three kinds of draws, each written out for both streams (the
+	// branches on pcg are compiled away): the observation (env.Observe), a
+	// Float64 below eps_b (on its integer, see noisytaxi.Float64Threshold)
+	// and a uniform action (IntN(6); for a PCG, Lemire's method inline:
+	// accept the draw at once unless IntNFrom may have to draw again).
 	for {
 		var (
-			o       noisytaxi.Obs    // the observation acted on (none inside a random option)
-			star    noisytaxi.Action // a*(o)
-			start   bool             // M >= 2: the step starts an option
-			explore bool             // the action is a uniform draw, not a*(o)
-			x       uint64
+			o                noisytaxi.Obs
+			star, a          noisytaxi.Action // a*(o), the action
+			start            bool             // M >= 2: the step starts an option
+			u                uint64
+			rho, optionRatio = 1.0, 1.0
 		)
-		if !primitive {
-			if start = left == 0; start { // rng.Float64() < t.epsB: a random option
-				if src != nil {
-					x = src.Uint64()
-				} else {
-					x = rng.Uint64()
-				}
-				left, random = t.m, low53(x) < kEpsB
-			}
-			left--
-			explore = random
-		}
-		if !explore { // M = 1, or inside the optimal option
-			if src != nil {
-				o = env.ObservePCG(pcg)
+		if primitive {
+			if pcg {
+				o = env.ObservePCG(noisytaxi.NewPCGRand(src))
+				u = src.Uint64()
 			} else {
 				o = env.Observe(rng)
+				u = rng.Uint64()
 			}
 			star = TaxiOptimalAction(o)
-		}
-		if primitive { // rng.Float64() < t.epsB: explore
-			if src != nil {
-				x = src.Uint64()
-			} else {
-				x = rng.Uint64()
-			}
-			explore = low53(x) < kEpsB
-		}
-		a := star
-		if explore { // rng.IntN(6)
-			if src != nil {
-				// Lemire's method inline: accept x at once unless
-				// IntNFrom may have to draw again.
-				x = src.Uint64()
-				if hi, lo := bits.Mul64(x, k); lo >= k {
-					a = noisytaxi.Action(hi)
+			a, rho = star, t.rhoStar
+			if low53(u) < kEpsB { // explore
+				if pcg {
+					u = src.Uint64()
+					if hi, lo := bits.Mul64(u, k); lo >= k {
+						a = noisytaxi.Action(hi)
+					} else {
+						a = noisytaxi.Action(noisytaxi.NewPCGRand(src).IntNFrom(u, k))
+					}
 				} else {
-					a = noisytaxi.Action(pcg.IntNFrom(x, k))
+					a = noisytaxi.Action(rng.IntN(k))
 				}
-			} else {
-				a = noisytaxi.Action(rng.IntN(k))
-			}
-		}
-		rho, optionRatio := 1.0, 1.0
-		switch {
-		case primitive:
-			rho = t.rhoStar
-			if a != star {
-				rho = t.rhoOther
+				if a != star {
+					rho = t.rhoOther
+				}
 			}
 			optionRatio = rho
-		case start:
-			optionRatio = t.ratioOpt
-			if random {
-				optionRatio = t.ratioRand
+		} else {
+			if start = left == 0; start {
+				if pcg {
+					u = src.Uint64()
+				} else {
+					u = rng.Uint64()
+				}
+				left, random = t.m, low53(u) < kEpsB // a random option
+				optionRatio = t.ratioOpt
+				if random {
+					optionRatio = t.ratioRand
+				}
 			}
+			switch {
+			case random && pcg:
+				u = src.Uint64()
+				if hi, lo := bits.Mul64(u, k); lo >= k {
+					a = noisytaxi.Action(hi)
+				} else {
+					a = noisytaxi.Action(noisytaxi.NewPCGRand(src).IntNFrom(u, k))
+				}
+			case random:
+				a = noisytaxi.Action(rng.IntN(k))
+			case pcg:
+				o = env.ObservePCG(noisytaxi.NewPCGRand(src))
+				star = TaxiOptimalAction(o)
+				a = star
+			default:
+				o = env.Observe(rng)
+				star = TaxiOptimalAction(o)
+				a = star
+			}
+			left--
 		}
-		var q, v float64
-		if rec.Model != nil {
-			q, v = rec.Model.StepValues(env.State(), star, a, capSteps-env.Steps())
+		if extras {
+			x.obs = o
+		}
+		if extras {
+			x.s, x.steps, x.star, x.a, x.start, x.random = env.State(), env.Steps(), star, a, start, random
 		}
 		r, done := env.Step(a)
 		ret += r
 		if b != nil {
 			b.AddOption(r, rho, optionRatio, false)
-			if rec.IDs {
-				b.AddIDs(int32(o.Index()), int32(a))
-			}
-			if rec.Probs {
-				t.addProbs(b, primitive, a == star, start, random)
-			}
-			if rec.Model != nil {
-				b.AddModel(q, v)
+			if extras {
+				t.recordExtras(b, env, rec, &x)
 			}
 			if env.PickedUp() {
 				b.MarkSplit()
 			}
-		} else if out.rec != nil {
+		} else if !pcg && out.rec != nil {
 			out.rec.AddOption(r, rho, optionRatio, false)
 			if env.PickedUp() {
 				out.rec.MarkSplit()
@@ -411,20 +460,49 @@ func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec Ta
 			break
 		}
 	}
-	out.end()
+	if b != nil {
+		b.End()
+	} else if !pcg && out.rec != nil {
+		out.rec.End()
+	}
 	return ret, env.Steps()
+}
+
+// taxiStep is what the extra columns of TaxiRecord need of a step, taken
+// before it: the hidden state and the steps done, the observation acted
+// on (M = 1), a*(o), the action, and the running option (M >= 2).
+type taxiStep struct {
+	s             noisytaxi.State
+	steps         int
+	obs           noisytaxi.Obs
+	star, a       noisytaxi.Action
+	start, random bool
+}
+
+// recordExtras records the extra columns rec asks for of the step x just
+// added to b (env's episode, after the step).
+func (t *TaxiRollout) recordExtras(b *trajectory.Batch, env *noisytaxi.Env, rec *TaxiRecord, x *taxiStep) {
+	if rec.IDs {
+		b.AddIDs(int32(x.obs.Index()), int32(x.a))
+	}
+	if rec.Probs {
+		t.addProbs(b, x.a == x.star, x.start, x.random)
+	}
+	if rec.Model != nil {
+		b.AddModel(rec.Model.StepValues(x.s, x.star, x.a, env.Params().Cap-x.steps))
+	}
 }
 
 // addProbs records the probabilities of TaxiRecord.Probs of a step: for M
 // = 1 (primitive) those of a*(o) when isStar, else of another action; for
 // M >= 2 those of the running option, random or optimal, which start says
 // whether the step starts.
-func (t *TaxiRollout) addProbs(b *trajectory.Batch, primitive, isStar, start, random bool) {
+func (t *TaxiRollout) addProbs(b *trajectory.Batch, isStar, start, random bool) {
 	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
 	switch {
-	case primitive && isStar:
+	case t.m == 1 && isStar:
 		b.AddProbs(t.pbStar, t.peStar)
-	case primitive:
+	case t.m == 1:
 		b.AddProbs(t.pbOther, t.peOther)
 	default:
 		pi := 1.0 // a*(o), for sure, inside the optimal option
@@ -437,12 +515,12 @@ func (t *TaxiRollout) addProbs(b *trajectory.Batch, primitive, isStar, start, ra
 }
 
 // taxiStream is the random stream of a taxi rollout: a *rand.Rand, or,
-// when src is not nil, a PCG called directly (pcg over src), which makes
-// the same draws faster (the compiler inlines (*rand.PCG).Uint64, where a
-// *rand.Rand calls its source through the rand.Source interface).
+// when src is not nil, a PCG called directly, which makes the same draws
+// faster (the compiler inlines (*rand.PCG).Uint64, where a *rand.Rand
+// calls its source through the rand.Source interface; see
+// noisytaxi.PCGRand).
 type taxiStream struct {
 	rng *rand.Rand
-	pcg noisytaxi.PCGRand
 	src *rand.PCG
 }
 
