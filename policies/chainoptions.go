@@ -111,7 +111,11 @@ func twoRatio(pe, pb float64, first bool) float64 {
 // recording every step, then End, with rec (a *trajectory.Batch is called
 // directly, any other Recorder through its interface). o must be valid.
 func (o ChainOptions) Episode(env *chainmdp.Env, d Decider, rec trajectory.Recorder) {
-	o.episode(env, d, sinkOf(rec), false)
+	if out := sinkOf(rec); out.b != nil {
+		chainEpisode[[0]struct{}](o, env, d, out)
+	} else {
+		chainEpisode[[modeRecorder]struct{}](o, env, d, out)
+	}
 }
 
 // twoProbs returns the probabilities under behavior and evaluation of a
@@ -140,13 +144,19 @@ func twoProbs(pe, pb float64, first bool) (probB, probE float64) {
 // Without probs it is Episode into b. It does not allocate once b's
 // columns have grown.
 func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.Batch, probs bool) {
-	o.episode(env, d, sink{b: b}, probs)
+	if probs {
+		chainEpisode[[modeExtras]struct{}](o, env, d, sink{b: b})
+	} else {
+		chainEpisode[[0]struct{}](o, env, d, sink{b: b})
+	}
 }
 
-// episode is the options chain's rollout, the only one: Episode writing
-// to out and, with probs (out a batch), the probabilities of
-// EpisodeRecord.
-func (o ChainOptions) episode(env *chainmdp.Env, d Decider, out sink, probs bool) {
+// chainEpisode is the options chain's rollout, the only one: Episode
+// writing to out (out.rec in mode modeRecorder, else the batch out.b) and,
+// in mode modeExtras, the probabilities of EpisodeRecord.
+func chainEpisode[M loopMode](o ChainOptions, env *chainmdp.Env, d Decider, out sink) {
+	var mode M
+	probs, toRecorder := len(mode)&modeExtras != 0, len(mode)&modeRecorder != 0
 	env.Reset()
 	m := o.Options()
 	firstChanged := m - o.ChangedSegments() // 0-based index of the first changed segment
@@ -174,7 +184,11 @@ func (o ChainOptions) episode(env *chainmdp.Env, d Decider, out sink, probs bool
 			if j == 0 {
 				or = optRatio
 			}
-			out.addOption(r, rho, or, changed)
+			if toRecorder {
+				out.rec.AddOption(r, rho, or, changed)
+			} else {
+				out.b.AddOption(r, rho, or, changed)
+			}
 			if probs {
 				pb, pe := 1.0, 1.0
 				if inner {
@@ -186,5 +200,9 @@ func (o ChainOptions) episode(env *chainmdp.Env, d Decider, out sink, probs bool
 			}
 		}
 	}
-	out.end()
+	if toRecorder {
+		out.rec.End()
+	} else {
+		out.b.End()
+	}
 }

@@ -68,7 +68,7 @@ type splitter interface{ SubEndFlag() *bool }
 // behavior's action), nothing else. It does not allocate once b has grown.
 // It is CollectRecord recording nothing more.
 func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
-	p.collect(env, nil, b, n, rng, PairRecord{})
+	collect[[0]struct{}](p, env, nil, b, n, rng, nil)
 }
 
 // Observable is an Env whose states have integer ids: what a tabular model
@@ -113,18 +113,24 @@ type PairModel interface {
 // with the zero PairRecord it is Collect. It does not allocate once b's
 // columns have grown, if rec.Model does not.
 func (p *Pair) CollectRecord(env Observable, b *trajectory.Batch, n int, rng *rand.Rand, rec PairRecord) {
-	p.collect(env, env, b, n, rng, rec)
+	if !rec.IDs && !rec.Probs && rec.Model == nil {
+		collect[[0]struct{}](p, env, env, b, n, rng, nil)
+		return
+	}
+	collect[[modeExtras]struct{}](p, env, env, b, n, rng, &rec)
 }
 
-// collect is the stationary rollout, the only one: Collect with the extra
-// columns of rec, reading observation ids from obsEnv (env itself; nil
-// when rec needs none).
-func (p *Pair) collect(env Env, obsEnv Observable, b *trajectory.Batch, n int, rng *rand.Rand, rec PairRecord) {
+// collect is the stationary rollout, the only one: Collect with, in mode
+// modeExtras, the extra columns of rec, reading observation ids from
+// obsEnv (env itself; nil when rec needs none).
+func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batch, n int, rng *rand.Rand, rec *PairRecord) {
+	var mode M
+	extras := len(mode)&modeExtras != 0
 	var subEnd *bool
 	if sp, ok := env.(splitter); ok {
 		subEnd = sp.SubEndFlag()
 	}
-	needObs := rec.IDs || rec.Model != nil
+	needObs := extras && (rec.IDs || rec.Model != nil)
 	for range n {
 		env.Reset()
 		for t := 1; ; t++ {
@@ -135,14 +141,8 @@ func (p *Pair) collect(env Env, obsEnv Observable, b *trajectory.Batch, n int, r
 			a := p.Behavior.Sample(rng)
 			r, done := env.Step(a)
 			b.Add(r, p.ratio[a])
-			if rec.IDs {
-				b.AddIDs(int32(obs), int32(a))
-			}
-			if rec.Probs {
-				b.AddProbs(p.Probs(a))
-			}
-			if rec.Model != nil {
-				b.AddModel(rec.Model.StepValues(t, obs, a))
+			if extras {
+				p.recordExtras(b, rec, t, obs, a)
 			}
 			if done {
 				break
@@ -155,12 +155,27 @@ func (p *Pair) collect(env Env, obsEnv Observable, b *trajectory.Batch, n int, r
 	}
 }
 
+// recordExtras records the extra columns rec asks for of step t, taken
+// in observation obs with action a, just added to b.
+func (p *Pair) recordExtras(b *trajectory.Batch, rec *PairRecord, t, obs, a int) {
+	if rec.IDs {
+		b.AddIDs(int32(obs), int32(a))
+	}
+	if rec.Probs {
+		b.AddProbs(p.Probs(a))
+	}
+	if rec.Model != nil {
+		b.AddModel(rec.Model.StepValues(t, obs, a))
+	}
+}
+
 // sink is where a rollout writes its steps: a *trajectory.Batch, called
 // directly (the common case, and the only one that takes extra columns),
-// or any other trajectory.Recorder, through its interface, or nothing.
+// or, when b is nil, any other trajectory.Recorder through its interface
+// (the loop's mode modeRecorder), or nothing.
 type sink struct {
 	b   *trajectory.Batch
-	rec trajectory.Recorder // when b is nil
+	rec trajectory.Recorder
 }
 
 // sinkOf returns the sink of rec (nil: nothing).
@@ -171,20 +186,26 @@ func sinkOf(rec trajectory.Recorder) sink {
 	return sink{rec: rec}
 }
 
-// addOption is AddOption.
-func (s sink) addOption(r, rho, optionRatio float64, changed bool) {
-	if s.b != nil {
-		s.b.AddOption(r, rho, optionRatio, changed)
-	} else if s.rec != nil {
-		s.rec.AddOption(r, rho, optionRatio, changed)
-	}
+// loopMode says which copy of a generic rollout loop (collect,
+// chainEpisode, taxiEpisode: one loop per policy family) is compiled:
+// len(M{}) is a sum of mode bits. Go compiles a generic function once per
+// shape of its type arguments (each array length its own shape) and folds
+// len of the shape's array to a constant, so each copy keeps only the
+// branches of its mode: one loop in the source, as fast as a loop written
+// for each mode. (Calls of methods of type parameters go through a
+// dictionary, so a recorder type parameter would not inline; a mode does
+// not call anything.)
+type loopMode interface {
+	~[0]struct{} | ~[1]struct{} | ~[2]struct{} | ~[3]struct{} |
+		~[4]struct{} | ~[5]struct{} | ~[6]struct{} | ~[7]struct{} |
+		~[8]struct{} | ~[9]struct{} | ~[10]struct{} | ~[11]struct{} |
+		~[12]struct{} | ~[13]struct{} | ~[14]struct{} | ~[15]struct{}
 }
 
-// end is End.
-func (s sink) end() {
-	if s.b != nil {
-		s.b.End()
-	} else if s.rec != nil {
-		s.rec.End()
-	}
-}
+// The bits of a loopMode.
+const (
+	modeExtras    = 1 << iota // record the extra columns the record struct asks for
+	modeRecorder              // write to sink.rec, a trajectory.Recorder, not to sink.b
+	modePCG                   // taxi: draw from a PCG directly (else from a *rand.Rand)
+	modePrimitive             // taxi: M = 1, primitive policies (else m-step options)
+)

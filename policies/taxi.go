@@ -301,19 +301,22 @@ func (t *TaxiRollout) EpisodePCG(env *noisytaxi.Env, rng noisytaxi.PCGRand, rec 
 }
 
 // episode runs taxiEpisode, the taxi rollout, in the copy compiled for s,
-// t's option length and whether rec (not nil) asks for extra columns.
+// t's option length, out and whether rec (not nil) asks for extra
+// columns.
 func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
-	if out.b == nil {
-		rec = nil // extra columns go to batches only
-	}
-	switch primitive := t.m == 1; {
+	primitive := t.m == 1
+	switch {
+	case out.b == nil && out.rec != nil && primitive:
+		return taxiEpisode[[modeRecorder | modePrimitive]struct{}](t, env, s, out, nil)
+	case out.b == nil && out.rec != nil:
+		return taxiEpisode[[modeRecorder]struct{}](t, env, s, out, nil)
 	case s.src != nil && primitive:
 		return taxiEpisode[[modePCG | modePrimitive]struct{}](t, env, s, out, nil)
 	case s.src != nil:
 		return taxiEpisode[[modePCG]struct{}](t, env, s, out, nil)
-	case rec != nil && primitive:
+	case rec != nil && out.b != nil && primitive:
 		return taxiEpisode[[modeExtras | modePrimitive]struct{}](t, env, s, out, rec)
-	case rec != nil:
+	case rec != nil && out.b != nil:
 		return taxiEpisode[[modeExtras]struct{}](t, env, s, out, rec)
 	case primitive:
 		return taxiEpisode[[modePrimitive]struct{}](t, env, s, out, nil)
@@ -321,36 +324,19 @@ func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec *T
 	return taxiEpisode[[0]struct{}](t, env, s, out, nil)
 }
 
-// taxiMode says which copy of taxiEpisode, the one taxi rollout loop, is
-// compiled: len(M{}) is a sum of mode bits. Go compiles a generic function
-// once per shape of its type arguments (each array length its own shape)
-// and folds len of the shape's array to a constant, so each copy keeps
-// only the branches of its mode: one loop in the source, as fast as a loop
-// written for each mode (the two streams' draws, the options structure
-// and the recording decided at compile time, not per step).
-type taxiMode interface {
-	~[0]struct{} | ~[1]struct{} | ~[2]struct{} | ~[3]struct{} |
-		~[4]struct{} | ~[5]struct{} | ~[6]struct{} | ~[7]struct{}
-}
-
-// The bits of a taxiMode.
-const (
-	modePCG       = 1 // draw from s.src directly (else from s.rng)
-	modePrimitive = 2 // M = 1: primitive policies (else m-step options)
-	modeExtras    = 4 // record the extra columns rec asks for
-)
-
 // taxiEpisode is the taxi rollout, the only one: it resets env, runs one
-// episode of t's behavior policy drawing from s, and writes every step to
-// out, with the extra columns rec asks for (mode modeExtras; out is then
-// a batch). See Episode for what it records and its draw order,
+// episode of t's behavior policy drawing from s (s.src in mode modePCG,
+// else s.rng), and writes every step to out (out.rec in mode
+// modeRecorder, else the batch out.b, if not nil), with the extra columns
+// rec asks for in mode modeExtras. See Episode for what it records and its draw order,
 // TaxiRecord for the extra columns; the recording draws nothing. What the
 // extra columns need of a step is kept in memory (x), written only with
 // modeExtras.
-func taxiEpisode[M taxiMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
+func taxiEpisode[M loopMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
 	const k = noisytaxi.NumActions
 	var mode M
-	pcg, primitive, extras := len(mode)&modePCG != 0, len(mode)&modePrimitive != 0, len(mode)&modeExtras != 0
+	pcg, primitive := len(mode)&modePCG != 0, len(mode)&modePrimitive != 0
+	extras, toRecorder := len(mode)&modeExtras != 0, len(mode)&modeRecorder != 0
 	src, rng := s.src, s.rng
 	if pcg {
 		env.ResetPCG(noisytaxi.NewPCGRand(src))
@@ -442,7 +428,13 @@ func taxiEpisode[M taxiMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, o
 		}
 		r, done := env.Step(a)
 		ret += r
-		if b != nil {
+		switch {
+		case toRecorder:
+			out.rec.AddOption(r, rho, optionRatio, false)
+			if env.PickedUp() {
+				out.rec.MarkSplit()
+			}
+		case b != nil:
 			b.AddOption(r, rho, optionRatio, false)
 			if extras {
 				t.recordExtras(b, env, rec, &x)
@@ -450,20 +442,16 @@ func taxiEpisode[M taxiMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, o
 			if env.PickedUp() {
 				b.MarkSplit()
 			}
-		} else if !pcg && out.rec != nil {
-			out.rec.AddOption(r, rho, optionRatio, false)
-			if env.PickedUp() {
-				out.rec.MarkSplit()
-			}
 		}
 		if done {
 			break
 		}
 	}
-	if b != nil {
-		b.End()
-	} else if !pcg && out.rec != nil {
+	switch {
+	case toRecorder:
 		out.rec.End()
+	case b != nil:
+		b.End()
 	}
 	return ret, env.Steps()
 }
