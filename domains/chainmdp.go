@@ -127,19 +127,16 @@ func chainClosedForm(p Params, class string, n int) (Moments, bool) {
 // chainDomain is the chain MDP with its two stationary policies. It is a
 // ModelDomain: the observation id is the state (chainmdp.Env.ObsID).
 type chainDomain struct {
-	env  *chainmdp.Env
-	pair *policies.Pair
-	rec  chainRecorder
+	env   *chainmdp.Env
+	pair  *policies.Pair
+	rec   policies.PairRecord // what Collect records (Record, RecordProbs)
+	model chainModel
 }
 
-// chainRecorder records ids and the exact model of the chain (a
-// policies.StepHook).
-type chainRecorder struct {
-	ids, exact bool
-	probs      bool           // record pi_b and pi_e (RecordProbs)
-	pair       *policies.Pair // the policies whose probabilities are recorded
-	h          int
-	pe, gamma  float64
+// chainModel is the exact model of the chain (a policies.PairModel).
+type chainModel struct {
+	h         int
+	pe, gamma float64
 	// qA1[i-1] and vTop[i-1] are q(x_i, a1) and v(x_i) for i = 1..H,
 	// filled by Record when exact is first asked for.
 	qA1, vTop []float64
@@ -158,45 +155,41 @@ func newChain(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chainDomain{env: env, pair: pair, rec: chainRecorder{pair: pair, h: env.H, pe: p["p_e"], gamma: gamma}}, nil
+	return &chainDomain{env: env, pair: pair, model: chainModel{h: env.H, pe: p["p_e"], gamma: gamma}}, nil
 }
 
 // Collect draws n episodes under pi_b; after Record, every step also
 // carries the ids and/or the exact model columns. Recording draws no
 // random number: the trajectories are the same either way.
 func (d *chainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	collectPair(b, d.pair, d.env, n, n*d.env.H, rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+	collectPair(b, d.pair, d.env, n, n*d.env.H, rng, d.rec)
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
 // pi_e of every action (domains.ProbRecorder): p_b or 1 - p_b, and p_e or
 // 1 - p_e, the numbers whose quotient is the step's ratio.
 func (d *chainDomain) RecordProbs(on bool) error {
-	d.rec.probs = on
+	d.rec.Probs = on
 	return nil
 }
 
 // collectPair draws n episodes of env (at most steps steps) under pair
-// into b, through hook when ids or the exact model are recorded (with the
-// columns grown first, so that recording does not allocate), else by the
-// plain rollout.
-func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, ids, exact, probs bool, hook policies.StepHook) {
+// into b, recording what rec asks for (policies.Pair.CollectRecord, the
+// stationary policies' one rollout), with the columns grown first, so
+// that recording does not allocate.
+func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, rec policies.PairRecord) {
 	b.Grow(n, steps)
-	if !ids && !exact && !probs {
-		pair.Collect(env, b, n, rng)
-		return
-	}
-	growColumns(b, steps, ids, exact)
-	if probs {
+	growColumns(b, steps, rec.IDs, rec.Model != nil)
+	if rec.Probs {
 		growProbs(b, steps)
 	}
-	pair.CollectWith(env, b, n, rng, hook)
+	pair.CollectRecord(env, b, n, rng, rec)
 }
 
 // Space returns the chain's 2H+1 state ids (x_i = i-1, y_i = H+i), its two
 // actions (a1 = 0, a2 = 1), pi_e and the horizon H.
 func (d *chainDomain) Space() models.Space {
-	return models.Space{Obs: d.env.States(), Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.H}
+	return models.Space{Obs: d.env.States(), Actions: 2, PiE: twoActionPiE(d.model.pe), Horizon: d.env.H}
 }
 
 // Record sets what the following Collect calls record besides rewards and
@@ -210,9 +203,12 @@ func (d *chainDomain) Space() models.Space {
 // and q = v = 0 in the bottom chain and for a2. v(x_1) is the true value
 // gamma^(H-1) p_e^H, computed by the same products as the truth.
 func (d *chainDomain) Record(ids, exact bool) {
-	d.rec.ids, d.rec.exact = ids, exact
-	if exact && d.rec.qA1 == nil {
-		r := &d.rec
+	d.rec.IDs, d.rec.Model = ids, nil
+	if exact {
+		d.rec.Model = &d.model
+	}
+	if exact && d.model.qA1 == nil {
+		r := &d.model
 		r.qA1 = make([]float64, r.h)
 		r.vTop = make([]float64, r.h)
 		for i := 1; i <= r.h; i++ {
@@ -224,25 +220,16 @@ func (d *chainDomain) Record(ids, exact bool) {
 	}
 }
 
-// AfterStep records the ids and/or the exact model of the step just added:
-// in the top chain at step t the state is x_t (id t-1 = obs).
-func (r *chainRecorder) AfterStep(b *trajectory.Batch, _, obs, a int) {
-	if r.ids {
-		b.AddIDs(int32(obs), int32(a))
-	}
-	if r.probs {
-		b.AddProbs(r.pair.Probs(a))
-	}
-	if r.exact {
-		q, v := 0.0, 0.0
-		if obs < r.h { // x_{obs+1}; x_{H+1} (id H) and y_i (ids > H) are worth 0
-			v = r.vTop[obs]
-			if a == chainmdp.A1 {
-				q = r.qA1[obs]
-			}
+// StepValues returns q_hat and v_hat of a step taken in state obs with
+// action a: in the top chain at step t the state is x_t (id t-1 = obs).
+func (r *chainModel) StepValues(_, obs, a int) (q, v float64) {
+	if obs < r.h { // x_{obs+1}; x_{H+1} (id H) and y_i (ids > H) are worth 0
+		v = r.vTop[obs]
+		if a == chainmdp.A1 {
+			q = r.qA1[obs]
 		}
-		b.AddModel(q, v)
 	}
+	return q, v
 }
 
 // growColumns makes room in b for steps more ids and/or model entries, so

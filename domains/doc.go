@@ -12,10 +12,18 @@
 //   - Collect draws trajectories under the behavior policy into a
 //     trajectory.Batch, with ratios against the evaluation policy, from the
 //     given random stream only; it does not allocate once the batch has
-//     grown. Rollouts live in package policies (the tabular suite domains sample with envs/tabular's allocation-free samplers in tabularDomain.Collect); this package only wires an
-//     environment to its policies.
-//   - True values are closed forms or exact dynamic programs (each Spec's
-//     TruthDoc says which); expensive ones (Spec.CacheTruth) are cached on
+//     grown. Rollouts live in package policies, one loop per policy family
+//     (the tabular suite domains sample with envs/tabular's
+//     allocation-free samplers in tabularDomain.Collect): Collect calls
+//     that loop once, with a recorder struct saying what to record
+//     (policies.PairRecord, policies.TaxiRecord; zero after no Record or
+//     RecordProbs), so recording never changes the draws.
+//   - This package keeps the truths: true values are closed forms or exact
+//     dynamic programs (each Spec's TruthDoc says which; the taxi's exact
+//     DP, Monte Carlo cross-check and exact q values in
+//     noisytaxi_truth.go), and the exact models that ModelDomain records
+//     are handed to the rollouts as policies.PairModel or
+//     policies.TaxiModel. Expensive truths (Spec.CacheTruth) are cached on
 //     disk (TruthCache) under a key made of everything that determines
 //     them; an entry is used only when its checksum holds and it records
 //     exactly the domain and parameters asked for, else it is recomputed.
@@ -23,6 +31,7 @@
 //     ClassSelfNormalized, as package estimators classifies its entries),
 //     never of estimator names.
 //
-// The package imports envs, policies and trajectory only: building a domain
-// pulls in no config, estimator or plotting code.
+// The package imports envs, policies, trajectory, models and internal
+// helpers only: building a domain pulls in no config, estimator or
+// plotting code.
 package domains

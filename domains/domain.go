@@ -40,11 +40,11 @@ type Moments struct {
 // Estimator classes that closed forms speak of: the values of
 // estimators.Info.Class.
 const (
-	// ClassUnweighted: a mean over trajectories of importance-weighted
+	// ClassUnweighted is a mean over trajectories of importance-weighted
 	// returns (is, pdis, options-pdis, partitioned-pdis).
 	ClassUnweighted = "unweighted"
-	// ClassSelfNormalized: importance-weighted returns divided by the sum
-	// of the weights (wis, and per step cwpdis).
+	// ClassSelfNormalized is importance-weighted returns divided by the
+	// sum of the weights (wis, and per step cwpdis).
 	ClassSelfNormalized = "self-normalized"
 )
 
@@ -58,6 +58,8 @@ const (
 	Bool
 )
 
+// String returns the kind's name in help texts: "number", "integer" or
+// "boolean".
 func (k ParamKind) String() string {
 	switch k {
 	case Int:

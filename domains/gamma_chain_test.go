@@ -8,7 +8,6 @@ import (
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -202,7 +201,7 @@ func (d *discountedReturn) End()       {}
 // TestOptionsChainTruthGamma: the options chain's true value under gamma
 // is gamma^(H-1) times its closed form (the only reward is on step H),
 // equal to brute force: with behavior = evaluation (PB = PE, InnerPB =
-// InnerPE) every episode of mu_e is enumerated (policies.Enumerator) and
+// InnerPE) every episode of mu_e is enumerated (enumerator) and
 // its discounted return averaged with its probability. At gamma = 1 the
 // truth is today's, value and Method.
 func TestOptionsChainTruthGamma(t *testing.T) {
@@ -224,7 +223,7 @@ func TestOptionsChainTruthGamma(t *testing.T) {
 		o := chainOptions(p)
 		o.PB, o.InnerPB = o.PE, o.InnerPE // roll out mu_e itself
 		env, _ := chainmdp.New(o.H, false)
-		var e policies.Enumerator
+		var e enumerator
 		want := 0.0
 		for {
 			ret := discountedReturn{gamma: p["gamma"], disc: 1}
@@ -261,7 +260,7 @@ func TestOptionsChainClosedFormGamma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e policies.Enumerator
+	var e enumerator
 	var b trajectory.Batch
 	var disc trajectory.Discounted
 	m1, m2 := 0.0, 0.0

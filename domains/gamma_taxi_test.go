@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -116,7 +115,7 @@ func TestTaxiTruthGammaOneUnchanged(t *testing.T) {
 }
 
 // TestTaxiTruthDiscounted: under gamma = 0.9 the truth is the discounted
-// DP (policies.TaxiExactValue with gamma), far from the undiscounted one;
+// DP (TaxiExactValue with gamma), far from the undiscounted one;
 // the Monte Carlo cross-check sums discounted returns, so it agrees within
 // 4 standard errors for both policies; the episode statistics are not
 // discounted (those of gamma = 1); the method says gamma.
@@ -133,7 +132,7 @@ func TestTaxiTruthDiscounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, _ := policies.TaxiExactValue(taxiParams(p), 0.05, 1, 0.9)
+	ex, _ := TaxiExactValue(taxiParams(p), 0.05, 1, 0.9, nil)
 	if got.Value != ex.Value || got.Extra["exact_value"] != ex.Value {
 		t.Errorf("value %v, extra %v, discounted DP %v", got.Value, got.Extra["exact_value"], ex.Value)
 	}

@@ -3,7 +3,6 @@ package domains
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
@@ -35,7 +34,7 @@ func init() {
 		TruthDoc: "exact finite-horizon dynamic programming over (hidden state, option state, steps left), with a deterministic Monte Carlo " +
 			"cross-check of mc_episodes episodes recorded in meta.json; cached on disk, keyed by every parameter; discounted by gamma (SPEC 1c)",
 		Splits:          "the step of the first successful pickup (sound for option_length 1; with options it may fall inside an option)",
-		ExactModelBytes: func(p Params) float64 { return policies.TaxiQBytes(float64(p.Int("cap"))) },
+		ExactModelBytes: func(p Params) float64 { return TaxiQBytes(float64(p.Int("cap"))) },
 		Models:          taxiModels,
 	})
 }
@@ -58,7 +57,7 @@ func taxiParams(p Params) noisytaxi.Params {
 // taxiDomain is noisytaxi with its behavior and evaluation policies. With
 // option_length 1 it is a ModelDomain: observation ids are
 // noisytaxi.Obs.Index of the observation the behavior policy acted on, and
-// the exact model is the evaluation policy's policies.TaxiQ.
+// the exact model is the evaluation policy's TaxiQ.
 type taxiDomain struct {
 	env     *noisytaxi.Env
 	rollout *policies.TaxiRollout
@@ -70,7 +69,7 @@ type taxiDomain struct {
 	// exact q values, computed on the first Collect that needs them.
 	ids, exact bool
 	probs      bool // record pi_b and pi_e (RecordProbs)
-	q          *policies.TaxiQ
+	q          *TaxiQ
 }
 
 func newTaxi(p Params) (Domain, error) {
@@ -91,61 +90,41 @@ func newTaxi(p Params) (Domain, error) {
 
 // Collect draws n episodes under the behavior policy, recording the
 // primitive ratio (m = 1) or the option ratios (m >= 2) and the split point
-// after the first successful pickup; after Record, for m = 1, also the ids
-// and/or the exact model columns. Rewards are undiscounted whatever gamma
-// is (the harness discounts them, SPEC 1c). Recording draws no random
-// number: the episodes, rewards, ratios and splits are the same with or
-// without it.
+// after the first successful pickup; after RecordProbs, also the
+// probabilities, and after Record, for m = 1, the ids and/or the exact
+// model columns (policies.TaxiRollout.EpisodeRecord, the taxi's one
+// rollout). Rewards are undiscounted whatever gamma is (the harness
+// discounts them, SPEC 1c). Recording draws no random number: the
+// episodes, rewards, ratios and splits are the same with or without it.
 func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	// about 24 steps an episode at the defaults, never more than the cap
 	steps := n * min(24, d.cap)
 	b.Grow(n, steps)
-	if !d.recording() {
-		for range n {
-			d.rollout.Episode(d.env, rng, b)
-		}
-		return
-	}
-	if d.rollout.M() != 1 { // options data: only the probabilities
-		growProbs(b, steps)
-		growOptionProbs(b, steps)
-		rec := policies.TaxiRecord{Probs: true}
-		for range n {
-			d.rollout.EpisodeRecord(d.env, rng, b, rec)
-		}
-		return
-	}
-	rec := policies.TaxiRecord{IDs: d.ids, Probs: d.probs}
+	rec := policies.TaxiRecord{Probs: d.probs}
 	if d.probs {
 		growProbs(b, steps)
-	}
-	if d.ids {
-		b.Obs = slices.Grow(b.Obs, steps)
-		b.Action = slices.Grow(b.Action, steps)
-	}
-	if d.exact {
-		if d.q == nil {
-			q, err := policies.NewTaxiQ(d.env.Params(), d.epsE, d.gamma)
-			if err != nil {
-				// newTaxi validated every input of NewTaxiQ
-				panic(fmt.Sprintf("domains: noisytaxi: the exact model: %v", err))
-			}
-			d.q = q
+		if d.rollout.M() != 1 {
+			growOptionProbs(b, steps)
 		}
-		rec.Q = d.q
-		b.QHat = slices.Grow(b.QHat, steps)
-		b.VHat = slices.Grow(b.VHat, steps)
+	}
+	if d.rollout.M() == 1 { // options data has no ids or model columns
+		rec.IDs = d.ids
+		growColumns(b, steps, d.ids, d.exact)
+		if d.exact {
+			if d.q == nil {
+				q, err := NewTaxiQ(d.env.Params(), d.epsE, d.gamma)
+				if err != nil {
+					// newTaxi validated every input of NewTaxiQ
+					panic(fmt.Sprintf("domains: noisytaxi: the exact model: %v", err))
+				}
+				d.q = q
+			}
+			rec.Model = d.q
+		}
 	}
 	for range n {
 		d.rollout.EpisodeRecord(d.env, rng, b, rec)
 	}
-}
-
-// recording says whether Collect records more than rewards and ratios:
-// after RecordProbs(true), or, with option_length 1, after Record asked
-// for something.
-func (d *taxiDomain) recording() bool {
-	return d.probs || ((d.ids || d.exact) && d.rollout.M() == 1)
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
@@ -190,13 +169,13 @@ func (d *taxiDomain) Space() models.Space {
 
 // Record sets what the following Collect calls record besides rewards and
 // ratios (ModelDomain): with ids, the observation and action ids; with
-// exact, the true q_hat and v_hat of pi_e under gamma (policies.TaxiQ,
+// exact, the true q_hat and v_hat of pi_e under gamma (TaxiQ,
 // SPEC 1d): q_hat_t = r_t + the expected discounted return from step t+1
 // on, given the hidden state at step t, the steps left before the cap and
 // the logged action; v_hat_t = sum_a pi_e(a|o_t) q(state_t, a). The q
 // values are computed on the first Collect that records them, once per
 // domain: 4000 bytes per layer of values, at most cap + 1 layers (0.6 MB at
-// the defaults; see policies.TaxiQ). Call it before collecting into an
+// the defaults; see TaxiQ). Call it before collecting into an
 // empty batch, so that every step carries the columns. With option_length
 // >= 2 (which Spec.Models refuses) it changes nothing.
 func (d *taxiDomain) Record(ids, exact bool) {
@@ -266,11 +245,11 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 	if err != nil {
 		return Truth{}, err
 	}
-	eval, err := policies.TaxiExactValueProgress(tp, p["eps_e"], m, gamma, dpDone(0))
+	eval, err := TaxiExactValue(tp, p["eps_e"], m, gamma, dpDone(0))
 	if err != nil {
 		return Truth{}, err
 	}
-	beh, err := policies.TaxiExactValueProgress(tp, p["eps_b"], m, gamma, dpDone(1))
+	beh, err := TaxiExactValue(tp, p["eps_b"], m, gamma, dpDone(1))
 	if err != nil {
 		return Truth{}, err
 	}
@@ -296,7 +275,7 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 			if report != nil {
 				chunkDone = func(done int) { report(0.5 + (float64(i)+float64(done)/float64(eps))/4) }
 			}
-			mc, err := policies.TaxiMonteCarloProgress(tp, who.eps, m, gamma, eps, taxiMCSeed+uint64(i), 0, chunkDone)
+			mc, err := TaxiMonteCarlo(tp, who.eps, m, gamma, eps, taxiMCSeed+uint64(i), 0, chunkDone)
 			if err != nil {
 				return Truth{}, err
 			}

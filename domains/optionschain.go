@@ -145,23 +145,19 @@ type optChainDomain struct {
 	probs bool // record the probabilities (RecordProbs)
 }
 
-// Collect draws n episodes under the behavior options policy; after
-// RecordProbs(true) through policies.ChainOptions.EpisodeRecord, recording
-// the probabilities as well. Recording draws no random number: the
+// Collect draws n episodes under the behavior options policy
+// (policies.ChainOptions.EpisodeRecord); after RecordProbs(true) it
+// records the probabilities as well. Recording draws no random number: the
 // episodes, rewards and ratios are the same either way.
 func (d *optChainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	b.Grow(n, n*d.opts.H)
-	dec := policies.StreamDecider{Rand: rng}
-	if !d.probs {
-		for range n {
-			d.opts.Episode(d.env, dec, b)
-		}
-		return
+	if d.probs {
+		growProbs(b, n*d.opts.H)
+		growOptionProbs(b, n*d.opts.H)
 	}
-	growProbs(b, n*d.opts.H)
-	growOptionProbs(b, n*d.opts.H)
+	dec := policies.StreamDecider{Rand: rng}
 	for range n {
-		d.opts.EpisodeRecord(d.env, dec, b)
+		d.opts.EpisodeRecord(d.env, dec, b, d.probs)
 	}
 }
 

@@ -36,7 +36,7 @@ func (p *pdisTerm) End()       {}
 // probability and the number of trajectories.
 func exactMoments(t *testing.T, o policies.ChainOptions) (mean, variance, total float64, count int) {
 	t.Helper()
-	var e policies.Enumerator
+	var e enumerator
 	env, _ := chainmdp.New(o.H, false)
 	m1, m2 := 0.0, 0.0
 	for {
@@ -159,7 +159,7 @@ func TestOptionsPDISEnumeratedWithEstimator(t *testing.T) {
 			}
 			t.Run(fmt.Sprint(info.Name, tc), func(t *testing.T) {
 				est, _ := estimators.New(info.Name)
-				var e policies.Enumerator
+				var e enumerator
 				var b trajectory.Batch
 				m1, m2, total := 0.0, 0.0, 0.0
 				for {

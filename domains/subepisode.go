@@ -163,21 +163,19 @@ func (d *subepisodeDP) r2(k int) float64 { return -2 + d.epsStep*(float64(k)-1+d
 // S3 = 0, 1, 2); eps and the step stay hidden, so a tabular model fitted
 // on the ids is misspecified, on purpose (SPEC 1d).
 type subepisodeDomain struct {
-	env  *subepisode.Env
-	pair *policies.Pair
-	rec  subepisodeRecorder
+	env   *subepisode.Env
+	pair  *policies.Pair
+	rec   policies.PairRecord // what Collect records (Record, RecordProbs)
+	model subepisodeModel
 }
 
-// subepisodeRecorder records ids and the exact model of the sub-episode
-// MDP (a policies.StepHook).
-type subepisodeRecorder struct {
-	ids, exact bool
-	probs      bool           // record pi_b and pi_e (RecordProbs)
-	pair       *policies.Pair // the policies whose probabilities are recorded
-	sp         subepisode.Params
-	pe, gamma  float64
-	dp         *subepisodeDP // built by Record when exact is first asked for
-	k          int           // entries into S2 so far in the running episode
+// subepisodeModel is the exact model of the sub-episode MDP (a
+// policies.PairModel).
+type subepisodeModel struct {
+	sp        subepisode.Params
+	pe, gamma float64
+	dp        *subepisodeDP // built by Record when exact is first asked for
+	k         int           // entries into S2 so far in the running episode
 }
 
 func newSubepisode(p Params) (Domain, error) {
@@ -193,7 +191,7 @@ func newSubepisode(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &subepisodeDomain{env: env, pair: pair, rec: subepisodeRecorder{pair: pair, sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
+	return &subepisodeDomain{env: env, pair: pair, model: subepisodeModel{sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
 }
 
 // Collect draws n episodes under pi_b, marking the end of each sub-episode
@@ -202,21 +200,21 @@ func newSubepisode(p Params) (Domain, error) {
 // Recording draws no random number: the trajectories are the same either
 // way.
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec)
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
 // pi_e of every action (domains.ProbRecorder): p_b or 1 - p_b, and p_e or
 // 1 - p_e, the numbers whose quotient is the step's ratio.
 func (d *subepisodeDomain) RecordProbs(on bool) error {
-	d.rec.probs = on
+	d.rec.Probs = on
 	return nil
 }
 
 // Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
 // pi_e and the horizon 2 x subepisodes.
 func (d *subepisodeDomain) Space() models.Space {
-	return models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.P.Horizon()}
+	return models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.model.pe), Horizon: d.env.P.Horizon()}
 }
 
 // Record sets what the following Collect calls record besides rewards and
@@ -224,29 +222,24 @@ func (d *subepisodeDomain) Space() models.Space {
 // subepisodeDP under the domain's gamma, given the hidden state (step,
 // state, entries into S2).
 func (d *subepisodeDomain) Record(ids, exact bool) {
-	d.rec.ids, d.rec.exact = ids, exact
-	if exact && d.rec.dp == nil {
-		d.rec.dp = newSubepisodeDP(d.rec.sp, d.rec.pe, d.rec.gamma)
+	d.rec.IDs, d.rec.Model = ids, nil
+	if exact {
+		if d.model.dp == nil {
+			d.model.dp = newSubepisodeDP(d.model.sp, d.model.pe, d.model.gamma)
+		}
+		d.rec.Model = &d.model
 	}
 }
 
-// AfterStep records the ids and/or the exact model of step t, taken in
-// state obs with action a, and counts the entry into S2 that A1 in S1
-// makes.
-func (r *subepisodeRecorder) AfterStep(b *trajectory.Batch, t, obs, a int) {
+// StepValues returns q_hat and v_hat of step t, taken in state obs with
+// action a, and counts the entry into S2 that A1 in S1 makes.
+func (r *subepisodeModel) StepValues(t, obs, a int) (q, v float64) {
 	if t == 1 {
 		r.k = 0
 	}
-	if r.ids {
-		b.AddIDs(int32(obs), int32(a))
-	}
-	if r.probs {
-		b.AddProbs(r.pair.Probs(a))
-	}
-	if r.exact {
-		b.AddModel(r.dp.qv(t, obs, r.k, a))
-	}
+	q, v = r.dp.qv(t, obs, r.k, a)
 	if obs == subepisode.S1 && a == subepisode.A1 {
 		r.k++
 	}
+	return q, v
 }

@@ -108,36 +108,14 @@ func twoRatio(pe, pb float64, first bool) float64 {
 
 // Episode runs one episode of env (of horizon o.H) under the behavior
 // policy, making its random choices with d (only those not certain) and
-// recording every step, then End, with rec. o must be valid.
+// recording every step, then End, with rec (a *trajectory.Batch is called
+// directly, any other Recorder through its interface). o must be valid.
 func (o ChainOptions) Episode(env *chainmdp.Env, d Decider, rec trajectory.Recorder) {
-	env.Reset()
-	m := o.Options()
-	firstChanged := m - o.ChangedSegments() // 0-based index of the first changed segment
-	for k := 0; k < m; k++ {
-		a1opt := choose(d, o.PB)
-		optRatio := twoRatio(o.PE, o.PB, a1opt)
-		changed := a1opt && env.Top() && k >= firstChanged
-		for j := 0; j < o.J; j++ {
-			a, rho := chainmdp.A1, 1.0
-			switch {
-			case !a1opt:
-				a = chainmdp.A2
-			case changed && env.Top():
-				inner := choose(d, o.InnerPB)
-				rho = twoRatio(o.InnerPE, o.InnerPB, inner)
-				if !inner {
-					a = chainmdp.A2
-				}
-			}
-			r, _ := env.Step(a)
-			or := 1.0
-			if j == 0 {
-				or = optRatio
-			}
-			rec.AddOption(r, rho, or, changed)
-		}
+	if out := sinkOf(rec); out.b != nil {
+		chainEpisode[[0]struct{}](o, env, d, out)
+	} else {
+		chainEpisode[[modeRecorder]struct{}](o, env, d, out)
 	}
-	rec.End()
 }
 
 // twoProbs returns the probabilities under behavior and evaluation of a
@@ -151,42 +129,53 @@ func twoProbs(pe, pb float64, first bool) (probB, probE float64) {
 	return 1 - pb, 1 - pe
 }
 
-// EpisodeRecord is Episode recording into the batch b, after each step's
-// AddOption, the probabilities the logged-data format's option columns
-// hold: by b.AddProbs, pi_b and pi_e of the action given the running
-// option (InnerPB or 1-InnerPB and InnerPE or 1-InnerPE for a changed
-// option's choice in a changed state, 1 and 1 for every action an option
-// plays for sure), and by b.AddOptionProbs, whether the step starts an
-// option and mu_b and mu_e of the running option (PB or 1-PB and PE or
-// 1-PE). The quotients are the recorded ratios bit for bit: pi_e/pi_b is
-// the step's action ratio and mu_e/mu_b the option ratio of its first
-// step, computed from the same operands. It makes the same choices with d
-// in the same order as Episode, so it produces the same episode with the
-// same records; only the extra columns differ. It does not allocate once
-// b's columns have grown.
-//
-// It is a separate path so that Episode, the path without recording,
-// stays as it is.
-func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.Batch) {
+// EpisodeRecord is Episode recording into the batch b and, with probs,
+// after each step's AddOption, the probabilities the logged-data format's
+// option columns hold: by b.AddProbs, pi_b and pi_e of the action given
+// the running option (InnerPB or 1-InnerPB and InnerPE or 1-InnerPE for a
+// changed option's choice in a changed state, 1 and 1 for every action an
+// option plays for sure), and by b.AddOptionProbs, whether the step
+// starts an option and mu_b and mu_e of the running option (PB or 1-PB
+// and PE or 1-PE). The quotients are the recorded ratios bit for bit:
+// pi_e/pi_b is the step's action ratio and mu_e/mu_b the option ratio of
+// its first step, computed from the same operands. It is Episode's loop,
+// so it makes the same choices with d in the same order and produces the
+// same episode with the same records; only the extra columns differ.
+// Without probs it is Episode into b. It does not allocate once b's
+// columns have grown.
+func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.Batch, probs bool) {
+	if probs {
+		chainEpisode[[modeExtras]struct{}](o, env, d, sink{b: b})
+	} else {
+		chainEpisode[[0]struct{}](o, env, d, sink{b: b})
+	}
+}
+
+// chainEpisode is the options chain's rollout, the only one: Episode
+// writing to out (out.rec in mode modeRecorder, else the batch out.b) and,
+// in mode modeExtras, the probabilities of EpisodeRecord.
+func chainEpisode[M loopMode](o ChainOptions, env *chainmdp.Env, d Decider, out sink) {
+	var mode M
+	probs, toRecorder := len(mode)&modeExtras != 0, len(mode)&modeRecorder != 0
 	env.Reset()
 	m := o.Options()
 	firstChanged := m - o.ChangedSegments() // 0-based index of the first changed segment
 	for k := 0; k < m; k++ {
 		a1opt := choose(d, o.PB)
 		optRatio := twoRatio(o.PE, o.PB, a1opt)
-		muB, muE := twoProbs(o.PE, o.PB, a1opt)
 		changed := a1opt && env.Top() && k >= firstChanged
 		for j := 0; j < o.J; j++ {
 			a, rho := chainmdp.A1, 1.0
-			pb, pe := 1.0, 1.0
+			// inner: a changed option's choice in a changed state; choice:
+			// whether it was a1
+			inner, choice := false, false
 			switch {
 			case !a1opt:
 				a = chainmdp.A2
 			case changed && env.Top():
-				inner := choose(d, o.InnerPB)
-				rho = twoRatio(o.InnerPE, o.InnerPB, inner)
-				pb, pe = twoProbs(o.InnerPE, o.InnerPB, inner)
-				if !inner {
+				inner, choice = true, choose(d, o.InnerPB)
+				rho = twoRatio(o.InnerPE, o.InnerPB, choice)
+				if !choice {
 					a = chainmdp.A2
 				}
 			}
@@ -195,10 +184,25 @@ func (o ChainOptions) EpisodeRecord(env *chainmdp.Env, d Decider, b *trajectory.
 			if j == 0 {
 				or = optRatio
 			}
-			b.AddOption(r, rho, or, changed)
-			b.AddProbs(pb, pe)
-			b.AddOptionProbs(j == 0, muB, muE)
+			if toRecorder {
+				out.rec.AddOption(r, rho, or, changed)
+			} else {
+				out.b.AddOption(r, rho, or, changed)
+			}
+			if probs {
+				pb, pe := 1.0, 1.0
+				if inner {
+					pb, pe = twoProbs(o.InnerPE, o.InnerPB, choice)
+				}
+				muB, muE := twoProbs(o.PE, o.PB, a1opt)
+				out.b.AddProbs(pb, pe)
+				out.b.AddOptionProbs(j == 0, muB, muE)
+			}
 		}
 	}
-	b.End()
+	if toRecorder {
+		out.rec.End()
+	} else {
+		out.b.End()
+	}
 }

@@ -66,26 +66,9 @@ type splitter interface{ SubEndFlag() *bool }
 // sub-episodes (a SubEndFlag method), every end but the episode's last is
 // marked as a split point. Per step it draws one Float64 from rng (the
 // behavior's action), nothing else. It does not allocate once b has grown.
+// It is CollectRecord recording nothing more.
 func (p *Pair) Collect(env Env, b *trajectory.Batch, n int, rng *rand.Rand) {
-	var subEnd *bool
-	if sp, ok := env.(splitter); ok {
-		subEnd = sp.SubEndFlag()
-	}
-	for range n {
-		env.Reset()
-		for {
-			a := p.Behavior.Sample(rng)
-			r, done := env.Step(a)
-			b.Add(r, p.ratio[a])
-			if done {
-				break
-			}
-			if subEnd != nil && *subEnd {
-				b.MarkSplit()
-			}
-		}
-		b.End()
-	}
+	collect[[0]struct{}](p, env, nil, b, n, rng, nil)
 }
 
 // Observable is an Env whose states have integer ids: what a tabular model
@@ -97,37 +80,70 @@ type Observable interface {
 	ObsID() int
 }
 
-// StepHook hears every step CollectWith adds to a batch, to record more
-// per step (observation and action ids, model columns).
-type StepHook interface {
-	// AfterStep is called right after step t (1-based, within its
-	// episode) was added to b, with obs the observation id the action was
-	// taken in (ObsID before the step) and a the action.
-	AfterStep(b *trajectory.Batch, t, obs, a int)
+// PairRecord says what Pair.CollectRecord records into its batch on every
+// step besides what Collect records (the reward, the ratio, the split
+// marks and the episodes' ends): the extra columns of SPEC 1d and of the
+// logged-data format. The zero PairRecord records nothing more.
+type PairRecord struct {
+	// IDs: the id of the observation the action was taken in (ObsID
+	// before the step) and the action, by Batch.AddIDs.
+	IDs bool
+	// Probs: pi_b(a) and pi_e(a) of the action (Pair.Probs, whose
+	// quotient is the recorded ratio bit for bit), by Batch.AddProbs.
+	Probs bool
+	// Model, when not nil, gives q_hat and v_hat of every step, by
+	// Batch.AddModel.
+	Model PairModel
 }
 
-// CollectWith is Collect calling hook.AfterStep after every step's Add
-// (and before its split mark): the same random draws, so the same
-// trajectories, rewards, ratios and splits as Collect on the same stream.
-// With a nil hook it is Collect. It does not allocate once b has grown,
-// if hook does not.
-func (p *Pair) CollectWith(env Observable, b *trajectory.Batch, n int, rng *rand.Rand, hook StepHook) {
-	if hook == nil {
-		p.Collect(env, b, n, rng)
+// PairModel is an exact model of the evaluation policy's values that
+// Pair.CollectRecord records on every step (PairRecord.Model; SPEC 1d).
+type PairModel interface {
+	// StepValues is called once for every step, in order, after the step:
+	// t is its 1-based index within its episode, obs the id of the
+	// observation its action a was taken in (ObsID before the step). It
+	// returns q_hat and v_hat of the step. It may keep state across the
+	// steps of an episode (t = 1 starts one).
+	StepValues(t, obs, a int) (q, v float64)
+}
+
+// CollectRecord is Collect recording, after every step's Add (and before
+// its split mark), what rec asks for: the same random draws, so the same
+// trajectories, rewards, ratios and splits as Collect on the same stream;
+// with the zero PairRecord it is Collect. It does not allocate once b's
+// columns have grown, if rec.Model does not.
+func (p *Pair) CollectRecord(env Observable, b *trajectory.Batch, n int, rng *rand.Rand, rec PairRecord) {
+	if !rec.IDs && !rec.Probs && rec.Model == nil {
+		collect[[0]struct{}](p, env, env, b, n, rng, nil)
 		return
 	}
+	collect[[modeExtras]struct{}](p, env, env, b, n, rng, &rec)
+}
+
+// collect is the stationary rollout, the only one: Collect with, in mode
+// modeExtras, the extra columns of rec, reading observation ids from
+// obsEnv (env itself; nil when rec needs none).
+func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batch, n int, rng *rand.Rand, rec *PairRecord) {
+	var mode M
+	extras := len(mode)&modeExtras != 0
 	var subEnd *bool
 	if sp, ok := env.(splitter); ok {
 		subEnd = sp.SubEndFlag()
 	}
+	needObs := extras && (rec.IDs || rec.Model != nil)
 	for range n {
 		env.Reset()
 		for t := 1; ; t++ {
-			obs := env.ObsID()
+			obs := 0
+			if needObs {
+				obs = obsEnv.ObsID()
+			}
 			a := p.Behavior.Sample(rng)
 			r, done := env.Step(a)
 			b.Add(r, p.ratio[a])
-			hook.AfterStep(b, t, obs, a)
+			if extras {
+				p.recordExtras(b, rec, t, obs, a)
+			}
 			if done {
 				break
 			}
@@ -138,3 +154,58 @@ func (p *Pair) CollectWith(env Observable, b *trajectory.Batch, n int, rng *rand
 		b.End()
 	}
 }
+
+// recordExtras records the extra columns rec asks for of step t, taken
+// in observation obs with action a, just added to b.
+func (p *Pair) recordExtras(b *trajectory.Batch, rec *PairRecord, t, obs, a int) {
+	if rec.IDs {
+		b.AddIDs(int32(obs), int32(a))
+	}
+	if rec.Probs {
+		b.AddProbs(p.Probs(a))
+	}
+	if rec.Model != nil {
+		b.AddModel(rec.Model.StepValues(t, obs, a))
+	}
+}
+
+// sink is where a rollout writes its steps: a *trajectory.Batch, called
+// directly (the common case, and the only one that takes extra columns),
+// or, when b is nil, any other trajectory.Recorder through its interface
+// (the loop's mode modeRecorder), or nothing.
+type sink struct {
+	b   *trajectory.Batch
+	rec trajectory.Recorder
+}
+
+// sinkOf returns the sink of rec (nil: nothing).
+func sinkOf(rec trajectory.Recorder) sink {
+	if b, ok := rec.(*trajectory.Batch); ok {
+		return sink{b: b}
+	}
+	return sink{rec: rec}
+}
+
+// loopMode says which copy of a generic rollout loop (collect,
+// chainEpisode, taxiEpisode: one loop per policy family) is compiled:
+// len(M{}) is a sum of mode bits. Go compiles a generic function once per
+// shape of its type arguments (each array length its own shape) and folds
+// len of the shape's array to a constant, so each copy keeps only the
+// branches of its mode: one loop in the source, as fast as a loop written
+// for each mode. (Calls of methods of type parameters go through a
+// dictionary, so a recorder type parameter would not inline; a mode does
+// not call anything.)
+type loopMode interface {
+	~[0]struct{} | ~[1]struct{} | ~[2]struct{} | ~[3]struct{} |
+		~[4]struct{} | ~[5]struct{} | ~[6]struct{} | ~[7]struct{} |
+		~[8]struct{} | ~[9]struct{} | ~[10]struct{} | ~[11]struct{} |
+		~[12]struct{} | ~[13]struct{} | ~[14]struct{} | ~[15]struct{}
+}
+
+// The bits of a loopMode.
+const (
+	modeExtras    = 1 << iota // record the extra columns the record struct asks for
+	modeRecorder              // write to sink.rec, a trajectory.Recorder, not to sink.b
+	modePCG                   // taxi: draw from a PCG directly (else from a *rand.Rand)
+	modePrimitive             // taxi: M = 1, primitive policies (else m-step options)
+)

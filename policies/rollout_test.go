@@ -90,23 +90,3 @@ func TestChainOptionsValidate(t *testing.T) {
 		t.Errorf("changed -1: %v, %d segments of %d options; want all 3", o.Validate(), o.ChangedSegments(), o.Options())
 	}
 }
-
-// TestEnumeratorVisitsEveryPath: three choices of probabilities 0.5, 0.3,
-// 0.9 give 8 paths whose probabilities sum to 1.
-func TestEnumeratorVisitsEveryPath(t *testing.T) {
-	var e Enumerator
-	paths, total := 0, 0.0
-	for {
-		e.Decide(0.5)
-		e.Decide(0.3)
-		e.Decide(0.9)
-		paths++
-		total += e.Prob()
-		if !e.Next() {
-			break
-		}
-	}
-	if paths != 8 || total < 1-1e-12 || total > 1+1e-12 {
-		t.Errorf("%d paths, total probability %v; want 8, 1", paths, total)
-	}
-}

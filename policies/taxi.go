@@ -192,101 +192,25 @@ func (t *TaxiRollout) M() int { return t.m }
 // Eps returns the behavior and evaluation eps.
 func (t *TaxiRollout) Eps() (epsB, epsE float64) { return t.epsB, t.epsE }
 
-// Episode resets env with rng and runs one episode under the behavior
-// policy, drawing everything from rng. Per step it calls
-// rec.AddOption(reward, rho, optionRatio, false): for M = 1, rho =
-// optionRatio = pi_e(a|o)/pi_b(a|o); for M >= 2, rho = 1 and optionRatio is
-// mu_e/mu_b of the logged option on its first step, 1 on its later steps.
-// Right after the step of the successful pickup it calls rec.MarkSplit(),
-// and at the episode's end (dropoff or cap) rec.End(); for M >= 2 that
-// split can fall inside an option. rec may be nil. It returns the episode's
-// return and length. It does not allocate.
-//
-// Draw order (fixed, so a stream replays an episode): env.Reset; then per
-// step, for M = 1: env.Observe, one Float64 (explore if < epsB) and, when
-// exploring, one IntN(6); for M >= 2: at an option start one Float64
-// (random option if < epsB), then either IntN(6) (random option) or
-// env.Observe (optimal option).
-//
-// EpisodePCG runs the same episodes faster from a *rand.PCG, and
-// EpisodeRecord (M = 1) runs them recording observation and action ids and
-// the exact model columns as well.
-func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
-	env.Reset(rng)
-	if t.m == 1 {
-		for {
-			o := env.Observe(rng)
-			star := TaxiOptimalAction(o)
-			a, rho := star, t.rhoStar
-			if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
-				if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
-					rho = t.rhoOther
-				}
-			}
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, rho, rho, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
-			}
-			if done {
-				break
-			}
-		}
-	} else {
-		left, random := 0, false
-		for {
-			optionRatio := 1.0
-			if left == 0 {
-				left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
-				optionRatio = t.ratioOpt
-				if random {
-					optionRatio = t.ratioRand
-				}
-			}
-			var a noisytaxi.Action
-			if random {
-				a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
-			} else {
-				a = TaxiOptimalAction(env.Observe(rng))
-			}
-			left--
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, 1, optionRatio, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
-			}
-			if done {
-				break
-			}
-		}
-	}
-	if rec != nil {
-		rec.End()
-	}
-	return ret, env.Steps()
-}
-
-// TaxiRecord says what TaxiRollout.EpisodeRecord records on every step
-// besides what Episode records: the extra columns of SPEC 1d.
+// TaxiRecord says what a taxi rollout records into its batch on every
+// step besides what every rollout records (the reward, the ratios, the
+// split mark after the successful pickup and the episode's end): the
+// extra columns of SPEC 1d and of the logged-data format. The zero
+// TaxiRecord records nothing more.
 type TaxiRecord struct {
 	// IDs: the id of the observation the behavior policy acted on
 	// (noisytaxi.Obs.Index, in [0, noisytaxi.NumObs)) and the action
-	// (0..5), by Batch.AddIDs.
+	// (0..5), by Batch.AddIDs. Option length 1 only.
 	IDs bool
-	// Q, when not nil, is the exact model (the evaluation policy's
-	// TaxiQ, built for the environment's parameters): q_hat_t = Q(s_t,
-	// a_t, left) and v_hat_t = V(s_t, o_t, left), by Batch.AddModel, with
-	// s_t the hidden state before step t, o_t the observation the behavior
-	// policy acted on and left = cap - t + 1 the steps left, step t
-	// included. The values are discounted to step t (SPEC 1d); the harness
-	// discounts them further, with the rewards (SPEC 1c).
-	Q *TaxiQ
+	// Model, when not nil, is the exact model of the evaluation policy
+	// (domains' noisytaxi truth, built for the environment's parameters):
+	// q_hat_t and v_hat_t of Model.StepValues(s_t, a*(o_t), a_t, left), by
+	// Batch.AddModel, with s_t the hidden state before step t, o_t the
+	// observation the behavior policy acted on and left = cap - t + 1 the
+	// steps left, step t included. The values are discounted to step t
+	// (SPEC 1d); the harness discounts them further, with the rewards
+	// (SPEC 1c). Option length 1 only.
+	Model TaxiModel
 	// Probs: pi_b(a_t|o_t) and pi_e(a_t|o_t) of the logged action, by
 	// Batch.AddProbs: 1 - eps + eps/6 for a*(o_t), eps/6 for any other
 	// action (TaxiPrimitiveProb), computed by the same expressions as the
@@ -302,199 +226,292 @@ type TaxiRecord struct {
 	Probs bool
 }
 
+// TaxiModel is an exact model of the evaluation policy's values that a
+// taxi rollout with option length 1 records on every step
+// (TaxiRecord.Model; SPEC 1d).
+type TaxiModel interface {
+	// Cap returns the episode cap the values were computed for.
+	Cap() int
+	// StepValues returns q_hat = Q_left(s, a), the expected discounted
+	// return of action a in hidden state s with left steps left (this one
+	// included), and v_hat = sum_a' pi_e(a'|o) Q_left(s, a') for an
+	// observation o whose optimal action a*(o) is star.
+	StepValues(s noisytaxi.State, star, a noisytaxi.Action, left int) (q, v float64)
+}
+
+// Episode resets env with rng and runs one episode under the behavior
+// policy, drawing everything from rng. Per step it calls
+// rec.AddOption(reward, rho, optionRatio, false): for M = 1, rho =
+// optionRatio = pi_e(a|o)/pi_b(a|o); for M >= 2, rho = 1 and optionRatio is
+// mu_e/mu_b of the logged option on its first step, 1 on its later steps.
+// Right after the step of the successful pickup it calls rec.MarkSplit(),
+// and at the episode's end (dropoff or cap) rec.End(); for M >= 2 that
+// split can fall inside an option. rec may be nil; a *trajectory.Batch is
+// called directly, any other Recorder through its interface. It returns
+// the episode's return and length. It does not allocate (once a batch has
+// grown).
+//
+// Draw order (fixed, so a stream replays an episode): env.Reset; then per
+// step, for M = 1: env.Observe, one Float64 (explore if < epsB) and, when
+// exploring, one IntN(6); for M >= 2: at an option start one Float64
+// (random option if < epsB), then either IntN(6) (random option) or
+// env.Observe (optimal option).
+//
+// Episode, EpisodeRecord and EpisodePCG are one loop (taxiEpisode),
+// called with different streams and recorders: whatever they record, they
+// make the same draws in the same order and produce the same episodes.
+func (t *TaxiRollout) Episode(env *noisytaxi.Env, rng *rand.Rand, rec trajectory.Recorder) (ret float64, steps int) {
+	return t.episode(env, taxiStream{rng: rng}, sinkOf(rec), nil)
+}
+
 // EpisodeRecord is Episode recording into the batch b, after each step's
 // AddOption (and before its split mark), what rec asks for. It draws the
 // same random numbers in the same order as Episode, so it produces the
 // same episode, with the same rewards, ratios and split, and leaves rng in
-// the same state; only the extra columns differ. It does not allocate once
-// b's columns have grown.
+// the same state; only the extra columns differ. With the zero TaxiRecord
+// it is Episode into b. It does not allocate once b's columns have grown.
 //
-// It is a separate path so that Episode, the path without recording, stays
-// as it is. For M >= 2 only rec.Probs can be asked for. It panics when M
-// is not 1 and rec asks for ids or the model, or when rec.Q was computed
-// for another cap than env's: programming errors (options data has no
-// model columns, SPEC 1d; domains refuse it before collecting).
+// For M >= 2 only rec.Probs can be asked for. It panics when M is not 1
+// and rec asks for ids or the model, or when rec.Model was computed for
+// another cap than env's: programming errors (options data has no model
+// columns, SPEC 1d; domains refuse it before collecting).
 func (t *TaxiRollout) EpisodeRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, rec TaxiRecord) (ret float64, steps int) {
-	if t.m != 1 {
-		if rec.IDs || rec.Q != nil {
-			panic(fmt.Sprintf("policies: EpisodeRecord of ids or the model with option length %d, want 1", t.m))
-		}
-		return t.episodeOptionsRecord(env, rng, b, rec.Probs)
+	if t.m != 1 && (rec.IDs || rec.Model != nil) {
+		panic(fmt.Sprintf("policies: EpisodeRecord of ids or the model with option length %d, want 1", t.m))
 	}
-	capSteps := env.Params().Cap
-	if rec.Q != nil && rec.Q.cap != capSteps {
-		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Q.cap, capSteps))
+	if rec.Model != nil && rec.Model.Cap() != env.Params().Cap {
+		panic(fmt.Sprintf("policies: EpisodeRecord: q values for cap %d, environment's cap %d", rec.Model.Cap(), env.Params().Cap))
 	}
-	env.Reset(rng)
-	for {
-		s, left := env.State(), capSteps-env.Steps()
-		o := env.Observe(rng)
-		star := TaxiOptimalAction(o)
-		a, rho := star, t.rhoStar
-		if low53(rng.Uint64()) < t.kEpsB { // rng.Float64() < t.epsB
-			if a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions)); a != star {
-				rho = t.rhoOther
-			}
-		}
-		r, done := env.Step(a)
-		ret += r
-		b.AddOption(r, rho, rho, false)
-		if rec.IDs {
-			b.AddIDs(int32(o.Index()), int32(a))
-		}
-		if rec.Probs {
-			if a == star {
-				b.AddProbs(t.pbStar, t.peStar)
-			} else {
-				b.AddProbs(t.pbOther, t.peOther)
-			}
-		}
-		if rec.Q != nil {
-			si := s.Index()
-			b.AddModel(rec.Q.at(si, a, left), rec.Q.v1(si, star, left))
-		}
-		if env.PickedUp() {
-			b.MarkSplit()
-		}
-		if done {
-			break
-		}
+	var extra *TaxiRecord
+	if rec.IDs || rec.Probs || rec.Model != nil {
+		extra = &rec
 	}
-	b.End()
-	return ret, env.Steps()
+	return t.episode(env, taxiStream{rng: rng}, sink{b: b}, extra)
 }
-
-// episodeOptionsRecord is Episode for M >= 2 recording into the batch b
-// and, with probs, the probabilities of TaxiRecord.Probs. The draws are
-// Episode's, in the same order.
-func (t *TaxiRollout) episodeOptionsRecord(env *noisytaxi.Env, rng *rand.Rand, b *trajectory.Batch, probs bool) (ret float64, steps int) {
-	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
-	env.Reset(rng)
-	left, random := 0, false
-	var muB, muE, pi float64
-	for {
-		optionRatio := 1.0
-		start := left == 0
-		if start {
-			left, random = t.m, low53(rng.Uint64()) < t.kEpsB // rng.Float64() < t.epsB
-			optionRatio = t.ratioOpt
-			muB, muE, pi = 1-t.epsB, 1-t.epsE, 1
-			if random {
-				optionRatio = t.ratioRand
-				muB, muE, pi = t.epsB, t.epsE, uniform
-			}
-		}
-		var a noisytaxi.Action
-		if random {
-			a = noisytaxi.Action(rng.IntN(noisytaxi.NumActions))
-		} else {
-			a = TaxiOptimalAction(env.Observe(rng))
-		}
-		left--
-		r, done := env.Step(a)
-		ret += r
-		b.AddOption(r, 1, optionRatio, false)
-		if probs {
-			b.AddProbs(pi, pi)
-			b.AddOptionProbs(start, muB, muE)
-		}
-		if env.PickedUp() {
-			b.MarkSplit()
-		}
-		if done {
-			break
-		}
-	}
-	b.End()
-	return ret, env.Steps()
-}
-
-// low53 returns the bits of a Uint64 that Float64 uses: (*rand.Rand).Float64
-// returns low53(x)/2^53 for its one draw x.
-func low53(x uint64) uint64 { return x << 11 >> 11 }
 
 // EpisodePCG is Episode drawing from rng and recording into the batch rec
 // (nil: nothing recorded): the same draws in the same order, the same
 // episode, the same records and results, bit for bit, as Episode with a
 // *rand.Rand over rng's PCG (rand.New(rng.Source())), and the PCG is left
 // in the same state. It is faster: it calls the PCG directly (inlined)
-// rather than through the rand.Source interface, decides each Float64 draw
-// u < eps on the integer behind u (see noisytaxi.Float64Threshold), and
-// records through the concrete *trajectory.Batch rather than the Recorder
-// interface. It does not allocate once rec has grown.
+// rather than through the rand.Source interface. It does not allocate once
+// rec has grown.
 func (t *TaxiRollout) EpisodePCG(env *noisytaxi.Env, rng noisytaxi.PCGRand, rec *trajectory.Batch) (ret float64, steps int) {
+	return t.episode(env, taxiStream{src: rng.Source()}, sink{b: rec}, nil)
+}
+
+// episode runs taxiEpisode, the taxi rollout, in the copy compiled for s,
+// t's option length, out and whether rec (not nil) asks for extra
+// columns.
+func (t *TaxiRollout) episode(env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
+	primitive := t.m == 1
+	switch {
+	case out.b == nil && out.rec != nil && primitive:
+		return taxiEpisode[[modeRecorder | modePrimitive]struct{}](t, env, s, out, nil)
+	case out.b == nil && out.rec != nil:
+		return taxiEpisode[[modeRecorder]struct{}](t, env, s, out, nil)
+	case s.src != nil && primitive:
+		return taxiEpisode[[modePCG | modePrimitive]struct{}](t, env, s, out, nil)
+	case s.src != nil:
+		return taxiEpisode[[modePCG]struct{}](t, env, s, out, nil)
+	case rec != nil && out.b != nil && primitive:
+		return taxiEpisode[[modeExtras | modePrimitive]struct{}](t, env, s, out, rec)
+	case rec != nil && out.b != nil:
+		return taxiEpisode[[modeExtras]struct{}](t, env, s, out, rec)
+	case primitive:
+		return taxiEpisode[[modePrimitive]struct{}](t, env, s, out, nil)
+	}
+	return taxiEpisode[[0]struct{}](t, env, s, out, nil)
+}
+
+// taxiEpisode is the taxi rollout, the only one: it resets env, runs one
+// episode of t's behavior policy drawing from s (s.src in mode modePCG,
+// else s.rng), and writes every step to out (out.rec in mode
+// modeRecorder, else the batch out.b, if not nil), with the extra columns
+// rec asks for in mode modeExtras. See Episode for what it records and its draw order,
+// TaxiRecord for the extra columns; the recording draws nothing. What the
+// extra columns need of a step is kept in memory (x), written only with
+// modeExtras.
+func taxiEpisode[M loopMode](t *TaxiRollout, env *noisytaxi.Env, s taxiStream, out sink, rec *TaxiRecord) (ret float64, steps int) {
 	const k = noisytaxi.NumActions
-	src := rng.Source()
-	env.ResetPCG(rng)
+	var mode M
+	pcg, primitive := len(mode)&modePCG != 0, len(mode)&modePrimitive != 0
+	extras, toRecorder := len(mode)&modeExtras != 0, len(mode)&modeRecorder != 0
+	src, rng := s.src, s.rng
+	if pcg {
+		env.ResetPCG(noisytaxi.NewPCGRand(src))
+	} else {
+		env.Reset(rng)
+	}
+	b := out.b
+	var x taxiStep
 	kEpsB := t.kEpsB
-	if t.m == 1 {
-		for {
-			o := env.ObservePCG(rng)
-			star := TaxiOptimalAction(o)
-			a, rho := star, t.rhoStar
-			if low53(src.Uint64()) < kEpsB { // rng.Float64() < t.epsB
-				// a = rng.IntN(k), Lemire's method inline: accept x at
-				// once unless IntNFrom may have to draw again.
-				x := src.Uint64()
-				if hi, lo := bits.Mul64(x, k); lo >= k {
-					a = noisytaxi.Action(hi)
+	left, random := 0, false // M >= 2: steps left in the running option, its kind
+	// The three kinds of draws, each written out for both streams (the
+	// branches on pcg are compiled away): the observation (env.Observe), a
+	// Float64 below eps_b (on its integer, see noisytaxi.Float64Threshold)
+	// and a uniform action (IntN(6); for a PCG, Lemire's method inline:
+	// accept the draw at once unless IntNFrom may have to draw again).
+	for {
+		var (
+			o                noisytaxi.Obs
+			star, a          noisytaxi.Action // a*(o), the action
+			start            bool             // M >= 2: the step starts an option
+			u                uint64
+			rho, optionRatio = 1.0, 1.0
+		)
+		if primitive {
+			if pcg {
+				o = env.ObservePCG(noisytaxi.NewPCGRand(src))
+				u = src.Uint64()
+			} else {
+				o = env.Observe(rng)
+				u = rng.Uint64()
+			}
+			star = TaxiOptimalAction(o)
+			a, rho = star, t.rhoStar
+			if low53(u) < kEpsB { // explore
+				if pcg {
+					u = src.Uint64()
+					if hi, lo := bits.Mul64(u, k); lo >= k {
+						a = noisytaxi.Action(hi)
+					} else {
+						a = noisytaxi.Action(noisytaxi.NewPCGRand(src).IntNFrom(u, k))
+					}
 				} else {
-					a = noisytaxi.Action(rng.IntNFrom(x, k))
+					a = noisytaxi.Action(rng.IntN(k))
 				}
 				if a != star {
 					rho = t.rhoOther
 				}
 			}
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, rho, rho, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
+			optionRatio = rho
+		} else {
+			if start = left == 0; start {
+				if pcg {
+					u = src.Uint64()
+				} else {
+					u = rng.Uint64()
 				}
-			}
-			if done {
-				break
-			}
-		}
-	} else {
-		left, random := 0, false
-		for {
-			optionRatio := 1.0
-			if left == 0 {
-				left, random = t.m, low53(src.Uint64()) < kEpsB // rng.Float64() < t.epsB
+				left, random = t.m, low53(u) < kEpsB // a random option
 				optionRatio = t.ratioOpt
 				if random {
 					optionRatio = t.ratioRand
 				}
 			}
-			var a noisytaxi.Action
-			if random {
-				x := src.Uint64() // a = rng.IntN(k), as above
-				if hi, lo := bits.Mul64(x, k); lo >= k {
+			switch {
+			case random && pcg:
+				u = src.Uint64()
+				if hi, lo := bits.Mul64(u, k); lo >= k {
 					a = noisytaxi.Action(hi)
 				} else {
-					a = noisytaxi.Action(rng.IntNFrom(x, k))
+					a = noisytaxi.Action(noisytaxi.NewPCGRand(src).IntNFrom(u, k))
 				}
-			} else {
-				a = TaxiOptimalAction(env.ObservePCG(rng))
+			case random:
+				a = noisytaxi.Action(rng.IntN(k))
+			case pcg:
+				o = env.ObservePCG(noisytaxi.NewPCGRand(src))
+				star = TaxiOptimalAction(o)
+				a = star
+			default:
+				o = env.Observe(rng)
+				star = TaxiOptimalAction(o)
+				a = star
 			}
 			left--
-			r, done := env.Step(a)
-			ret += r
-			if rec != nil {
-				rec.AddOption(r, 1, optionRatio, false)
-				if env.PickedUp() {
-					rec.MarkSplit()
-				}
+		}
+		if extras {
+			x.obs = o
+		}
+		if extras {
+			x.s, x.steps, x.star, x.a, x.start, x.random = env.State(), env.Steps(), star, a, start, random
+		}
+		r, done := env.Step(a)
+		ret += r
+		switch {
+		case toRecorder:
+			out.rec.AddOption(r, rho, optionRatio, false)
+			if env.PickedUp() {
+				out.rec.MarkSplit()
 			}
-			if done {
-				break
+		case b != nil:
+			b.AddOption(r, rho, optionRatio, false)
+			if extras {
+				t.recordExtras(b, env, rec, &x)
+			}
+			if env.PickedUp() {
+				b.MarkSplit()
 			}
 		}
+		if done {
+			break
+		}
 	}
-	if rec != nil {
-		rec.End()
+	switch {
+	case toRecorder:
+		out.rec.End()
+	case b != nil:
+		b.End()
 	}
 	return ret, env.Steps()
 }
+
+// taxiStep is what the extra columns of TaxiRecord need of a step, taken
+// before it: the hidden state and the steps done, the observation acted
+// on (M = 1), a*(o), the action, and the running option (M >= 2).
+type taxiStep struct {
+	s             noisytaxi.State
+	steps         int
+	obs           noisytaxi.Obs
+	star, a       noisytaxi.Action
+	start, random bool
+}
+
+// recordExtras records the extra columns rec asks for of the step x just
+// added to b (env's episode, after the step).
+func (t *TaxiRollout) recordExtras(b *trajectory.Batch, env *noisytaxi.Env, rec *TaxiRecord, x *taxiStep) {
+	if rec.IDs {
+		b.AddIDs(int32(x.obs.Index()), int32(x.a))
+	}
+	if rec.Probs {
+		t.addProbs(b, x.a == x.star, x.start, x.random)
+	}
+	if rec.Model != nil {
+		b.AddModel(rec.Model.StepValues(x.s, x.star, x.a, env.Params().Cap-x.steps))
+	}
+}
+
+// addProbs records the probabilities of TaxiRecord.Probs of a step: for M
+// = 1 (primitive) those of a*(o) when isStar, else of another action; for
+// M >= 2 those of the running option, random or optimal, which start says
+// whether the step starts.
+func (t *TaxiRollout) addProbs(b *trajectory.Batch, isStar, start, random bool) {
+	const uniform = 1.0 / noisytaxi.NumActions // pi(a | random option)
+	switch {
+	case t.m == 1 && isStar:
+		b.AddProbs(t.pbStar, t.peStar)
+	case t.m == 1:
+		b.AddProbs(t.pbOther, t.peOther)
+	default:
+		pi := 1.0 // a*(o), for sure, inside the optimal option
+		if random {
+			pi = uniform
+		}
+		b.AddProbs(pi, pi)
+		b.AddOptionProbs(start, TaxiOptionProb(t.epsB, random), TaxiOptionProb(t.epsE, random))
+	}
+}
+
+// taxiStream is the random stream of a taxi rollout: a *rand.Rand, or,
+// when src is not nil, a PCG called directly, which makes the same draws
+// faster (the compiler inlines (*rand.PCG).Uint64, where a *rand.Rand
+// calls its source through the rand.Source interface; see
+// noisytaxi.PCGRand).
+type taxiStream struct {
+	rng *rand.Rand
+	src *rand.PCG
+}
+
+// low53 returns the bits of a Uint64 that Float64 uses: (*rand.Rand).Float64
+// returns low53(x)/2^53 for its one draw x.
+func low53(x uint64) uint64 { return x << 11 >> 11 }

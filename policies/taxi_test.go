@@ -294,62 +294,6 @@ func TestRolloutOptionRatios(t *testing.T) {
 	}
 }
 
-// TestRolloutUnbiased: PDIS on behavior data (eps 0.3) with the recorded
-// ratios is unbiased for the exact value of the evaluation policy (eps
-// 0.05): per-decision weights are the running product of rho for m = 1,
-// of optionRatio for m >= 2 (Theorem 3 with no changed option). For m = 1 the
-// partitioned estimate (weights restarted after the split) is checked too.
-// Each must land within 4 standard errors of TaxiExactValue.
-func TestRolloutUnbiased(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	const epsB, epsE, n = 0.3, 0.05, 100000
-	p := noisytaxi.DefaultParams()
-	for _, m := range []int{1, 2, 3} {
-		exact, err := TaxiExactValue(p, epsE, m, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ro, _ := NewTaxiRollout(m, epsB, epsE)
-		env, _ := noisytaxi.New(p)
-		rng := rand.New(rand.NewPCG(77, uint64(m)))
-		log := newStepLog(1024)
-		var pdis, part moments
-		for range n {
-			log.reset()
-			ro.Episode(env, rng, log)
-			w, wp, e, ep := 1.0, 1.0, 0.0, 0.0
-			for i := range log.r {
-				// primitive PDIS for m = 1 (optionRatio = rho there);
-				// option weights only for m >= 2 (rho = 1 there)
-				f := log.opt[i]
-				if m == 1 {
-					f = log.rho[i]
-				}
-				w *= f
-				wp *= f
-				e += w * log.r[i]
-				ep += wp * log.r[i]
-				if len(log.split) > 0 && log.split[0] == i {
-					wp = 1
-				}
-			}
-			pdis.add(e)
-			part.add(ep)
-		}
-		t.Logf("m %d: exact %.5f, PDIS %.4f +- %.4f, partitioned %.4f +- %.4f", m, exact.Value, pdis.mean, pdis.se(), part.mean, part.se())
-		if z := (pdis.mean - exact.Value) / pdis.se(); math.Abs(z) > 4 {
-			t.Errorf("m %d: PDIS %v +- %v, exact %v (z = %.2f)", m, pdis.mean, pdis.se(), exact.Value, z)
-		}
-		if m == 1 {
-			if z := (part.mean - exact.Value) / part.se(); math.Abs(z) > 4 {
-				t.Errorf("m 1: partitioned PDIS %v +- %v, exact %v (z = %.2f)", part.mean, part.se(), exact.Value, z)
-			}
-		}
-	}
-}
-
 func TestNewTaxiRolloutErrors(t *testing.T) {
 	tests := []struct {
 		m          int
@@ -391,6 +335,37 @@ func TestRolloutAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("m %d: a rollout allocates %v times", m, allocs)
+		}
+	}
+}
+
+// TestRolloutIntoBatch: a rollout into a pre-grown *trajectory.Batch
+// records one trajectory per episode, with its split, without allocating.
+func TestRolloutIntoBatch(t *testing.T) {
+	env, _ := noisytaxi.New(noisytaxi.DefaultParams())
+	rng := rand.New(rand.NewPCG(3, 3))
+	ro, _ := NewTaxiRollout(1, 0.3, 0.05)
+	var b trajectory.Batch
+	b.Grow(300, 300*200)
+	allocs := testing.AllocsPerRun(100, func() { ro.Episode(env, rng, &b) })
+	if allocs != 0 {
+		t.Errorf("a rollout into a grown batch allocates %v times", allocs)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if b.N() != 101 { // AllocsPerRun runs the function once more to warm up
+		t.Errorf("%d trajectories, want 101", b.N())
+	}
+	for i := range b.N() {
+		splits := 0
+		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
+			if b.Split[s] {
+				splits++
+			}
+		}
+		if splits > 1 {
+			t.Errorf("trajectory %d has %d splits", i, splits)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package policies
+package domains
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -46,7 +47,7 @@ func taxiActionDist(p noisytaxi.Params) *[noisytaxi.NumStates][noisytaxi.NumActi
 					if pp == 0 {
 						continue
 					}
-					a := TaxiOptimalAction(noisytaxi.Obs{Row: r, Col: c, Pass: ps, Dest: s.Dest})
+					a := policies.TaxiOptimalAction(noisytaxi.Obs{Row: r, Col: c, Pass: ps, Dest: s.Dest})
 					d[i][a] += pr * pc * pp
 				}
 			}
@@ -74,28 +75,16 @@ type taxiTriple [3]float64
 // passenger, and at T - 1 = 0, the cap). At gamma = 1 the product gamma x
 // is exactly x, so the numbers are those of the undiscounted recursion,
 // bit for bit.
-func TaxiExactValue(p noisytaxi.Params, eps float64, m int, gamma float64) (TaxiStats, error) {
-	return TaxiExactValueProgress(p, eps, m, gamma, nil)
-}
-
-// checkGamma reports a discount factor outside (0, 1].
-func checkGamma(gamma float64) error {
-	if !(gamma > 0 && gamma <= 1) {
-		return fmt.Errorf("policies: taxi gamma is %v, want a value in (0, 1]", gamma)
-	}
-	return nil
-}
-
-// TaxiExactValueProgress is TaxiExactValue that also calls progress, when
-// not nil, with the fraction of the recursion done (its cost is linear in
-// the cap and in m: about 25 s at cap 2000 and m = 200 on this project's
-// machine). The numbers are those of TaxiExactValue.
-func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, gamma float64, progress func(frac float64)) (TaxiStats, error) {
+//
+// It calls progress, when not nil, with the fraction of the recursion done
+// (its cost is linear in the cap and in m: about 25 s at cap 2000 and m =
+// 200 on this project's machine); reporting changes no number.
+func TaxiExactValue(p noisytaxi.Params, eps float64, m int, gamma float64, progress func(frac float64)) (TaxiStats, error) {
 	if err := checkTaxiPolicy(p, eps, gamma); err != nil {
 		return TaxiStats{}, err
 	}
 	if m < 1 {
-		return TaxiStats{}, fmt.Errorf("policies: taxi option length m is %d, want at least 1", m)
+		return TaxiStats{}, fmt.Errorf("domains: noisytaxi: option length m is %d, want at least 1", m)
 	}
 	const S, A = noisytaxi.NumStates, noisytaxi.NumActions
 	// kind 0: optimal option, kind 1: random option
@@ -202,6 +191,14 @@ func TaxiExactValueProgress(p noisytaxi.Params, eps float64, m int, gamma float6
 	return st, nil
 }
 
+// checkGamma reports a discount factor outside (0, 1].
+func checkGamma(gamma float64) error {
+	if !(gamma > 0 && gamma <= 1) {
+		return fmt.Errorf("domains: noisytaxi: gamma is %v, want a value in (0, 1]", gamma)
+	}
+	return nil
+}
+
 // checkTaxiPolicy reports the first of the parameters, eps or gamma out of
 // its range.
 func checkTaxiPolicy(p noisytaxi.Params, eps, gamma float64) error {
@@ -209,7 +206,7 @@ func checkTaxiPolicy(p noisytaxi.Params, eps, gamma float64) error {
 		return err
 	}
 	if !(eps >= 0 && eps <= 1) {
-		return fmt.Errorf("policies: taxi eps is %v, want a number in [0, 1]", eps)
+		return fmt.Errorf("domains: noisytaxi: eps is %v, want a number in [0, 1]", eps)
 	}
 	return checkGamma(gamma)
 }
@@ -305,22 +302,18 @@ func (a moments) se() float64 {
 // PCG stream seeded by (seed, c), and the chunks' results are merged in
 // chunk order, so the result depends on seed and episodes only, not on
 // workers (workers <= 0: GOMAXPROCS).
-func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int) (MCStats, error) {
-	return TaxiMonteCarloProgress(p, eps, m, gamma, episodes, seed, workers, nil)
-}
-
-// TaxiMonteCarloProgress is TaxiMonteCarlo that also calls progress, when
-// not nil, with the number of episodes done after each chunk: calls come
-// one at a time (from the workers' goroutines), with increasing counts, the
-// last with episodes. The result is TaxiMonteCarlo's, bit for bit.
-func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
+//
+// It calls progress, when not nil, with the number of episodes done after
+// each chunk: calls come one at a time (from the workers' goroutines), with
+// increasing counts, the last with episodes; reporting changes no number.
+func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
 	if err := checkGamma(gamma); err != nil {
 		return MCStats{}, err
 	}
 	if episodes < 2 {
-		return MCStats{}, fmt.Errorf("policies: %d Monte Carlo episodes, want at least 2", episodes)
+		return MCStats{}, fmt.Errorf("domains: noisytaxi: %d Monte Carlo episodes, want at least 2", episodes)
 	}
-	ro, err := NewTaxiRollout(m, eps, eps)
+	ro, err := policies.NewTaxiRollout(m, eps, eps)
 	if err != nil {
 		return MCStats{}, err
 	}
@@ -422,7 +415,8 @@ func TaxiMonteCarloProgress(p noisytaxi.Params, eps float64, m int, gamma float6
 //	V_0       = 0,
 //
 // where P*(a|s) is the probability of a*(o) = a over the observation noise
-// of s; Value is therefore TaxiExactValue(p, eps, 1, gamma).Value.
+// of s; the start-averaged V_cap is therefore TaxiExactValue(p, eps, 1,
+// gamma, nil).Value (tested).
 //
 // Memory: Q_T is r(s, a) + gamma V_{T-1}(s'), one multiply-add away from
 // V_{T-1}, so a TaxiQ stores V_0 .. V_cap (NumStates = 500 float64s a
@@ -464,7 +458,7 @@ func NewTaxiQ(p noisytaxi.Params, eps, gamma float64) (*TaxiQ, error) {
 		prev := q.v[len(q.v)-S:]
 		var cur [S]float64
 		for s := range S {
-			// TaxiExactValueProgress's step for m = 1, value component
+			// TaxiExactValue's step for m = 1, value component
 			// only: the same operations in the same order
 			var v float64
 			for k := range 2 {
@@ -510,20 +504,17 @@ func (q *TaxiQ) at(s int, a noisytaxi.Action, left int) float64 {
 	return x
 }
 
-// Q returns Q_left(s, a): the expected discounted return (discounted to
-// this step) from taking action a in hidden state s with left steps left
-// before the cap, this one included (1 <= left <= cap; at 1-based step t
-// of an episode, left = cap - t + 1), and following the policy after it.
-func (q *TaxiQ) Q(s noisytaxi.State, a noisytaxi.Action, left int) float64 {
-	return q.at(s.Index(), a, left)
-}
-
-// V returns sum_a pi(a|o) Q_left(s, a): the value of hidden state s with
-// left steps left when the policy acts on the observation o (pi(a|o) =
-// TaxiPrimitiveProb(eps, a, o)). Averaged over the observations of s it is
-// StateValue(s, left).
-func (q *TaxiQ) V(s noisytaxi.State, o noisytaxi.Obs, left int) float64 {
-	return q.v1(s.Index(), TaxiOptimalAction(o), left)
+// StepValues returns q_hat = Q_left(s, a) and v_hat = sum_a' pi(a'|o)
+// Q_left(s, a') for an observation o with a*(o) = star: the expected
+// discounted returns (discounted to this step) of taking action a in
+// hidden state s with left steps left before the cap, this one included
+// (1 <= left <= cap; at 1-based step t of an episode, left = cap - t + 1),
+// and of acting on o, the policy followed after it (pi(a'|o) =
+// policies.TaxiPrimitiveProb(eps, a', o)). It is the policies.TaxiModel
+// the rollout records (SPEC 1d).
+func (q *TaxiQ) StepValues(s noisytaxi.State, star, a noisytaxi.Action, left int) (qHat, vHat float64) {
+	si := s.Index()
+	return q.at(si, a, left), q.v1(si, star, left)
 }
 
 // v1 is V for the state index si and an observation with a*(o) = star.
@@ -541,30 +532,11 @@ func (q *TaxiQ) v1(si int, star noisytaxi.Action, left int) float64 {
 	return v
 }
 
-// StateValue returns V_left(s), the expected discounted return from hidden
-// state s with left steps left (0 at left = 0), the observation noise
-// averaged.
-func (q *TaxiQ) StateValue(s noisytaxi.State, left int) float64 {
-	return q.layer(left)[s.Index()]
-}
-
-// Value returns V(pi) = sum_s P(start in s) V_cap(s), which is
-// TaxiExactValue(p, eps, 1, gamma).Value.
-func (q *TaxiQ) Value() float64 {
-	var v float64
-	for s, x := range q.layer(q.cap) {
-		v += q.p.StartProb(noisytaxi.StateAt(s)) * x
-	}
-	return v
-}
-
-// Cap returns the cap the values were computed for: Q and V take at most
-// that many steps left.
+// Cap returns the cap the values were computed for: StepValues takes at
+// most that many steps left.
 func (q *TaxiQ) Cap() int { return q.cap }
 
-// Layers returns the number of value layers V_0, V_1, ... stored: at most
-// cap + 1, fewer when the recursion reached a fixed point.
-func (q *TaxiQ) Layers() int { return len(q.v) / noisytaxi.NumStates }
+var _ policies.TaxiModel = (*TaxiQ)(nil)
 
 // TaxiQBytes returns an upper bound of the bytes a TaxiQ for this cap
 // holds: NumStates float64s for each of at most cap + 1 layers, the
