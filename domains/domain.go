@@ -143,6 +143,12 @@ type Spec struct {
 	// nil, or an error saying why not (options data, for instance). A nil
 	// Models means never.
 	Models func(p Params) error
+	// Moments, when not nil, says whether the domain with parameters p can
+	// supply the exact moments of the kept products
+	// (trajectory.StepMoments: every Collect then sets Batch.Moments), which
+	// estimators that need estimators.ExactMoments read (incris-oracle):
+	// nil, or an error saying why not. A nil Moments means never.
+	Moments func(p Params) error
 	// ExactModelBytes, when not nil, bounds the memory of the exact
 	// model's tables (ModelDomain.Record with exact), for budgets; nil
 	// means negligible.

@@ -1,6 +1,7 @@
 package domains
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/subepisode"
@@ -19,6 +20,8 @@ func init() {
 			{Name: "subepisodes", Kind: Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
 			{Name: "eps_step", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of eps at each entry into s2 (0 makes sub-episodes independent)"},
 			{Name: "eps_before_reward", Kind: Bool, Default: 1, Interp: true, Doc: "eps grows on entering s2 before the s2 reward is paid"},
+			{Name: "differ_s1_only", Kind: Bool, Default: 0, Doc: "pi_e differs from pi_b in S1 only: pi_e = pi_b in S2 and S3, whose actions change nothing, so every ratio there is exactly 1 and V(pi_e) is unchanged " +
+				"(beyond the paper; false = SPEC 2.2: pi_e picks a1 with probability p_e in every state)"},
 			gammaParamSpec,
 		},
 		New:      newSubepisode,
@@ -28,18 +31,32 @@ func init() {
 			if err != nil {
 				return Truth{}, err
 			}
+			tr := Truth{Value: SubepisodeValueGamma(subepisodeParams(p), p["p_e"], g),
+				Method: "exact dynamic program with discounting (SPEC 1c)"}
 			if g == 1 {
-				return Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
-					Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}, nil
+				tr = Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
+					Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}
 			}
-			return Truth{Value: SubepisodeValueGamma(subepisodeParams(p), p["p_e"], g),
-				Method: "exact dynamic program with discounting (SPEC 1c)"}, nil
+			// E_b[W_H^2]: recorded when it is a float64 (JSON has no Inf)
+			if w2 := SubepisodeWeightMoment(subepisodeMomentParams(p, g)); !math.IsInf(w2, 0) {
+				tr.Extra = map[string]float64{"is_weight_second_moment": w2}
+			}
+			return tr, nil
 		},
 		TruthDoc: "closed form S(1-2p) + p eps_step (c S + p S(S-1)/2) (c = 1 when eps grows before the reward), 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults; " +
-			"under gamma < 1 an exact dynamic program over (step, state, entries into s2) (SPEC 1c)",
+			"under gamma < 1 an exact dynamic program over (step, state, entries into s2) (SPEC 1c). " +
+			"differ_s1_only leaves it unchanged (actions in S2 and S3 change nothing). meta.json also records is_weight_second_moment, " +
+			"E_b[W_H^2] = m2(S1)^S m2(S2)^S with m2(s) = sum_a pi_e(a|s)^2/pi_b(a) (omitted beyond the float64 range)",
 		Splits: "the end of every sub-episode",
-		Models: func(Params) error { return nil },
+		Models:  func(Params) error { return nil },
+		Moments: subepisodeMomentsCheck,
 	})
+}
+
+// subepisodeMomentParams returns what the exact moments of the domain
+// with parameters p under the discount factor g depend on.
+func subepisodeMomentParams(p Params, g float64) SubepisodeMomentParams {
+	return SubepisodeMomentParams{Params: subepisodeParams(p), PB: p["p_b"], PE: p["p_e"], DifferS1Only: p.Bool("differ_s1_only"), Gamma: g}
 }
 
 func subepisodeParams(p Params) subepisode.Params {
@@ -166,6 +183,9 @@ type subepisodeDomain struct {
 	env  *subepisode.Env
 	pair *policies.Pair
 	rec  subepisodeRecorder
+	// moments are the exact moments of the kept products, built on first
+	// use (set on every batch Collect fills: a pointer).
+	moments *trajectory.StepMoments
 }
 
 // subepisodeRecorder records ids and the exact model of the sub-episode
@@ -173,6 +193,9 @@ type subepisodeDomain struct {
 type subepisodeRecorder struct {
 	ids, exact bool
 	probs      bool           // record pi_b and pi_e (RecordProbs)
+	// differ: pi_e = pi_b in S2 and S3 (differ_s1_only): the ratio of a
+	// step there is set to 1 (and pi_e recorded as pi_b)
+	differ bool
 	pair       *policies.Pair // the policies whose probabilities are recorded
 	sp         subepisode.Params
 	pe, gamma  float64
@@ -193,16 +216,32 @@ func newSubepisode(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &subepisodeDomain{env: env, pair: pair, rec: subepisodeRecorder{pair: pair, sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
+	return &subepisodeDomain{env: env, pair: pair,
+		rec:     subepisodeRecorder{pair: pair, sp: env.P, pe: p["p_e"], gamma: gamma, differ: p.Bool("differ_s1_only")},
+		moments: SubepisodeMoments(subepisodeMomentParams(p, gamma))}, nil
 }
 
 // Collect draws n episodes under pi_b, marking the end of each sub-episode
 // as a split point (SPEC 1: partitioned-pdis in subepisode). After Record,
 // every step also carries the ids and/or the exact model columns.
 // Recording draws no random number: the trajectories are the same either
-// way.
+// way. With differ_s1_only the recorder sets the ratio of every step in
+// S2 and S3 to 1 (the same draws, so the same trajectories). b.Moments is
+// set to the domain's exact moments (built only if an estimator reads
+// them).
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
-	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+	steps := n * d.env.P.Horizon()
+	if d.rec.differ {
+		b.Grow(n, steps)
+		growColumns(b, steps, d.rec.ids, d.rec.exact)
+		if d.rec.probs {
+			growProbs(b, steps)
+		}
+		d.pair.CollectWith(d.env, b, n, rng, &d.rec)
+	} else {
+		collectPair(b, d.pair, d.env, n, steps, rng, d.rec.ids, d.rec.exact, d.rec.probs, &d.rec)
+	}
+	b.Moments = d.moments
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
@@ -214,9 +253,21 @@ func (d *subepisodeDomain) RecordProbs(on bool) error {
 }
 
 // Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
-// pi_e and the horizon 2 x subepisodes.
+// pi_e (with differ_s1_only, pi_b's probabilities in S2 and S3) and the
+// horizon 2 x subepisodes.
 func (d *subepisodeDomain) Space() models.Space {
-	return models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.P.Horizon()}
+	sp := models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.rec.pe), Horizon: d.env.P.Horizon()}
+	if d.rec.differ {
+		pe, pb := d.rec.pe, d.pair.Behavior.Prob(subepisode.A1)
+		sp.PiE = func(o int, dst []float64) {
+			p := pe
+			if o != subepisode.S1 {
+				p = pb
+			}
+			dst[0], dst[1] = p, 1-p
+		}
+	}
+	return sp
 }
 
 // Record sets what the following Collect calls record besides rewards and
@@ -237,11 +288,20 @@ func (r *subepisodeRecorder) AfterStep(b *trajectory.Batch, t, obs, a int) {
 	if t == 1 {
 		r.k = 0
 	}
+	same := r.differ && obs != subepisode.S1 // pi_e = pi_b here
+	if same {
+		last := len(b.Ratio) - 1
+		b.Ratio[last], b.OptionRatio[last] = 1, 1
+	}
 	if r.ids {
 		b.AddIDs(int32(obs), int32(a))
 	}
 	if r.probs {
-		b.AddProbs(r.pair.Probs(a))
+		pb, pe := r.pair.Probs(a)
+		if same {
+			pe = pb
+		}
+		b.AddProbs(pb, pe)
 	}
 	if r.exact {
 		b.AddModel(r.dp.qv(t, obs, r.k, a))
