@@ -154,7 +154,7 @@ func needText(d estimators.Data) string {
 		parts = append(parts, "the option columns option_start, mu_b and mu_e")
 	}
 	if d&estimators.ExactMoments != 0 {
-		parts = append(parts, "the exact moments of the kept products B_k r_t, which only a simulated domain that knows them supplies (in a config: subepisode), never logged data")
+		parts = append(parts, "the exact moments of the kept products B_k r_t (supplied only by a simulated domain that knows them, subepisode in a config; logged data never has them)")
 	}
 	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options | estimators.ExactMoments); rest != 0 {
 		parts = append(parts, rest.String())
