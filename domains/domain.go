@@ -85,6 +85,10 @@ type ParamSpec struct {
 	Min, Max float64
 	Interp   bool
 	Doc      string
+	// Late marks a parameter added after checkpoints were written: at its
+	// default (the behavior before it existed) it is left out of a plan's
+	// fingerprint (run.Fingerprint), so that those checkpoints resume.
+	Late bool
 }
 
 // Format writes a value of the parameter as configs and series names show

@@ -20,7 +20,7 @@ func init() {
 			{Name: "subepisodes", Kind: Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
 			{Name: "eps_step", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of eps at each entry into s2 (0 makes sub-episodes independent)"},
 			{Name: "eps_before_reward", Kind: Bool, Default: 1, Interp: true, Doc: "eps grows on entering s2 before the s2 reward is paid"},
-			{Name: "differ_s1_only", Kind: Bool, Default: 0, Doc: "pi_e differs from pi_b in S1 only: pi_e = pi_b in S2 and S3, whose actions change nothing, so every ratio there is exactly 1 and V(pi_e) is unchanged " +
+			{Name: "differ_s1_only", Kind: Bool, Default: 0, Late: true, Doc: "pi_e differs from pi_b in S1 only: pi_e = pi_b in S2 and S3, whose actions change nothing, so every ratio there is exactly 1 and V(pi_e) is unchanged " +
 				"(beyond the paper; false = SPEC 2.2: pi_e picks a1 with probability p_e in every state)"},
 			gammaParamSpec,
 		},
