@@ -87,6 +87,10 @@ type ParamSpec struct {
 	Min, Max float64
 	Interp   bool
 	Doc      string
+	// Late marks a parameter added after checkpoints were written: at its
+	// default (the behavior before it existed) it is left out of a plan's
+	// fingerprint (run.Fingerprint), so that those checkpoints resume.
+	Late bool
 }
 
 // Format writes a value of the parameter as configs and series names show
@@ -145,6 +149,12 @@ type Spec struct {
 	// nil, or an error saying why not (options data, for instance). A nil
 	// Models means never.
 	Models func(p Params) error
+	// Moments, when not nil, says whether the domain with parameters p can
+	// supply the exact moments of the kept products
+	// (trajectory.StepMoments: every Collect then sets Batch.Moments), which
+	// estimators that need estimators.ExactMoments read (incris-oracle):
+	// nil, or an error saying why not. A nil Moments means never.
+	Moments func(p Params) error
 	// ExactModelBytes, when not nil, bounds the memory of the exact
 	// model's tables (ModelDomain.Record with exact), for budgets; nil
 	// means negligible.

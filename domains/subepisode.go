@@ -1,6 +1,7 @@
 package domains
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ope-lab/longhorizon/envs/subepisode"
@@ -19,6 +20,8 @@ func init() {
 			{Name: "subepisodes", Kind: Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
 			{Name: "eps_step", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of eps at each entry into s2 (0 makes sub-episodes independent)"},
 			{Name: "eps_before_reward", Kind: Bool, Default: 1, Interp: true, Doc: "eps grows on entering s2 before the s2 reward is paid"},
+			{Name: "differ_s1_only", Kind: Bool, Default: 0, Late: true, Doc: "pi_e differs from pi_b in S1 only: pi_e = pi_b in S2 and S3, whose actions change nothing, so every ratio there is exactly 1 and V(pi_e) is unchanged " +
+				"(beyond the paper; false = SPEC 2.2: pi_e picks a1 with probability p_e in every state)"},
 			gammaParamSpec,
 		},
 		New:      newSubepisode,
@@ -28,18 +31,32 @@ func init() {
 			if err != nil {
 				return Truth{}, err
 			}
+			tr := Truth{Value: SubepisodeValueGamma(subepisodeParams(p), p["p_e"], g),
+				Method: "exact dynamic program with discounting (SPEC 1c)"}
 			if g == 1 {
-				return Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
-					Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}, nil
+				tr = Truth{Value: SubepisodeValue(subepisodeParams(p), p["p_e"]),
+					Method: "closed form: S(1-2p) + p eps_step (c S + p S(S-1)/2); 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults"}
 			}
-			return Truth{Value: SubepisodeValueGamma(subepisodeParams(p), p["p_e"], g),
-				Method: "exact dynamic program with discounting (SPEC 1c)"}, nil
+			// E_b[W_H^2]: recorded when it is a float64 (JSON has no Inf)
+			if w2 := SubepisodeWeightMoment(subepisodeMomentParams(p, g)); !math.IsInf(w2, 0) {
+				tr.Extra = map[string]float64{"is_weight_second_moment": w2}
+			}
+			return tr, nil
 		},
 		TruthDoc: "closed form S(1-2p) + p eps_step (c S + p S(S-1)/2) (c = 1 when eps grows before the reward), 50 - 99.5p + 12.25p^2 at SPEC 2.2's defaults; " +
-			"under gamma < 1 an exact dynamic program over (step, state, entries into s2) (SPEC 1c)",
-		Splits: "the end of every sub-episode",
-		Models: func(Params) error { return nil },
+			"under gamma < 1 an exact dynamic program over (step, state, entries into s2) (SPEC 1c). " +
+			"differ_s1_only leaves it unchanged (actions in S2 and S3 change nothing). meta.json also records is_weight_second_moment, " +
+			"E_b[W_H^2] = m2(S1)^S m2(S2)^S with m2(s) = sum_a pi_e(a|s)^2/pi_b(a) (omitted beyond the float64 range)",
+		Splits:  "the end of every sub-episode",
+		Models:  func(Params) error { return nil },
+		Moments: subepisodeMomentsCheck,
 	})
+}
+
+// subepisodeMomentParams returns what the exact moments of the domain
+// with parameters p under the discount factor g depend on.
+func subepisodeMomentParams(p Params, g float64) SubepisodeMomentParams {
+	return SubepisodeMomentParams{Params: subepisodeParams(p), PB: p["p_b"], PE: p["p_e"], DifferS1Only: p.Bool("differ_s1_only"), Gamma: g}
 }
 
 func subepisodeParams(p Params) subepisode.Params {
@@ -167,6 +184,12 @@ type subepisodeDomain struct {
 	pair  *policies.Pair
 	rec   policies.PairRecord // what Collect records (Record, RecordProbs)
 	model subepisodeModel
+	// differ: pi_e = pi_b in S2 and S3 (differ_s1_only): Collect sets the
+	// ratio of every step there to 1 (and records pi_e as pi_b).
+	differ bool
+	// moments are the exact moments of the kept products, built on first
+	// use (set on every batch Collect fills: a pointer).
+	moments *trajectory.StepMoments
 }
 
 // subepisodeModel is the exact model of the sub-episode MDP (a
@@ -191,16 +214,40 @@ func newSubepisode(p Params) (Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &subepisodeDomain{env: env, pair: pair, model: subepisodeModel{sp: env.P, pe: p["p_e"], gamma: gamma}}, nil
+	return &subepisodeDomain{env: env, pair: pair, model: subepisodeModel{sp: env.P, pe: p["p_e"], gamma: gamma},
+		differ: p.Bool("differ_s1_only"), moments: SubepisodeMoments(subepisodeMomentParams(p, gamma))}, nil
 }
 
 // Collect draws n episodes under pi_b, marking the end of each sub-episode
 // as a split point (SPEC 1: partitioned-pdis in subepisode). After Record,
 // every step also carries the ids and/or the exact model columns.
 // Recording draws no random number: the trajectories are the same either
-// way.
+// way. With differ_s1_only the ratio of every step in S2 and S3 is then
+// set to 1 (the same draws, so the same trajectories). b.Moments is set to
+// the domain's exact moments (built only if an estimator reads them).
 func (d *subepisodeDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
+	first := b.N()
 	collectPair(b, d.pair, d.env, n, n*d.env.P.Horizon(), rng, d.rec)
+	if d.differ {
+		sameInS2S3(b, first)
+	}
+	b.Moments = d.moments
+}
+
+// sameInS2S3 makes pi_e = pi_b in S2 and S3 on the trajectories of b from
+// first on: every sub-episode is two steps, S1 then S2 or S3, so the
+// steps at even 1-based t are the ones in S2 or S3; their ratio becomes
+// exactly 1, and pi_e's recorded probability pi_b's.
+func sameInS2S3(b *trajectory.Batch, first int) {
+	probs := b.HasProbs()
+	for i := first; i < b.N(); i++ {
+		for s := b.Offsets[i] + 1; s < b.Offsets[i+1]; s += 2 {
+			b.Ratio[s], b.OptionRatio[s] = 1, 1
+			if probs {
+				b.PiE[s] = b.PiB[s]
+			}
+		}
+	}
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b and
@@ -212,9 +259,21 @@ func (d *subepisodeDomain) RecordProbs(on bool) error {
 }
 
 // Space returns the three state ids, the two actions (a1 = 0, a2 = 1),
-// pi_e and the horizon 2 x subepisodes.
+// pi_e (with differ_s1_only, pi_b's probabilities in S2 and S3) and the
+// horizon 2 x subepisodes.
 func (d *subepisodeDomain) Space() models.Space {
-	return models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.model.pe), Horizon: d.env.P.Horizon()}
+	sp := models.Space{Obs: 3, Actions: 2, PiE: twoActionPiE(d.model.pe), Horizon: d.env.P.Horizon()}
+	if d.differ {
+		pe, pb := d.model.pe, d.pair.Behavior.Prob(subepisode.A1)
+		sp.PiE = func(o int, dst []float64) {
+			p := pe
+			if o != subepisode.S1 {
+				p = pb
+			}
+			dst[0], dst[1] = p, 1-p
+		}
+	}
+	return sp
 }
 
 // Record sets what the following Collect calls record besides rewards and

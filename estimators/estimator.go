@@ -61,6 +61,11 @@ const (
 	// Model: the model columns q_hat and v_hat of SPEC 1d; Batch.QHat and
 	// Batch.VHat.
 	Model
+	// ExactMoments: the exact moments of the kept products B_k r_t of the
+	// data's source, per step t and k (Batch.Moments): a simulated domain
+	// that knows them supplies them (domains.Spec.Moments); logged data
+	// never has them.
+	ExactMoments
 )
 
 // String names the data, e.g. "split points, options".
@@ -74,6 +79,9 @@ func (d Data) String() string {
 	}
 	if d&Model != 0 {
 		parts = append(parts, "model columns (q_hat, v_hat)")
+	}
+	if d&ExactMoments != 0 {
+		parts = append(parts, "exact moments of the kept products")
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -180,6 +188,9 @@ var (
 		func(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) },
 		"8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"}
 	incrisLDWorkspace = workspace{incrisLDBytes, incrisLDBytesDoc}
+	oracleWorkspace   = workspace{
+		func(n, h float64) float64 { return 8*n*h + 8*h*(h+3) + 8*(5*h+3) },
+		"8 n H (factors, with changed options only) + 8 H (H+3) (the exact moments' two tables, built once on first use) + 8 (5H+3) (k*, sums, prefix products) bytes"}
 	drWorkspace       = workspace{
 		func(n, h float64) float64 { return 8 * n * h },
 		"8 n H bytes (factors, with changed options only)"}
@@ -252,6 +263,13 @@ var registry = []Info{
 		Source: "SPEC 1b, for comparison",
 		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisLDWorkspace,
 		new: func() Estimator { return NewINCRISLD(false) }},
+	{Name: "incris-oracle", Formula: "sum_t (1/n) sum_i B^i_{k*} r^i_t, k* = argmin_k (mean(t,k) - mean(t,t))^2 + (second(t,k) - mean(t,k)^2)/n (ties to the larger k), " +
+		"mean(t,k) = E_b[B_k r_t] and second(t,k) = E_b[(B_k r_t)^2] exact, from the data's source (under gamma: B_k gamma^(t-1) r_t)",
+		Source: "beyond the paper: an oracle for issue 23's question: does the covariance-test idea fail, or only its plug-in estimates? " +
+			"INCRIS's selection (SPEC 1) fed the exact MSE_k, its squared bias and the variance of the mean, instead of C_k^2 + V_k; " +
+			"needs a domain that supplies exact moments (subepisode: its DP over (t, state, entries into S2)); n >= 1, since nothing is estimated from the sample but the mean",
+		MinN: 1, Class: Adaptive, Needs: ExactMoments, Diagnostics: []Diagnostic{kstar}, memory: oracleWorkspace,
+		new: func() Estimator { return NewINCRISOracle() }},
 	{Name: "dm", Formula: "(1/n) sum_i v_hat^i_1: the model alone (model-only: no rewards or importance weights)",
 		Source: "direct method; SPEC 1d",
 		MinN:   1, Class: ModelBased, Needs: Model,

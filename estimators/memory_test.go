@@ -41,6 +41,9 @@ func TestMemoryBoundsWorkspace(t *testing.T) {
 			if info.Needs&Model != 0 {
 				b = withModelColumns(rng, tc.b) // dm, dr, wdr, magic: ErrNoModel without
 			}
+			if info.Needs&ExactMoments != 0 {
+				b = withMoments(tc.b, syntheticMoments(h)) // incris-oracle: built inside Estimate
+			}
 			got := allocated(func() {
 				e, _ := New(info.Name)
 				if _, err := e.Estimate(b); err != nil {

@@ -153,7 +153,10 @@ func needText(d estimators.Data) string {
 	if d&estimators.Options != 0 {
 		parts = append(parts, "the option columns option_start, mu_b and mu_e")
 	}
-	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options); rest != 0 {
+	if d&estimators.ExactMoments != 0 {
+		parts = append(parts, "the exact moments of the kept products B_k r_t (supplied only by a simulated domain that knows them, subepisode in a config; logged data never has them)")
+	}
+	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options | estimators.ExactMoments); rest != 0 {
 		parts = append(parts, rest.String())
 	}
 	return strings.Join(parts, " and ")

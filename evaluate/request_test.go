@@ -26,6 +26,8 @@ func TestDataProblem(t *testing.T) {
 		{fake, estimators.Model | estimators.SplitPoints, ""},
 		{Caps{Name: "fake-split", Needs: estimators.SplitPoints}, estimators.Model, "fake-split needs a split column, which F does not have"},
 		{Caps{Name: "fake-pdis"}, estimators.Options, ""},
+		{Caps{Name: "fake-oracle", Needs: estimators.ExactMoments}, estimators.Model | estimators.SplitPoints,
+			"fake-oracle needs the exact moments of the kept products B_k r_t (supplied only by a simulated domain that knows them, subepisode in a config; logged data never has them), which F does not have"},
 	} {
 		if got := DataProblem(tc.c, tc.have, "F"); got != tc.want {
 			t.Errorf("%s on %v: %q, want %q", tc.c.Name, tc.have, got, tc.want)

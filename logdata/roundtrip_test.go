@@ -198,6 +198,9 @@ func TestRoundTrip(t *testing.T) {
 					t.Fatalf("model columns read back (%d, %d values) differ from the original (%d, %d)", len(got.QHat), len(got.VHat), len(tc.b.QHat), len(tc.b.VHat))
 				}
 				for _, name := range estimators.Names() {
+					if info, _ := estimators.Lookup(name); info.Needs&estimators.ExactMoments != 0 {
+						continue // logged data never carries the exact moments a simulated batch has
+					}
 					e1, _ := estimators.New(name)
 					e2, _ := estimators.New(name)
 					want, werr := e1.Estimate(tc.b)

@@ -52,6 +52,12 @@ type Batch struct {
 	OptionStart []bool
 	MuB, MuE    []float64
 
+	// Moments, when not nil, are the exact moments of the kept products
+	// of the source the batch was drawn from (a simulated domain that
+	// knows them, for incris-oracle); nil otherwise, always for logged
+	// data. Prefix, Resample and the Discounted view carry the pointer.
+	Moments *StepMoments
+
 	horizon int
 }
 
@@ -84,6 +90,7 @@ func (b *Batch) Reset() {
 	b.Obs, b.Action = b.Obs[:0], b.Action[:0]
 	b.PiB, b.PiE = b.PiB[:0], b.PiE[:0]
 	b.OptionStart, b.MuB, b.MuE = b.OptionStart[:0], b.MuB[:0], b.MuE[:0]
+	b.Moments = nil
 	b.horizon = 0
 }
 
@@ -207,6 +214,7 @@ func (b *Batch) Prefix(n int) Batch {
 		OptionRatio: b.OptionRatio[:end],
 		Changed:     b.Changed[:end],
 		Split:       b.Split[:end],
+		Moments:     b.Moments,
 	}
 	if b.HasModel() {
 		p.QHat, p.VHat = b.QHat[:end], b.VHat[:end]

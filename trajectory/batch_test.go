@@ -95,3 +95,40 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestMomentsCarried: Prefix, Resample and the Discounted view carry the
+// batch's Moments pointer; Reset clears it; the tables are built once, on
+// first use, with row t at MomentIndex(t, 0).
+func TestMomentsCarried(t *testing.T) {
+	builds := 0
+	m := NewStepMoments(3, 0.9, func(mean, second []float64) {
+		builds++
+		for tt := 1; tt <= 3; tt++ {
+			for k := 0; k <= tt; k++ {
+				mean[MomentIndex(tt, k)], second[MomentIndex(tt, k)] = float64(10*tt+k), float64(100*tt+k)
+			}
+		}
+	})
+	var b Batch
+	for range 3 {
+		for range 3 {
+			b.Add(1, 2)
+		}
+		b.End()
+	}
+	b.Moments = m
+	p := b.Prefix(2)
+	var d Discounted
+	var r Batch
+	r.Resample(&b, []int{2, 0})
+	if p.Moments != m || d.Of(&b, 0.9).Moments != m || r.Moments != m || builds != 0 {
+		t.Fatalf("moments not carried (prefix %p, resample %p, builds %d)", p.Moments, r.Moments, builds)
+	}
+	if m.Mean(3, 2) != 32 || m.Second(2, 0) != 200 || m.Mean(1, 1) != 11 || builds != 1 || MomentCells(3) != 9 {
+		t.Errorf("tables: mean(3,2) %v second(2,0) %v builds %d", m.Mean(3, 2), m.Second(2, 0), builds)
+	}
+	b.Reset()
+	if b.Moments != nil {
+		t.Error("Reset keeps the moments")
+	}
+}

@@ -58,6 +58,7 @@ func (b *Batch) Resample(src *Batch, idx []int) {
 		steps += src.Len(i)
 	}
 	b.Reset()
+	b.Moments = src.Moments // a resample is drawn from the same source
 	b.Grow(len(idx), steps)
 	for _, i := range idx {
 		b.AppendTrajectory(src, i)

@@ -235,6 +235,33 @@ func (s *Series) checkModel() error {
 	return nil
 }
 
+// checkMoments checks that the series' domain, with its parameters, can
+// supply the exact moments of the kept products (domains.Spec.Moments)
+// when an estimator of the series needs them (estimators.ExactMoments).
+func (s *Series) checkMoments() error {
+	var names []string
+	for _, e := range s.Estimators {
+		if info, ok := s.Info(e); ok && info.Needs&estimators.ExactMoments != 0 {
+			names = append(names, e)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	verb := "need"
+	if len(names) == 1 {
+		verb = "needs"
+	}
+	spec := s.Spec()
+	if spec.Moments == nil {
+		return fmt.Errorf("domain %s cannot supply the exact moments of the kept products that %s %s (a domain that can: subepisode)", s.Domain, strings.Join(names, ", "), verb)
+	}
+	if err := spec.Moments(s.Params); err != nil {
+		return fmt.Errorf("%s %s exact moments: %v", strings.Join(names, ", "), verb, err)
+	}
+	return nil
+}
+
 // modelEstimators lists the series' estimators that need the model.
 func (s *Series) modelEstimators() []string {
 	var names []string
@@ -334,6 +361,9 @@ func (p *Plan) check() error {
 			}
 		}
 		if err := s.checkModel(); err != nil {
+			return fmt.Errorf("series %s: %w", s.Name, err)
+		}
+		if err := s.checkMoments(); err != nil {
 			return fmt.Errorf("series %s: %w", s.Name, err)
 		}
 	}

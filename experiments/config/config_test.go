@@ -223,6 +223,7 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: chainmdp\n    estimators: [dm, magic]\n    model: exact\n", ModelExact},
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [wdr]\n", ModelFitted},
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n", ""},
+		{"  - name: s\n    domain: subepisode\n    params: {differ_s1_only: true}\n    estimators: [incris, incris-oracle]\n", ""},
 	}
 	for _, tc := range good {
 		p, err := Parse([]byte(cfg(tc.series)), "t.yaml")
@@ -246,6 +247,11 @@ func TestConfigModels(t *testing.T) {
 			"t.yaml:7: series[0].estimators: s: domain optionschain cannot supply the model columns that dr needs"},
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n",
 			"t.yaml:8: series[0].estimators: s: magic needs a model: option_length = 3: the model-based estimators need primitive data (SPEC 1d)"},
+		// exact moments (incris-oracle): only a domain that supplies them
+		{"  - name: s\n    domain: chainmdp\n    estimators: [incris, incris-oracle]\n",
+			"t.yaml:7: series[0].estimators: s: domain chainmdp cannot supply the exact moments of the kept products that incris-oracle needs (a domain that can: subepisode)"},
+		{"  - name: s\n    domain: subepisode\n    params: {subepisodes: 257}\n    estimators: [incris-oracle]\n",
+			"t.yaml:8: series[0].estimators: s: incris-oracle needs exact moments: exact moments are computed for subepisodes <= 256"},
 	}
 	for _, tc := range bad {
 		_, err := Parse([]byte(cfg(tc.series)), "t.yaml")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"strconv"
@@ -49,7 +50,21 @@ func Fingerprint(r *config.Plan) string {
 		Delta  float64 `json:",omitempty"`
 	}{checkpointFormat, r.Seed, r.Trials, r.Data, r.N, nil, r.Delta}
 	for _, s := range r.Series {
-		key.Series = append(key.Series, series{s.Name, s.Domain, s.Params, s.Estimators, s.Bounds, s.ReturnRange, s.External})
+		params := s.Params
+		if spec := s.Spec(); spec != nil {
+			// a parameter added later, at its default, is left out
+			// (domains.ParamSpec.Late): earlier checkpoints resume
+			cloned := false
+			for _, ps := range spec.Params {
+				if v, ok := params[ps.Name]; ps.Late && ok && v == ps.Default {
+					if !cloned {
+						params, cloned = maps.Clone(s.Params), true
+					}
+					delete(params, ps.Name)
+				}
+			}
+		}
+		key.Series = append(key.Series, series{s.Name, s.Domain, params, s.Estimators, s.Bounds, s.ReturnRange, s.External})
 	}
 	data, _ := json.Marshal(key) // maps marshal with sorted keys: canonical
 	sum := sha256.Sum256(data)
