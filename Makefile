@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite long figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -47,6 +47,11 @@ bounds: build
 ## suite: six new tabular domains and the paper's three, with adaptive (issue 16) -> results/suite/
 suite: build
 	$(BIN) run -workers $(WORKERS) configs/suite.yaml
+
+## regimes: INCRIS, its printed form and an oracle over the sub-episode
+## MDP's unspecified choices (issue 23) -> results/regimes/
+regimes: build
+	$(BIN) run -workers $(WORKERS) configs/regimes.yaml
 
 ## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
 long: build
@@ -96,7 +101,7 @@ docs: build
 ## claims tables: the paper's figures in the README, every run in
 ## docs/results.md (from the committed results)
 PAPER_RUNS := results/fig2 results/fig3 results/fig4
-CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/long
+CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long
 FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md

@@ -45,7 +45,8 @@ import (
 // (series, estimator, bound) of the selected series, with a dashed
 // reference (V(pi_e), or 1 - delta for a fraction), on linear y axes.
 //
-// A quantity of source quantity.Baseline (mse_ratio; x = n only) draws
+// A quantity of source quantity.Baseline (mse_ratio; x = n, or a swept
+// parameter at at_n without combine) draws
 // each estimator's statistic relative to the best of a baseline set, per
 // series:
 //
@@ -197,8 +198,11 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 			v.fail(field+".y", at("y"), "%q, want one of %s", pc.Y, strings.Join(quantity.Names(), ", "))
 			q = &quantity.Quantity{Name: pc.Y, Source: quantity.Curve}
 		}
-		if pc.X != "n" && q.Source != quantity.Curve {
+		switch {
+		case pc.X != "n" && q.Source == quantity.Bounds:
 			v.fail(field+".x", at("x"), "%q, but y %s is drawn against n only", pc.X, pc.Y)
+		case pc.X != "n" && pc.Combine != "":
+			v.fail(field+".x", at("x"), "%q, but combine %s is drawn against n only", pc.X, pc.Combine)
 		}
 		if pc.X != "n" {
 			for _, s := range sel {

@@ -190,8 +190,8 @@ func TestPanelRatioConfig(t *testing.T) {
 			`t.yaml:19: plot.panels[0].combine: "max", but combine applies only with y: mse_ratio (y is mse)`, "", false},
 		{"combine unknown", "combine: max", "combine: min",
 			`t.yaml:21: plot.panels[0].combine: "min", want max`, "", false},
-		{"x a parameter", "y: mse_ratio", "x: horizon\n      at_n: 10\n      y: mse_ratio",
-			`t.yaml:19: plot.panels[0].x: "horizon", but y mse_ratio is drawn against n only`, "", false},
+		{"x a parameter with combine", "y: mse_ratio", "x: horizon\n      at_n: 10\n      y: mse_ratio",
+			`t.yaml:19: plot.panels[0].x: "horizon", but combine max is drawn against n only`, "", false},
 		{"closed form", "combine: max", "combine: max\n      closed_form: true",
 			`t.yaml:22: plot.panels[0].closed_form: no closed form of mse_ratio`, "", false},
 	} {

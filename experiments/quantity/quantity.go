@@ -42,8 +42,9 @@ const (
 	// Baseline: a statistic of a curve row divided by its smallest value
 	// over a baseline set of estimators of the same series and n: needs
 	// plot.panels[].baseline (and allows combine). One line per (series,
-	// estimator), or per estimator with combine: max; against n only; no
-	// standard error, no closed form.
+	// estimator), or per estimator with combine: max, against n; or
+	// against a swept parameter at one n (without combine); no standard
+	// error, no closed form.
 	Baseline
 )
 
@@ -302,7 +303,7 @@ func (s Source) Needs() string {
 	case Bounds:
 		return "x: n only; series[].bounds; a line per series, estimator and bound"
 	case Baseline:
-		return "x: n only; baseline (and optionally combine); a line per series and estimator, or per estimator with combine: max"
+		return "x: n, or a swept parameter at at_n (without combine); baseline (and optionally combine); a line per series and estimator (per line of series differing only in x), or per estimator with combine: max"
 	}
 	return ""
 }

@@ -370,6 +370,9 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 		return pn, nil, fmt.Errorf("combine %q, want %s", pc.Combine, config.CombineMax)
 	}
 	sel := r.PanelSeries(pc.Series)
+	if pc.X != "n" && pc.Combine != "" {
+		return pn, nil, fmt.Errorf("x %q with combine %s (combine is drawn against n only)", pc.X, pc.Combine)
+	}
 	baseLabels := make([]string, len(pc.Baseline))
 	for i, b := range pc.Baseline {
 		baseLabels[i] = estimatorLabel(r, sel, b)
@@ -378,6 +381,10 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 		pn.YLabel = strings.ReplaceAll(q.Label, "{baseline}", strings.Join(baseLabels, ", "))
 	}
 	pn.Refs = []RefLine{{Label: "best of " + strings.Join(baseLabels, ", "), Y: 1}}
+	if pc.X != "n" {
+		pts, err := ratioParamLines(r, idx, pc, q, sel, rowOf, &pn)
+		return pn, pts, err
+	}
 
 	// ratios holds the ratios of (series, estimator) over the grid.
 	type lineKey struct {
@@ -457,6 +464,57 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 		pn.Lines = append(pn.Lines, pl)
 	}
 	return pn, points, nil
+}
+
+// ratioParamLines adds to pn the lines of a ratio panel against a swept
+// parameter pc.X at n = pc.AtN: the selected series grouped into lines as
+// buildPanel groups them (one per estimator and value of the other swept
+// parameters), each point quantity.Ratio of q.Of(s, e, AtN) over the
+// smallest q.Of(s, b, AtN) of b in pc.Baseline in the same series, in
+// order of x.
+func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, sel []int, rowOf map[statsKey]Row, pn *Panel) ([]PanelPoint, error) {
+	var lines []*panelLine
+	byKey := map[string]*panelLine{}
+	bases, ests := map[string]bool{}, map[string]bool{}
+	for _, s := range sel {
+		rs := &r.Series[s]
+		group := sweepName(rs, pc.X)
+		for _, e := range pc.EstimatorsOf(rs) {
+			ln := byKey[group+"/"+e]
+			if ln == nil {
+				ln = &panelLine{group: group, base: rs.Base, estimator: e}
+				byKey[group+"/"+e] = ln
+				lines = append(lines, ln)
+			}
+			ln.members = append(ln.members, s)
+			bases[rs.Base], ests[e] = true, true
+		}
+	}
+	var points []PanelPoint
+	for _, ln := range lines {
+		first := &r.Series[ln.members[0]]
+		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+		members := slices.Clone(ln.members)
+		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(r.Series[a].Params[pc.X], r.Series[b].Params[pc.X]) })
+		for _, s := range members {
+			rs := &r.Series[s]
+			b, err := best(rs, pc.Baseline, pc.AtN, q.Of, rowOf)
+			if err != nil {
+				return nil, err
+			}
+			row, ok := rowOf[statsKey{rs.Name, ln.estimator, pc.AtN}]
+			if !ok {
+				return nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, ln.estimator, pc.AtN)
+			}
+			x, y := rs.Params[pc.X], quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), b)
+			pl.Points = append(pl.Points, PanelXY{X: x, Y: y})
+			points = append(points, PanelPoint{Panel: idx + 1, Series: rs.Name, Estimator: ln.estimator, Label: pl.Label, N: pc.AtN,
+				X: x, Y: y, Closed: math.NaN(), Z: math.NaN()})
+		}
+		pn.Lines = append(pn.Lines, pl)
+	}
+	return points, nil
 }
 
 // deviation returns (y - c)/se, treating se = 0 as exact agreement when y

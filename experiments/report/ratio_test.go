@@ -220,3 +220,47 @@ func TestRatioPanelsRedrawn(t *testing.T) {
 		t.Errorf("%s: %v, want it absent", ClosedFile, err)
 	}
 }
+
+// TestRatioPanelAgainstParameter: a ratio panel against the swept horizon
+// at n = 2 draws one line per estimator over ch[horizon=2] and
+// ch[horizon=4], in order of x, each point the series' ratio at n = 2 of
+// ratioTestMSE's comment: is 4 then 3, wis 2 then 1, cwpdis 1 then 2.
+func TestRatioPanelAgainstParameter(t *testing.T) {
+	cfg := strings.Replace(ratioTestConfig, "    - {title: B, y: mse_ratio, baseline: [wis, cwpdis], combine: max}\n",
+		"    - {title: B, series: [ch], x: horizon, at_n: 2, y: mse_ratio, baseline: [wis, cwpdis]}\n", 1)
+	p, err := config.Parse([]byte(cfg), "ratio.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows := ratioTestRows(t)
+	panels, points, err := BuildPanels(p, rows, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn := panels[1]
+	want := map[string][2]float64{"is": {4, 3}, "wis": {2, 1}, "cwpdis": {1, 2}}
+	if len(pn.Lines) != 3 {
+		t.Fatalf("%d lines, want 3 (one per estimator)", len(pn.Lines))
+	}
+	for _, ln := range pn.Lines {
+		w := want[ln.Estimator]
+		if len(ln.Points) != 2 || ln.Points[0].X != 2 || ln.Points[1].X != 4 || ln.Points[0].Y != w[0] || ln.Points[1].Y != w[1] {
+			t.Errorf("%s: points %+v, want (2, %v), (4, %v)", ln.Estimator, ln.Points, w[0], w[1])
+		}
+	}
+	if pn.LogX || len(pn.Refs) != 1 || pn.Refs[0].Y != 1 {
+		t.Errorf("log x %v, references %+v; want a linear x and the line at 1", pn.LogX, pn.Refs)
+	}
+	n := 0
+	for _, pt := range points {
+		if pt.Panel == 2 {
+			n++
+			if pt.N != 2 {
+				t.Errorf("panels.csv point %+v, want n = 2", pt)
+			}
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d panels.csv points for panel B, want 6", n)
+	}
+}
