@@ -11,9 +11,9 @@ import (
 // SubepisodeMomentsMax is the largest number of sub-episodes for which the
 // sub-episode domain supplies exact moments (trajectory.StepMoments, for
 // incris-oracle): the dynamic program takes O(H^2 subepisodes) time and
-// its tables 16 (H (H+3)/2 + 3 H (subepisodes+2)) bytes, under a second
-// and 10 MB at 256 sub-episodes (H = 512).
-const SubepisodeMomentsMax = 256
+// its tables 16 (H (H+3)/2 + 3 H (subepisodes+2)) bytes: 33 MB at 512
+// sub-episodes (H = 1024, the long-horizon run's scale).
+const SubepisodeMomentsMax = 512
 
 // SubepisodeMomentParams are what the exact moments of the sub-episode MDP
 // depend on: the dynamics, both policies (a1 with probability PB under

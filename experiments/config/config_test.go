@@ -250,8 +250,8 @@ func TestConfigModels(t *testing.T) {
 		// exact moments (incris-oracle): only a domain that supplies them
 		{"  - name: s\n    domain: chainmdp\n    estimators: [incris, incris-oracle]\n",
 			"t.yaml:7: series[0].estimators: s: domain chainmdp cannot supply the exact moments of the kept products that incris-oracle needs (a domain that can: subepisode)"},
-		{"  - name: s\n    domain: subepisode\n    params: {subepisodes: 257}\n    estimators: [incris-oracle]\n",
-			"t.yaml:8: series[0].estimators: s: incris-oracle needs exact moments: exact moments are computed for subepisodes <= 256"},
+		{"  - name: s\n    domain: subepisode\n    params: {subepisodes: 513}\n    estimators: [incris-oracle]\n",
+			"t.yaml:8: series[0].estimators: s: incris-oracle needs exact moments: exact moments are computed for subepisodes <= 512"},
 	}
 	for _, tc := range bad {
 		_, err := Parse([]byte(cfg(tc.series)), "t.yaml")
