@@ -7,7 +7,8 @@ type Column struct {
 	Name string
 	// Presence is "required", "optional", "options" (one of the option
 	// columns, which come together) or "model" (one of the model columns
-	// q_hat and v_hat, which come together).
+	// q_hat and v_hat, which come together) or "ids" (one of the id
+	// columns obs and action, which come together).
 	Presence string
 	Doc      string
 }
@@ -26,6 +27,8 @@ var Schema = [numCols]Column{
 	{ColOptionChanged, "optional", "0 or 1 on option_start rows (later rows: empty or equal): the option's own policy differs between behavior and evaluation, so the action ratios inside it count; absent: 0. Needs the option columns"},
 	{ColQHat, "model", "a model's q(o_t, a_t): the expected return from this step on (its reward included), the logged action taken and pi_e followed after, discounted to this step with the gamma of the estimates (-gamma); a finite number on every row. With v_hat, the input of dm, dr, wdr and magic (SPEC 1d)"},
 	{ColVHat, "model", "the same model's v(o_t) = sum_a pi_e(a|o_t) q(o_t, a), the expected return from this step on under pi_e; a finite number on every row"},
+	{ColObs, "ids", "the step's observation id: any non-empty string, compared by its text (JSON: a string or a number, by its literal text). With action, a model can be fitted from the data: without q_hat and v_hat, dm, dr, wdr and magic use it (SPEC 1f). Not with the option columns"},
+	{ColAction, "ids", "the logged action's id: any non-empty string, compared by its text. pi_e is pi_e(action|obs): every row with the same obs and action has the same pi_e, and pi_e over the actions seen at an obs sums to at most 1"},
 }
 
 // Rules are the format's rules beyond single columns, for help texts.
@@ -33,7 +36,9 @@ const Rules = `One record per primitive step; an episode's records are contiguou
 steps in order; columns in any order (CSV header names, JSON field names;
 exact, case-sensitive). option_start, mu_b and mu_e come together ("the
 option columns"); option_changed needs them. q_hat and v_hat come together
-("the model columns"), with a number on every row. Flags (split, option_start,
+("the model columns"), with a number on every row. obs and action come
+together ("the id columns", not with the option columns), with a non-empty
+id on every row. Flags (split, option_start,
 option_changed) are 0 or 1, also true or false (JSON booleans too).
 Numbers are read in decimal or exponent notation only: an optional sign
 (- or +), digits with an optional decimal point, an optional exponent (e or

@@ -8,7 +8,8 @@
 // (required: episode, step, reward, pi_b, pi_e; optional: split; the option
 // columns option_start, mu_b, mu_e, which come together, and
 // option_changed, which needs them; the model columns q_hat and v_hat of
-// SPEC 1d, which come together) with what it means; `runexp help data` and
+// SPEC 1d, which come together; the id columns obs and action of SPEC 1f,
+// which come together and not with the option columns) with what it means; `runexp help data` and
 // docs/reference.md print that table.
 //
 // Flags (split, option_start, option_changed) are 0 or 1 (also true or
@@ -45,7 +46,10 @@
 // columns it is Batch.Add(reward, rho); with them,
 // Batch.AddOption(reward, rho, mu_e/mu_b on option_start rows else 1,
 // option_changed). With the model columns, Batch.AddModel(q_hat, v_hat)
-// follows, the values as written (discounting, if any, is the caller's:
+// follows, the values as written; with the id columns, Batch.AddIDs of
+// the observation and action ids, numbered densely from 0 in order of
+// first appearance (Info.IDs keeps pi_e of every (obs, action) pair, which
+// every row of the pair must give alike) (discounting, if any, is the caller's:
 // trajectory.Discounted). split = 1 calls Batch.MarkSplit after the step.
 // Every episode is closed with Batch.End. Padding of shorter episodes is
 // the estimators' business (reward 0, ratio 1, q_hat = v_hat = 0 after the

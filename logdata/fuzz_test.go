@@ -47,6 +47,25 @@ func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 		(info.Columns.Model && (len(b.QHat) != b.Steps() || len(b.VHat) != b.Steps())) {
 		t.Fatalf("columns %+v but %d q_hat and %d v_hat values for %d steps", info.Columns, len(b.QHat), len(b.VHat), b.Steps())
 	}
+	if b.HasIDs() != info.Columns.IDs || (info.IDs != nil) != info.Columns.IDs || (!info.Columns.IDs && (len(b.Obs) != 0 || len(b.Action) != 0)) {
+		t.Fatalf("columns %+v, ids %v, but %d obs and %d action ids for %d steps", info.Columns, info.IDs, len(b.Obs), len(b.Action), b.Steps())
+	}
+	if info.Columns.IDs {
+		if info.Columns.Options || len(b.Action) != b.Steps() {
+			t.Fatalf("ids with columns %+v, %d action ids for %d steps", info.Columns, len(b.Action), b.Steps())
+		}
+		pie := make([]float64, info.IDs.Actions)
+		for s := range b.Steps() {
+			o, a := b.Obs[s], b.Action[s]
+			if o < 0 || int(o) >= info.IDs.Obs || a < 0 || int(a) >= info.IDs.Actions {
+				t.Fatalf("step %d: ids (%d, %d) outside %v", s, o, a, info.IDs)
+			}
+			info.IDs.PiE(int(o), pie)
+			if sum := floats(pie); sum > 1+1e-9 {
+				t.Fatalf("step %d: pi_e(.|%d) sums to %v", s, o, sum)
+			}
+		}
+	}
 	for s := range b.Steps() {
 		if info.Columns.Model && (math.IsInf(b.QHat[s], 0) || math.IsNaN(b.QHat[s]) || math.IsInf(b.VHat[s], 0) || math.IsNaN(b.VHat[s])) {
 			t.Fatalf("step %d: q_hat %v, v_hat %v not finite", s, b.QHat[s], b.VHat[s])
@@ -63,6 +82,15 @@ func checkRead(t *testing.T, f logdata.Format, data []byte, allowExtra bool) {
 	}
 }
 
+// floats sums x.
+func floats(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
 // FuzzParseCSV: the CSV reader never panics and accepts only data that
 // makes a valid batch. Seed corpus: testdata/fuzz/FuzzParseCSV and the
 // entries below.
@@ -77,6 +105,11 @@ func FuzzParseCSV(f *testing.F) {
 		"v_hat,split,q_hat,episode,step,reward,pi_b,pi_e\n1,0,2,a,0,1,0.5,0.5\n,1,2,a,1,1,0.5,0.5\n",
 		"episode,step,reward,pi_b,pi_e,q_hat\na,0,1,1,1,2\n",
 		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,q_hat,v_hat\nx,0,1,0.5,0.25,1,0.8,0.4,inf,1\n",
+		"episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.25,s0,left\na,1,2,0.5,0.75,s1,right\nb,0,0,0.5,0.25,s0,left\n",
+		"obs,action,episode,step,reward,pi_b,pi_e\ns,x,a,0,1,0.5,0.25\ns,x,a,1,1,0.5,0.5\n",
+		"episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.75,s,x\na,1,1,0.5,0.75,s,y\n",
+		"episode,step,reward,pi_b,pi_e,obs\na,0,1,1,1,s\n",
+		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,obs,action\nx,0,1,0.5,0.25,1,0.8,0.4,s,a\n",
 		"",
 	} {
 		f.Add([]byte(s), false)
@@ -98,6 +131,8 @@ func FuzzParseJSONL(f *testing.F) {
 		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5,"v_hat":-1}` + "\n" + `{"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.75,"v_hat":0,"q_hat":1e300}` + "\n",
 		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5,"v_hat":null}` + "\n",
 		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"q_hat":2.5}` + "\n",
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"obs":"s0","action":3}` + "\n" + `{"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.25,"obs":"s0","action":"3"}` + "\n",
+		`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"obs":"s0","action":null}` + "\n",
 		"[1]\n{}\n",
 		"",
 	} {

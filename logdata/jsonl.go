@@ -144,6 +144,13 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 				}
 			}
 		}
+		if bd.cols.IDs {
+			for _, c := range [...]int{cObs, cAction} {
+				if !seen[c] {
+					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the id columns)")
+				}
+			}
+		}
 		if err := bd.add(&cells, line, record, nil); err != nil {
 			return bd.info, err
 		}

@@ -66,6 +66,8 @@ const (
 	ColOptionChanged = "option_changed"
 	ColQHat          = "q_hat"
 	ColVHat          = "v_hat"
+	ColObs           = "obs"
+	ColAction        = "action"
 )
 
 // column indices into a record's cells
@@ -82,10 +84,12 @@ const (
 	cOptionChanged
 	cQHat
 	cVHat
+	cObs
+	cAction
 	numCols
 )
 
-var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat}
+var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat, ColObs, ColAction}
 
 func colIndex(name string) int {
 	for i, n := range colNames {
@@ -107,6 +111,9 @@ type Columns struct {
 	// Model: the file has the model columns q_hat and v_hat of SPEC 1d,
 	// which come together (trajectory.Batch.QHat and VHat).
 	Model bool
+	// IDs: the file has the columns obs and action of SPEC 1f, which come
+	// together (trajectory.Batch.Obs and Action; Info.IDs).
+	IDs bool
 }
 
 // MaxLine is the most bytes a line may hold, not counting its line feed:
@@ -159,6 +166,9 @@ type Info struct {
 	// Extra lists the unknown columns that AllowExtra ignored (CSV: from
 	// the header; JSONL: from the first record).
 	Extra []string
+	// IDs is pi_e on the (observation, action) pairs of data with the obs
+	// and action columns (nil without them).
+	IDs *IDs
 }
 
 // Error is a bad record or header. It is bad input: errors.Is(err,
@@ -276,11 +286,17 @@ type builder struct {
 	muB, muE float64
 	changed  bool
 
+	ids *idReader // with the obs and action columns
+
 	info Info
 }
 
 func newBuilder(b *trajectory.Batch, f Format, cols Columns, maxSteps int) *builder {
-	return &builder{b: b, format: f, cols: cols, maxSteps: maxSteps, finished: make(map[string]int)}
+	bd := &builder{b: b, format: f, cols: cols, maxSteps: maxSteps, finished: make(map[string]int)}
+	if cols.IDs {
+		bd.ids = newIDReader()
+	}
+	return bd
 }
 
 // episodeKey is an episode id's key in builder.finished: the id itself
@@ -583,6 +599,13 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		}
 	}
 
+	var obs, action int32
+	if bd.ids != nil {
+		if obs, action, fe = bd.ids.add(bd, cells, piE, line); fe != nil {
+			return wrap(fe)
+		}
+	}
+
 	// episode and step order
 	newEpisode := !bd.started || id != bd.cur
 	if newEpisode {
@@ -683,6 +706,9 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if bd.cols.Model {
 		bd.b.AddModel(qHat, vHat)
 	}
+	if bd.ids != nil {
+		bd.b.AddIDs(obs, action)
+	}
 	if split {
 		bd.b.MarkSplit()
 	}
@@ -704,6 +730,9 @@ func (bd *builder) finish() (Info, error) {
 	}
 	bd.b.End()
 	bd.info.Columns = bd.cols
+	if bd.ids != nil {
+		bd.info.IDs = bd.ids.table()
+	}
 	return bd.info, nil
 }
 
@@ -725,6 +754,10 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	if bd.cols.Model {
 		bd.b.QHat = slices.Grow(bd.b.QHat, int(more))
 		bd.b.VHat = slices.Grow(bd.b.VHat, int(more))
+	}
+	if bd.cols.IDs {
+		bd.b.Obs = slices.Grow(bd.b.Obs, int(more))
+		bd.b.Action = slices.Grow(bd.b.Action, int(more))
 	}
 }
 
@@ -796,5 +829,16 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		return cols, nil, nil, herr(colNames[c], "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
 	}
 	cols.Model = seen[cQHat]
+	if seen[cObs] != seen[cAction] {
+		c := cObs
+		if seen[cObs] {
+			c = cAction
+		}
+		return cols, nil, nil, herr(colNames[c], "missing: the id columns come together (obs and action, SPEC 1f)")
+	}
+	if seen[cObs] && cols.Options {
+		return cols, nil, nil, herr(ColObs, "the id columns obs and action are for primitive data, and the data has the option columns (SPEC 1f: no observation and action ids on options data)")
+	}
+	cols.IDs = seen[cObs]
 	return cols, index, extra, nil
 }

@@ -164,7 +164,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"missing column", logdata.CSV, "episode,step,reward,pi_b\na,0,1,1\n", []string{"line 1", `column "pi_e"`, "required column missing"}},
 		{"duplicated column", logdata.CSV, "episode,step,reward,pi_b,pi_e,reward\n", []string{"line 1", `column "reward"`, "twice"}},
-		{"unknown column", logdata.CSV, "episode,step,reward,pi_b,pi_e,action\n", []string{"line 1", `column "action"`, "unknown column"}},
+		{"unknown column", logdata.CSV, "episode,step,reward,pi_b,pi_e,actions\n", []string{"line 1", `column "actions"`, "unknown column"}},
 		{"incomplete option columns", logdata.CSV, "episode,step,reward,pi_b,pi_e,option_start,mu_b\n", []string{"line 1", `column "mu_e"`, "come together"}},
 		{"changed without options", logdata.CSV, "episode,step,reward,pi_b,pi_e,option_changed\n", []string{"line 1", `column "option_start"`}},
 		{"non-numeric reward", logdata.CSV, head + "a,0,1,1,1\na,1,x,0.5,0.5\n", []string{"line 3", `column "reward"`, `"x" is not a number`}},
@@ -350,7 +350,7 @@ func TestColumnsTable(t *testing.T) {
 			t.Errorf("column %d: %+v, reader knows %q", i, c, logdata.ColumnNames()[i])
 		}
 		switch c.Presence {
-		case "required", "optional", "options", "model":
+		case "required", "optional", "options", "model", "ids":
 		default:
 			t.Errorf("column %s: presence %q", c.Name, c.Presence)
 		}

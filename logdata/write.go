@@ -25,6 +25,9 @@ type Record struct {
 	// QHat and VHat are the model columns q_hat and v_hat (SPEC 1d),
 	// written on every record when the Writer's Columns.Model is set.
 	QHat, VHat float64
+	// Obs and Action are the id columns obs and action (SPEC 1f), written
+	// on every record when the Writer's Columns.IDs is set.
+	Obs, Action string
 }
 
 // Writer writes records as CSV or JSON Lines in the layout the readers
@@ -47,6 +50,9 @@ func NewWriter(w io.Writer, f Format, cols Columns) *Writer {
 	if !cols.Options {
 		cols.Changed = false
 	}
+	if cols.Options {
+		cols.IDs = false // the reader refuses ids on options data
+	}
 	wr := &Writer{f: f, cols: cols, w: bufio.NewWriterSize(w, 1<<16)}
 	if f == CSV {
 		wr.cw = csv.NewWriter(wr.w)
@@ -68,6 +74,9 @@ func (w *Writer) Header() []string {
 	}
 	if w.cols.Model {
 		h = append(h, ColQHat, ColVHat)
+	}
+	if w.cols.IDs {
+		h = append(h, ColObs, ColAction)
 	}
 	return h
 }
@@ -100,6 +109,9 @@ func (w *Writer) Write(r *Record) error {
 		if w.cols.Model {
 			w.row = append(w.row, ftoa(r.QHat), ftoa(r.VHat))
 		}
+		if w.cols.IDs {
+			w.row = append(w.row, r.Obs, r.Action)
+		}
 		return w.cw.Write(w.row)
 	}
 	b := w.buf[:0]
@@ -128,6 +140,15 @@ func (w *Writer) Write(r *Record) error {
 	}
 	if w.cols.Model {
 		b = fmt.Appendf(b, `,"q_hat":%s,"v_hat":%s`, ftoa(r.QHat), ftoa(r.VHat))
+	}
+	if w.cols.IDs {
+		for _, f := range [2]struct{ name, v string }{{ColObs, r.Obs}, {ColAction, r.Action}} {
+			q, err := json.Marshal(f.v)
+			if err != nil {
+				return err
+			}
+			b = fmt.Appendf(b, `,%q:%s`, f.name, q)
+		}
 	}
 	b = append(b, "}\n"...)
 	w.buf = b
