@@ -23,8 +23,11 @@ type LoggedFlags struct {
 	Confidence   float64
 	Seed         uint64
 	Gamma, Delta float64
-	Workers      int
-	MaxMemory    float64
+	// Horizon is -horizon: the horizon of the model fitted from the obs
+	// and action columns (0: the longest trajectory).
+	Horizon   int
+	Workers   int
+	MaxMemory float64
 	// Explicit reports whether a flag was given (by its name without the
 	// dash), for notes about flags that have no effect.
 	Explicit func(name string) bool
@@ -43,11 +46,13 @@ func (f *LoggedFlags) Logged() (l Logged, names []string, notes []string, err er
 		return l, nil, nil, fmt.Errorf("-workers %d, want >= 1", f.Workers)
 	case !(f.Gamma > 0 && f.Gamma <= 1):
 		return l, nil, nil, fmt.Errorf("-gamma %v, want a discount factor in (0, 1]", f.Gamma)
+	case f.Horizon < 0 || (f.Horizon == 0 && f.Explicit != nil && f.Explicit("horizon")):
+		return l, nil, nil, fmt.Errorf("-horizon %d, want > 0", f.Horizon)
 	}
 	if names, err = parseEstimators(f.Estimators); err != nil {
 		return l, nil, nil, err
 	}
-	l = Logged{Request: Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: Columns{}}, MaxMemory: f.MaxMemory}
+	l = Logged{Request: Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: Columns{}}, MaxMemory: f.MaxMemory, Horizon: f.Horizon}
 	if l.Bounds, err = parseBounds(f.Bounds); err != nil {
 		return l, nil, nil, err
 	}

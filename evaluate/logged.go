@@ -37,6 +37,14 @@ type Logged struct {
 	MaxMemory float64
 	// Where names the data in messages (a file, or standard input).
 	Where string
+	// IDs, when not nil, are the data's observation and action ids (SPEC
+	// 1f): on data without the model columns, Check gives the request the
+	// model fitted over them (Have should then hold estimators.Model).
+	IDs *LoggedIDs
+	// Horizon is the fitted model's H (-horizon; 0: the longest
+	// trajectory); a trajectory longer than a positive Horizon is bad
+	// input.
+	Horizon int
 }
 
 // Check says what is wrong with l on b before anything is computed: a
@@ -46,6 +54,9 @@ type Logged struct {
 // are what the user should know: a method equal to a simpler one for
 // lack of data, a jackknife that costs more than the bootstrap.
 func (l *Logged) Check(b *trajectory.Batch) (notes []string, err error) {
+	if notes, err = l.fitModel(b); err != nil {
+		return notes, err
+	}
 	n := b.N()
 	caps := make([]Caps, len(l.Methods))
 	for j, m := range l.Methods {
@@ -122,6 +133,10 @@ func (l *Logged) Need(b *trajectory.Batch) Need {
 	if b.HasModel() {
 		perCopy += 2 * 16 * steps
 	}
+	if fit, ok := l.Model.(*Fitted); ok && len(l.modeledNames()) > 0 {
+		perCopy += 2 * 4 * steps // the ids
+		work += fit.Bytes(steps) // each worker refits the model
+	}
 	need.add(fmt.Sprintf("%.0f bootstrap workers' resampled copies of the data with workspaces (-workers)", w), w*(perCopy+8*n+work))
 	need.add(fmt.Sprintf("%d replicates x %d estimators (-bootstrap)", iv.Replicates, len(caps)), 8*float64(iv.Replicates)*float64(len(caps)))
 	if iv.BCa {
@@ -192,6 +207,9 @@ func (l *Logged) intervals(b *trajectory.Batch, caps []Caps) ([]estimators.Inter
 	}
 	var disc trajectory.Discounted
 	view := disc.Of(b, l.gamma())
+	if fit, ok := l.Model.(*Fitted); ok {
+		return l.fittedIntervals(b, caps, fit, view)
+	}
 	iv := l.Interval
 	boot := estimators.Bootstrap
 	if iv.BCa {

@@ -39,7 +39,7 @@ func dataOf(c logdata.Columns) estimators.Data {
 	if c.Options {
 		d |= estimators.Options
 	}
-	if c.Model {
+	if c.Model || c.IDs { // with ids, a model is fitted (SPEC 1f)
 		d |= estimators.Model
 	}
 	return d
@@ -60,6 +60,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
 	fs.Float64Var(&lf.Gamma, "gamma", 1, "discount factor in (0, 1]: the reward, q_hat and v_hat of 1-based step t count gamma^(t-1) (SPEC 1c)")
 	fs.StringVar(&lf.Bounds, "bounds", "", "comma-separated one-sided lower bounds (SPEC 1e): "+strings.Join(estimators.BoundNames(), ", ")+" (default none)")
+	fs.IntVar(&lf.Horizon, "horizon", 0, "H > 0 of the model fitted from the obs and action columns (SPEC 1f; default: the longest episode); a longer episode is bad input")
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())
 	fs.StringVar(&lf.Interval, "interval", evaluate.IntervalPercentile, "bootstrap interval: "+evaluate.IntervalPercentile+" or "+evaluate.IntervalBCa+" (bias-corrected and accelerated)")
@@ -90,6 +91,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		}
 		if len(info.Extra) > 0 {
 			note("ignoring columns " + strings.Join(info.Extra, ", ") + " (-allow-extra)")
+		}
+		if ids := info.IDs; ids != nil {
+			l.IDs = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
 		}
 		l.SetData(dataOf(info.Columns), where, names)
 		more, err := l.Check(&b)
