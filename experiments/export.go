@@ -66,6 +66,11 @@ type ManifestSeries struct {
 	// Truth is V(pi_e) under gamma and how it was obtained, as runexp run
 	// records it.
 	Truth domains.Truth `json:"truth"`
+	// Horizon is the domain's horizon, or cap, for domains with
+	// observation and action ids (the files' obs and action columns): pass
+	// it to runexp estimate -horizon so that the model fitted from the
+	// file is the harness's (SPEC 1f). 0 (absent) for the others.
+	Horizon int `json:"horizon,omitempty"`
 	// Columns are the columns of every data file of the series, in order.
 	Columns []string `json:"columns"`
 	// Files are the series' data files, relative to the export directory,
@@ -187,6 +192,9 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 		lw := logdata.NewWriter(nil, opt.Format, es.columns(doms[s]))
 		ms := ManifestSeries{Name: rs.Name, Domain: rs.Domain, Params: rs.Params, Gamma: gamma,
 			Truth: truths[s], Columns: lw.Header()}
+		if md, ok := doms[s].(domains.ModelDomain); ok && es.columns(doms[s]).IDs {
+			ms.Horizon = md.Space().Horizon
+		}
 		for k := range trials {
 			ms.Files = append(ms.Files, rs.Name+"/"+trialName(k, ext))
 		}

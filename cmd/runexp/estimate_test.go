@@ -298,7 +298,7 @@ func TestEstimateBadInput(t *testing.T) {
 	}{
 		{"missing.csv", "episode,step,reward,pi_b\na,0,1,1\n", nil, []string{"missing.csv: line 1", `column "pi_e"`}},
 		{"dup.csv", "episode,step,reward,pi_b,pi_e,pi_b\n", nil, []string{"dup.csv: line 1", `column "pi_b"`, "twice"}},
-		{"extra.csv", "episode,step,reward,pi_b,pi_e,action\na,0,1,1,1\n", nil, []string{"line 1", `column "action"`, "-allow-extra"}},
+		{"extra.csv", "episode,step,reward,pi_b,pi_e,actions\na,0,1,1,1\n", nil, []string{"line 1", `column "actions"`, "-allow-extra"}},
 		{"text.csv", head + "a,0,one,1,1\n", nil, []string{"text.csv: line 2", `column "reward"`, "not a number"}},
 		{"nan.csv", head + "a,0,1,1,1\na,1,NaN,1,1\n", nil, []string{"line 3", `column "reward"`, "NaN"}},
 		{"inf.csv", head + "a,0,1,1,inf\n", nil, []string{"line 2", `column "pi_e"`, "NaN and infinities"}},

@@ -18,7 +18,8 @@ import (
 // evaluation policy's probability of every logged action, on options data
 // (domains.OptionsRecorder) given the running option and with the option
 // structure (an option's first step, mu_b and mu_e of the running
-// option), and the exact model when the series uses it. Recording draws
+// option), the observation and action ids where the domain has them
+// (DomainColumns), and the exact model when the series uses it. Recording draws
 // no random number, so the data sets are those of a run. Domains that
 // cannot record probabilities are bad input.
 func FileDomain(rs *config.Series) (domains.Domain, error) {
@@ -33,12 +34,13 @@ func FileDomain(rs *config.Series) (domains.Domain, error) {
 	if err := pr.RecordProbs(true); err != nil {
 		return nil, inputerr.Errorf("series %s: %v", rs.Name, err)
 	}
-	if FileColumns(rs).Model {
+	cols := DomainColumns(rs, d)
+	if cols.Model || cols.IDs {
 		md, ok := d.(domains.ModelDomain)
 		if !ok {
 			return nil, inputerr.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
 		}
-		md.Record(false, true)
+		md.Record(cols.IDs, cols.Model)
 	}
 	return d, nil
 }
@@ -48,7 +50,9 @@ func FileDomain(rs *config.Series) (domains.Domain, error) {
 // where the series uses the exact model, and on options data
 // (domains.OptionsRecorder) the option columns option_start, mu_b and
 // mu_e, with option_changed where some option's underlying policy can
-// differ between behavior and evaluation. It builds the series' domain to
+// differ between behavior and evaluation, and obs and action (SPEC 1f)
+// where the domain has observation and action ids (domains.ModelDomain)
+// and the data is primitive. It builds the series' domain to
 // ask it about options data (DomainColumns with a domain at hand).
 func FileColumns(rs *config.Series) logdata.Columns {
 	d, err := rs.Spec().New(rs.Params)
@@ -68,6 +72,8 @@ func DomainColumns(rs *config.Series, d domains.Domain) logdata.Columns {
 		cols.Options, cols.Changed = or.OptionColumns()
 		cols.Changed = cols.Changed && cols.Options
 	}
+	_, ids := d.(domains.ModelDomain)
+	cols.IDs = ids && !cols.Options
 	return cols
 }
 
@@ -75,6 +81,7 @@ func DomainColumns(rs *config.Series, d domains.Domain) logdata.Columns {
 // format f with columns cols: episodes "0", "1", ... in draw order, steps
 // from 0, pi_b and pi_e of every step, the split column where the domain
 // marks split points, q_hat, v_hat where the series uses the exact model,
+// obs and action (decimal ids) where the domain has ids,
 // and on options data option_start, mu_b and mu_e (written on an option's
 // first step only) and option_changed (b.Changed). runexp export and the
 // requests to external estimators write the same bytes.
@@ -84,6 +91,9 @@ func WriteTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajecto
 	}
 	if cols.Options && !b.HasOptionProbs() && b.Steps() > 0 {
 		return errors.New("the batch carries no option probabilities")
+	}
+	if cols.IDs && !b.HasIDs() && b.Steps() > 0 {
+		return errors.New("the batch carries no observation and action ids")
 	}
 	lw := logdata.NewWriter(w, f, cols)
 	var rec logdata.Record
@@ -101,6 +111,9 @@ func WriteTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajecto
 			}
 			if cols.Model {
 				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
+			}
+			if cols.IDs {
+				rec.Obs, rec.Action = strconv.Itoa(int(b.Obs[s])), strconv.Itoa(int(b.Action[s]))
 			}
 			if err := lw.Write(&rec); err != nil {
 				return err
