@@ -39,6 +39,7 @@ func writeExportConfig(t *testing.T, series string) string {
 // batches in the same order, so no tolerance is needed.
 func TestExportEstimateEqualsHarness(t *testing.T) {
 	const optionEsts = "options-pdis,pdis,wis,is"
+	const fittedEsts = "pdis,dm,dr,wdr,magic"
 	cases := []struct {
 		name, series, format string
 		ests                 string // "": pdis,wis,cwpdis (and the model's)
@@ -56,6 +57,11 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 		{"optionschain changed all gamma 0.9", "  - name: oc\n    domain: optionschain\n    params: {horizon: 4, option_length: 2, p_b: 0.7, p_e: 0.9, changed: -1, inner_p_b: 0.7, inner_p_e: 0.9, gamma: 0.9}\n", "jsonl", optionEsts},
 		{"noisytaxi m=2", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 2, mc_episodes: 0}\n", "csv", optionEsts},
 		{"noisytaxi m=3", "  - name: taxi\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n", "jsonl", optionEsts},
+		// SPEC 1f: the model fitted from the obs and action columns with
+		// the manifest's -horizon is the harness's fitted model
+		{"subepisode fitted model", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 10}\n    model: fitted\n", "csv", fittedEsts},
+		{"subepisode fitted model gamma 0.9", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 5, gamma: 0.9}\n    model: fitted\n", "jsonl", fittedEsts},
+		{"credit fitted model", "  - name: credit\n    domain: credit\n    params: {gamma: 0.9}\n    model: fitted\n", "csv", fittedEsts},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +99,14 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 			last := len(p.N) - 1
 			nonzero := false // some estimate is not 0: the comparison has teeth
 			for k, file := range ms.Files {
-				got := runJSON(t, "-bootstrap", "0", "-estimators", ests, "-gamma", strconv.FormatFloat(ms.Gamma, 'g', -1, 64), filepath.Join(out, file))
+				args := []string{"-bootstrap", "0", "-estimators", ests, "-gamma", strconv.FormatFloat(ms.Gamma, 'g', -1, 64)}
+				if tc.ests == fittedEsts {
+					if ms.Horizon <= 0 {
+						t.Fatalf("manifest: horizon %d, want the domain's", ms.Horizon)
+					}
+					args = append(args, "-horizon", strconv.Itoa(ms.Horizon))
+				}
+				got := runJSON(t, append(args, filepath.Join(out, file))...)
 				if got.Episodes != p.NMax() {
 					t.Fatalf("%s: %d episodes, want n_max %d", file, got.Episodes, p.NMax())
 				}
