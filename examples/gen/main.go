@@ -10,6 +10,8 @@
 // It writes OUT/subepisode.csv and OUT/subepisode.jsonl, the same records,
 // and OUT/subepisode_model.csv: the same episodes again with the model
 // columns q_hat and v_hat of SPEC 1d from the harness's `fitted` model
+// and OUT/subepisode_obs.csv, the same episodes with the obs and action
+// columns of SPEC 1f instead (runexp estimate fits the model itself)
 // (models.Fitter: a tabular maximum-likelihood model over (state, action)
 // fitted on these 200 episodes, evaluated by dynamic programming without
 // discounting, gamma = 1).
@@ -88,6 +90,13 @@ func run(n int, seed uint64, out string) error {
 		return err
 	}
 	fmt.Printf("wrote %s: the same episodes with the fitted model's q_hat and v_hat (gamma = 1)\n", path)
+	// the same episodes with the state and action ids instead (SPEC 1f:
+	// runexp estimate fits the model itself)
+	path = filepath.Join(out, "subepisode_obs.csv")
+	if err := write(path, logdata.CSV, &mb, p["p_b"], logdata.Columns{Split: true, IDs: true}); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: the same episodes with obs and action ids\n", path)
 	return nil
 }
 
@@ -100,7 +109,8 @@ func sameSteps(a, b *trajectory.Batch) bool {
 
 // write writes b with pi_b = pb on every step (the behavior policy is
 // uniform) and pi_e = pb * rho: pb = 0.5 is a power of two, so pi_e/pi_b
-// gives back rho exactly; with cols.Model, b's q_hat and v_hat.
+// gives back rho exactly; with cols.Model, b's q_hat and v_hat; with
+// cols.IDs, b's state and action ids as s1, s2, ... and a1, a2, ....
 func write(path string, f logdata.Format, b *trajectory.Batch, pb float64, cols logdata.Columns) error {
 	file, err := os.Create(path)
 	if err != nil {
@@ -114,6 +124,9 @@ func write(path string, f logdata.Format, b *trajectory.Batch, pb float64, cols 
 				PiB: pb, PiE: pb * b.Ratio[s], Split: b.Split[s]}
 			if cols.Model {
 				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
+			}
+			if cols.IDs {
+				rec.Obs, rec.Action = "s"+strconv.Itoa(int(b.Obs[s])+1), "a"+strconv.Itoa(int(b.Action[s])+1)
 			}
 			if err := w.Write(&rec); err != nil {
 				file.Close()
