@@ -72,11 +72,16 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 // The rewards of b must be undiscounted; gamma in (0, 1] is the discount
 // of the dynamic program.
 //
-// The model (SPEC 1d, `fitted`): for each (o, a) visited, R(o, a) is the
-// mean reward of its visits and P(o'|o, a) the fraction of its visits
-// followed by observation o', "episode ended" (the visit was its
-// trajectory's last step) being its own outcome, of value 0. With K steps
-// left,
+// The model (SPEC 1d, `fitted`, with SPEC 1f's censoring): for each
+// (o, a) visited, R(o, a) is the mean reward of all its visits and
+// P(o'|o, a) the fraction of its uncensored visits followed by observation
+// o', "episode ended" (the visit was its trajectory's last step, before
+// the horizon) being its own outcome, of value 0. A visit at 1-based step
+// t = sp.Horizon is censored: what follows it is unknown (the episode was
+// cut by the horizon, not ended), so it counts in R but not in P, whose
+// denominator is the number of uncensored visits; an (o, a) visited only
+// at t = sp.Horizon has no transition, and Q_K(o, a) = R(o, a). With K
+// steps left,
 //
 //	Q_K(o, a) = R(o, a) + gamma sum_o' P(o'|o, a) V_{K-1}(o'),
 //	V_K(o) = sum_a pi_e(a|o) Q_K(o, a),   V_0 = 0,
@@ -110,7 +115,7 @@ func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	if err := f.policy(sp); err != nil {
 		return err
 	}
-	f.transitions(b, sp.Actions)
+	f.transitions(b, sp.Actions, sp.Horizon)
 	f.evaluate(b, sp, gamma)
 	return nil
 }
@@ -243,9 +248,10 @@ func (f *Fitter) policy(sp Space) error {
 // transitions builds, from the visit counts in f.row and reward sums in
 // f.r, the rows of distinct transitions in f.next and f.prob (CSR: pair
 // p's are at f.row[p] to f.row[p+1]-1, in order of first occurrence;
-// "episode ended" is not stored, its value being 0) and turns the reward
-// sums into means.
-func (f *Fitter) transitions(b *trajectory.Batch, na int) {
+// "episode ended" is not stored, its value being 0; a visit at step
+// horizon is censored: neither stored nor counted in its row's
+// denominator) and turns the reward sums into means.
+func (f *Fitter) transitions(b *trajectory.Batch, na, horizon int) {
 	steps, m := len(b.Reward), len(f.obs)
 	np := m * na
 	for p := range np {
@@ -254,14 +260,17 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 	// Place every visit's next outcome in its pair's row (a counting sort,
 	// stable in step order), using row[p] as the cursor: afterwards row[p]
 	// is the end of row p, the start of row p+1.
-	end := int32(m)
+	end, censored := int32(m), int32(m+1)
 	f.next = grow(f.next, steps)
 	for i := 0; i+1 < len(b.Offsets); i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		for s := lo; s < hi; s++ {
 			p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
 			o := end
-			if s+1 < hi {
+			switch {
+			case s-lo+1 == horizon: // SPEC 1f: cut by the horizon
+				o = censored
+			case s+1 < hi:
 				o = f.idx[b.Obs[s+1]]
 			}
 			f.next[f.row[p]] = o
@@ -286,10 +295,12 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 		if hi == lo {
 			continue
 		}
-		first := w
+		first, cut := w, int32(0)
 		for j := lo; j < hi; j++ {
 			o := f.next[j]
 			switch {
+			case o == censored:
+				cut++
 			case o == end:
 			case f.mark[o] >= first:
 				f.prob[f.mark[o]]++
@@ -299,11 +310,11 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 				w++
 			}
 		}
-		visits := float64(hi - lo)
+		uncensored := float64(hi - lo - cut)
 		for j := first; j < w; j++ {
-			f.prob[j] /= visits
+			f.prob[j] /= uncensored
 		}
-		f.r[p] /= visits
+		f.r[p] /= float64(hi - lo)
 	}
 	f.row[np] = w
 }
