@@ -66,6 +66,12 @@ const (
 	// that knows them supplies them (domains.Spec.Moments); logged data
 	// never has them.
 	ExactMoments
+	// IDs: the observation and action ids of every step (SPEC 1f);
+	// Batch.Obs and Batch.Action. Options data never has them.
+	IDs
+	// Probs: pi_b and pi_e of the logged action at every step (SPEC 1f);
+	// Batch.PiB and Batch.PiE.
+	Probs
 )
 
 // String names the data, e.g. "split points, options".
@@ -82,6 +88,12 @@ func (d Data) String() string {
 	}
 	if d&ExactMoments != 0 {
 		parts = append(parts, "exact moments of the kept products")
+	}
+	if d&IDs != 0 {
+		parts = append(parts, "observation and action ids")
+	}
+	if d&Probs != 0 {
+		parts = append(parts, "action probabilities (pi_b, pi_e)")
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -191,7 +203,7 @@ var (
 	oracleWorkspace   = workspace{
 		func(n, h float64) float64 { return 8*n*h + 8*h*(h+3) + 8*(5*h+3) },
 		"8 n H (factors, with changed options only) + 8 H (H+3) (the exact moments' two tables, built once on first use) + 8 (5H+3) (k*, sums, prefix products) bytes"}
-	drWorkspace       = workspace{
+	drWorkspace = workspace{
 		func(n, h float64) float64 { return 8 * n * h },
 		"8 n H bytes (factors, with changed options only)"}
 	wdrWorkspace = workspace{
@@ -204,6 +216,22 @@ var (
 		},
 		"8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) + 8 (4 J^2 + 13 J), J = log2 H + 3 >= |J| (covariance, M, its Cholesky factor) bytes"}
 )
+
+// misWorkspace bounds mis's memory: the compact observation of every step
+// and n_t, d_t, d_{t+1} per distinct observation (at most one a step),
+// the id table (dense, at most 4 steps + 65 entries, or a map of at most
+// one entry a step), the trajectories alive at t.
+var misWorkspace = workspace{
+	func(n, h float64) float64 { return 80*n*h + 4*n + 1024 },
+	"80 n H (compact ids, n_t, d_t, d_{t+1}, the id table) + 4 n + 1024 bytes"}
+
+// drlWorkspace bounds drl's memory: mis's tables, both folds as batches
+// (rewards, ids, q and v: 32 bytes a step), two id tables, the weights,
+// and the fitted model's (models.FitBytes) of at most |O| (|A| + 1) pairs,
+// counted as at most 4 n H pairs (36 bytes each).
+var drlWorkspace = workspace{
+	func(n, h float64) float64 { return 400*n*h + 32*n + 24*h + 160<<10 },
+	"400 n H (ids, both folds with their q and v, weights, mis's tables, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 32 n + 24 H + 160 KiB (the model's 15 slices, rounded) bytes"}
 
 // magicX is MAGIC's diagnostic: its blend weights.
 var magicX = Diagnostic{Name: "magic_x", Index: "position", IndexLabel: "position of j in J = (0, 1, 2, 4, ..., H)",
@@ -286,6 +314,16 @@ var registry = []Info{
 		Source: "MAGIC, Thomas & Brunskill 2016, Algorithm 1 (interp.: a normal interval for the percentile bootstrap); SPEC 1d",
 		MinN:   2, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{magicX}, memory: magicWorkspace,
 		new: func() Estimator { return NewMAGIC() }},
+	{Name: "mis", Formula: "sum_{t=1..H} sum_o d_t(o) r_t(o): d_1(o) = n_1(o)/n, r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t, " +
+		"d_{t+1}(o') = sum_o d_t(o) P_t(o'|o), P_t(o'|o) = (1/n_t(o)) sum_{i: o^i_t = o, o^i_{t+1} = o'} rho^i_t (a trajectory that ended at t reaches no o'); n_t(o) = #{i : o^i_t = o}",
+		Source: "tabular time-indexed marginalized importance sampling, Xie, Ma & Wang 2019; SPEC 1f (assumes Markov observations: biased on subepisode by design)",
+		MinN:   1, Class: ModelBased, Needs: IDs, memory: misWorkspace,
+		new: func() Estimator { return NewMIS() }},
+	{Name: "drl", Formula: "(1/n) sum_i phi^i, phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)): " +
+		"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), q, v from the fitted model (SPEC 1d, censored at H) of the other fold and w_t(o) = d_t(o) / (n_t(o)/m) from mis's d_t over the other fold (0 where it has n_t(o) = 0); pi_e(a|o) read from the rows",
+		Source: "double reinforcement learning, Kallus & Uehara 2020, cross-fitted with 2 folds; SPEC 1f (H = the longest trajectory of the data)",
+		MinN:   2, Class: ModelBased, Needs: IDs | Probs, memory: drlWorkspace,
+		new: func() Estimator { return NewDRL() }},
 	{Name: "adaptive", Formula: "sum_a x_a g_a over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis: x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, Omega the candidates' covariance from their influence terms, b_a = |g_a - cwpdis|",
 		Source: "beyond the paper: MAGIC's blend (SPEC 1d) over importance-sampling candidates; docs/adaptive.md",
 		MinN:   1, Class: Adaptive, Diagnostics: []Diagnostic{adaptiveX}, memory: adaptiveWorkspace,

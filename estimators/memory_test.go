@@ -41,6 +41,12 @@ func TestMemoryBoundsWorkspace(t *testing.T) {
 			if info.Needs&Model != 0 {
 				b = withModelColumns(rng, tc.b) // dm, dr, wdr, magic: ErrNoModel without
 			}
+			if info.Needs&(IDs|Probs) != 0 {
+				if tc.name == "options" {
+					continue // mis, drl: options data has no ids (refused by the data check)
+				}
+				b = withIDs(rng, tc.b, 5, 3)
+			}
 			if info.Needs&ExactMoments != 0 {
 				b = withMoments(tc.b, syntheticMoments(h)) // incris-oracle: built inside Estimate
 			}

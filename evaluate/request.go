@@ -156,7 +156,13 @@ func needText(d estimators.Data) string {
 	if d&estimators.ExactMoments != 0 {
 		parts = append(parts, "the exact moments of the kept products B_k r_t (supplied only by a simulated domain that knows them, subepisode in a config; logged data never has them)")
 	}
-	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options | estimators.ExactMoments); rest != 0 {
+	if d&estimators.IDs != 0 {
+		parts = append(parts, "the id columns obs and action")
+	}
+	if d&estimators.Probs != 0 {
+		parts = append(parts, "the probability columns pi_b and pi_e")
+	}
+	if rest := d &^ (estimators.Model | estimators.SplitPoints | estimators.Options | estimators.ExactMoments | estimators.IDs | estimators.Probs); rest != 0 {
 		parts = append(parts, rest.String())
 	}
 	return strings.Join(parts, " and ")

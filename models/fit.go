@@ -54,6 +54,8 @@ type Fitter struct {
 	prob  []float64 // its empirical probability P(o'|o, a)
 	start []int32   // first step of the non-empty trajectories, longest first
 	byLen []int32   // byLen[l]: number of trajectories of length >= l
+
+	toStart, toByLen []int32 // the same of FitTo's other batch
 }
 
 // FitBytes returns the bound of Fitter's doc comment: the bytes Fit
@@ -72,11 +74,16 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 // The rewards of b must be undiscounted; gamma in (0, 1] is the discount
 // of the dynamic program.
 //
-// The model (SPEC 1d, `fitted`): for each (o, a) visited, R(o, a) is the
-// mean reward of its visits and P(o'|o, a) the fraction of its visits
-// followed by observation o', "episode ended" (the visit was its
-// trajectory's last step) being its own outcome, of value 0. With K steps
-// left,
+// The model (SPEC 1d, `fitted`, with SPEC 1f's censoring): for each
+// (o, a) visited, R(o, a) is the mean reward of all its visits and
+// P(o'|o, a) the fraction of its uncensored visits followed by observation
+// o', "episode ended" (the visit was its trajectory's last step, before
+// the horizon) being its own outcome, of value 0. A visit at 1-based step
+// t = sp.Horizon is censored: what follows it is unknown (the episode was
+// cut by the horizon, not ended), so it counts in R but not in P, whose
+// denominator is the number of uncensored visits; an (o, a) visited only
+// at t = sp.Horizon has no transition, and Q_K(o, a) = R(o, a). With K
+// steps left,
 //
 //	Q_K(o, a) = R(o, a) + gamma sum_o' P(o'|o, a) V_{K-1}(o'),
 //	V_K(o) = sum_a pi_e(a|o) Q_K(o, a),   V_0 = 0,
@@ -96,12 +103,37 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 // dynamic program, T the number of distinct (o, a, o') transitions and m
 // the number of distinct observations in b.
 func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
+	return f.FitTo(b, b, sp, gamma)
+}
+
+// FitTo fits the model on b, as Fit does, and writes its q_hat and v_hat
+// at every step of to (which may be b) into to.QHat and to.VHat: the
+// cross-fitting of drl (SPEC 1f), where the model of one fold is read on
+// the other. to must satisfy what Fit asks of b; an observation of to
+// that b never visits has v_hat = 0, and an (o, a) b never visits q_hat
+// = 0. Cost: Fit's, plus O(steps of to) to order and write to's steps; a
+// to other than b adds 4 (n_to + Horizon + 2) bytes to FitBytes (its
+// trajectories by length).
+func (f *Fitter) FitTo(b, to *trajectory.Batch, sp Space, gamma float64) error {
 	if err := check(b, sp, gamma); err != nil {
 		return err
 	}
+	if to != b {
+		if err := check(to, sp, gamma); err != nil {
+			return err
+		}
+	}
 	steps := len(b.Reward)
 	if steps == 0 {
-		b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
+		if to == b {
+			b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
+			return nil
+		}
+		f.obs = f.obs[:0] // nothing visited: every q_hat and v_hat is 0
+		to.QHat = grow(to.QHat, len(to.Reward))
+		to.VHat = grow(to.VHat, len(to.Reward))
+		clear(to.QHat)
+		clear(to.VHat)
 		return nil
 	}
 	if err := f.count(b, sp); err != nil {
@@ -110,9 +142,61 @@ func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	if err := f.policy(sp); err != nil {
 		return err
 	}
-	f.transitions(b, sp.Actions)
-	f.evaluate(b, sp, gamma)
+	f.transitions(b, sp.Actions, sp.Horizon)
+	start, byLen := f.start, f.byLen
+	if to != b {
+		var err error
+		if f.toStart, f.toByLen, err = order(to, sp, f.toStart, f.toByLen); err != nil {
+			return err
+		}
+		start, byLen = f.toStart, f.toByLen
+	}
+	f.evaluate(to, sp, gamma, start, byLen)
 	return nil
+}
+
+// order checks the trajectories and ids of b against sp and returns the
+// first steps of its non-empty trajectories, longest first, with byLen[t]
+// the number of length >= t (count's ordering), in start and byLen's
+// memory.
+func order(b *trajectory.Batch, sp Space, start, byLen []int32) ([]int32, []int32, error) {
+	steps, h := len(b.Reward), sp.Horizon
+	byLen = grow(byLen, h+2)
+	clear(byLen)
+	nonEmpty := 0
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		if hi < lo || hi > steps {
+			return nil, nil, fmt.Errorf("models: trajectory %d: offsets %d to %d out of order", i, lo, hi)
+		}
+		if hi-lo > h {
+			return nil, nil, fmt.Errorf("models: trajectory %d has %d steps, longer than the horizon %d", i, hi-lo, h)
+		}
+		if hi > lo {
+			byLen[hi-lo]++
+			nonEmpty++
+		}
+		for s := lo; s < hi; s++ {
+			if o, a := b.Obs[s], b.Action[s]; o < 0 || int(o) >= sp.Obs || a < 0 || int(a) >= sp.Actions {
+				return nil, nil, fmt.Errorf("models: step %d (trajectory %d): ids (%d, %d) not in [0, %d) x [0, %d)", s, i, o, a, sp.Obs, sp.Actions)
+			}
+		}
+	}
+	longer := int32(0)
+	for l := h; l >= 1; l-- {
+		c := byLen[l]
+		byLen[l] = longer
+		longer += c
+	}
+	start = grow(start, nonEmpty)
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		if hi > lo {
+			start[byLen[hi-lo]] = int32(lo)
+			byLen[hi-lo]++
+		}
+	}
+	return start, byLen, nil
 }
 
 // check validates Fit's arguments that need no pass over the steps.
@@ -243,9 +327,10 @@ func (f *Fitter) policy(sp Space) error {
 // transitions builds, from the visit counts in f.row and reward sums in
 // f.r, the rows of distinct transitions in f.next and f.prob (CSR: pair
 // p's are at f.row[p] to f.row[p+1]-1, in order of first occurrence;
-// "episode ended" is not stored, its value being 0) and turns the reward
-// sums into means.
-func (f *Fitter) transitions(b *trajectory.Batch, na int) {
+// "episode ended" is not stored, its value being 0; a visit at step
+// horizon is censored: neither stored nor counted in its row's
+// denominator) and turns the reward sums into means.
+func (f *Fitter) transitions(b *trajectory.Batch, na, horizon int) {
 	steps, m := len(b.Reward), len(f.obs)
 	np := m * na
 	for p := range np {
@@ -254,14 +339,17 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 	// Place every visit's next outcome in its pair's row (a counting sort,
 	// stable in step order), using row[p] as the cursor: afterwards row[p]
 	// is the end of row p, the start of row p+1.
-	end := int32(m)
+	end, censored := int32(m), int32(m+1)
 	f.next = grow(f.next, steps)
 	for i := 0; i+1 < len(b.Offsets); i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		for s := lo; s < hi; s++ {
 			p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
 			o := end
-			if s+1 < hi {
+			switch {
+			case s-lo+1 == horizon: // SPEC 1f: cut by the horizon
+				o = censored
+			case s+1 < hi:
 				o = f.idx[b.Obs[s+1]]
 			}
 			f.next[f.row[p]] = o
@@ -286,10 +374,12 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 		if hi == lo {
 			continue
 		}
-		first := w
+		first, cut := w, int32(0)
 		for j := lo; j < hi; j++ {
 			o := f.next[j]
 			switch {
+			case o == censored:
+				cut++
 			case o == end:
 			case f.mark[o] >= first:
 				f.prob[f.mark[o]]++
@@ -299,18 +389,18 @@ func (f *Fitter) transitions(b *trajectory.Batch, na int) {
 				w++
 			}
 		}
-		visits := float64(hi - lo)
+		uncensored := float64(hi - lo - cut)
 		for j := first; j < w; j++ {
-			f.prob[j] /= visits
+			f.prob[j] /= uncensored
 		}
-		f.r[p] /= visits
+		f.r[p] /= float64(hi - lo)
 	}
 	f.row[np] = w
 }
 
 // evaluate runs the dynamic program for K = 1..sp.Horizon and writes
 // q_hat and v_hat of the steps with K steps left as each Q_K is computed.
-func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
+func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, byLen []int32) {
 	steps, m, na, h := len(b.Reward), len(f.obs), sp.Actions, sp.Horizon
 	np := m * na
 	f.q = grow(f.q, np)
@@ -339,10 +429,14 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
 		}
 		// Step t = h - k + 1 (1-based) of every trajectory that has one.
 		t := h - k + 1
-		for _, lo := range f.start[:f.byLen[t]] {
+		for _, lo := range start[:byLen[t]] {
 			s := int(lo) + t - 1
-			c := int(idx[obs[s]])
-			qHat[s] = q[c*na+int(act[s])]
+			c := idx[obs[s]]
+			if c < 0 || int(c) >= m || f.obs[c] != obs[s] { // never visited (FitTo)
+				qHat[s], vHat[s] = 0, 0
+				continue
+			}
+			qHat[s] = q[int(c)*na+int(act[s])]
 			vHat[s] = v[c]
 		}
 		v, vp = vp, v

@@ -42,9 +42,10 @@ func table(tab [][]float64) func(o int, dst []float64) {
 //	B (2 steps): (o0, a1, r 2) -> (o1, a0, r 1), end
 //	C (1 step):  (o1, a1, r 4), end
 //
-// Visits, hence the model:
+// Visits, hence the model (at H = 3, A3 is censored, SPEC 1f: its reward
+// counts in R, not in P; at H = 4 it "ended", P(o1) = P(end) = 1/2):
 //
-//	(o0, a0): A1 (r 1, then o1), A3 (r 3, ended): R = 2, P(o1) = 1/2, P(end) = 1/2
+//	(o0, a0): A1 (r 1, then o1), A3 (r 3, t = 3): R = 2, P(o1) = 1 (H 3)
 //	(o0, a1): B1 (r 2, then o1):                  R = 2, P(o1) = 1
 //	(o1, a0): B2 (r 1, ended):                    R = 1, P(end) = 1
 //	(o1, a1): A2 (r 0, then o0), C1 (r 4, ended): R = 2, P(o0) = 1/2, P(end) = 1/2
@@ -71,36 +72,43 @@ func TestFitHand(t *testing.T) {
 		wantQ, wantV []float64
 	}{
 		{
+			// A3 censored: P(o1|o0,a0) = 1.
 			// K = 1: Q1 = R = (2, 2 | 1, 2); V1(o0) = 2, V1(o1) = 1/4 + 3/4*2 = 1.75.
-			// K = 2: Q2(o0,a0) = 2 + 1/2*1.75 = 2.875, Q2(o0,a1) = 2 + 1.75 = 3.75,
+			// K = 2: Q2(o0,a0) = Q2(o0,a1) = 2 + 1.75 = 3.75,
 			//        Q2(o1,a0) = 1, Q2(o1,a1) = 2 + 1/2*2 = 3;
-			//        V2(o0) = (2.875 + 3.75)/2 = 3.3125, V2(o1) = 1/4 + 3/4*3 = 2.5.
-			// K = 3: Q3(o0,a0) = 2 + 1/2*2.5 = 3.25, Q3(o0,a1) = 2 + 2.5 = 4.5,
-			//        Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 1/2*3.3125 = 3.65625;
-			//        V3(o0) = (3.25 + 4.5)/2 = 3.875, V3(o1) = 1/4 + 3/4*3.65625 = 2.9921875.
+			//        V2(o0) = 3.75, V2(o1) = 1/4 + 3/4*3 = 2.5.
+			// K = 3: Q3(o0,a0) = Q3(o0,a1) = 2 + 2.5 = 4.5,
+			//        Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 1/2*3.75 = 3.875;
+			//        V3(o0) = 4.5, V3(o1) = 1/4 + 3/4*3.875 = 3.15625.
 			// t = 1, 2, 3 read K = 3, 2, 1.
 			name: "gamma 1, H 3", x: 0, y: 1,
 			sp: Space{Obs: 2, Actions: 2, PiE: table(two), Horizon: 3}, gamma: 1,
-			wantQ: []float64{3.25, 3, 2, 4.5, 1, 3.65625},
-			wantV: []float64{3.875, 2.5, 2, 3.875, 2.5, 2.9921875},
+			wantQ: []float64{4.5, 3, 2, 4.5, 1, 3.875},
+			wantV: []float64{4.5, 2.5, 2, 4.5, 2.5, 3.15625},
 		},
 		{
-			// K = 1 as above. K = 2: Q2(o0,a0) = 2 + 0.5*0.5*1.75 = 2.4375,
-			//   Q2(o0,a1) = 2 + 0.5*1.75 = 2.875, Q2(o1,a0) = 1, Q2(o1,a1) = 2 + 0.5*0.5*2 = 2.5;
-			//   V2(o0) = (2.4375 + 2.875)/2 = 2.65625, V2(o1) = 1/4 + 3/4*2.5 = 2.125.
-			// K = 3: Q3(o0,a0) = 2 + 0.25*2.125 = 2.53125, Q3(o0,a1) = 2 + 0.5*2.125 = 3.0625,
-			//   Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 0.25*2.65625 = 2.6640625;
-			//   V3(o0) = (2.53125 + 3.0625)/2 = 2.796875, V3(o1) = 1/4 + 3/4*2.6640625 = 2.248046875.
+			// A3 censored. K = 1 as above. K = 2: Q2(o0,a0) = Q2(o0,a1) = 2 + 0.5*1.75 = 2.875,
+			//   Q2(o1,a0) = 1, Q2(o1,a1) = 2 + 0.5*0.5*2 = 2.5;
+			//   V2(o0) = 2.875, V2(o1) = 1/4 + 3/4*2.5 = 2.125.
+			// K = 3: Q3(o0,a0) = Q3(o0,a1) = 2 + 0.5*2.125 = 3.0625,
+			//   Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 0.25*2.875 = 2.71875;
+			//   V3(o0) = 3.0625, V3(o1) = 1/4 + 3/4*2.71875 = 2.2890625.
 			// No factor gamma^(t-1): that is trajectory.Discounted's.
 			name: "gamma 0.5, H 3", x: 0, y: 1,
 			sp: Space{Obs: 2, Actions: 2, PiE: table(two), Horizon: 3}, gamma: 0.5,
-			wantQ: []float64{2.53125, 2.5, 2, 3.0625, 1, 2.6640625},
-			wantV: []float64{2.796875, 2.125, 2, 2.796875, 2.125, 2.248046875},
+			wantQ: []float64{3.0625, 2.5, 2, 3.0625, 1, 2.71875},
+			wantV: []float64{3.0625, 2.125, 2, 3.0625, 2.125, 2.2890625},
 		},
 		{
-			// Horizon 4 > the longest trajectory: t = 1, 2, 3 read K = 4, 3, 2.
-			// Ids o0 = 3, o1 = 1 of 5 (ids 0, 2, 4 never occur). K = 1..3 as in
-			// "gamma 1, H 3"; K = 4: Q4(o0,a0) = 2 + 1/2*2.9921875 = 3.49609375,
+			// Horizon 4 > the longest trajectory: t = 1, 2, 3 read K = 4, 3, 2,
+			// and nothing is censored: A3 ended, P(o1|o0,a0) = P(end|o0,a0) = 1/2.
+			// Ids o0 = 3, o1 = 1 of 5 (ids 0, 2, 4 never occur).
+			// K = 1: Q1 = R = (2, 2 | 1, 2); V1(o0) = 2, V1(o1) = 1.75.
+			// K = 2: Q2(o0,a0) = 2 + 1/2*1.75 = 2.875, Q2(o0,a1) = 3.75, Q2(o1,a0) = 1,
+			//   Q2(o1,a1) = 3; V2(o0) = 3.3125, V2(o1) = 2.5.
+			// K = 3: Q3(o0,a0) = 2 + 1/2*2.5 = 3.25, Q3(o0,a1) = 4.5, Q3(o1,a0) = 1,
+			//   Q3(o1,a1) = 2 + 1/2*3.3125 = 3.65625; V3(o0) = 3.875, V3(o1) = 2.9921875.
+			// K = 4: Q4(o0,a0) = 2 + 1/2*2.9921875 = 3.49609375,
 			// Q4(o0,a1) = 2 + 2.9921875 = 4.9921875, Q4(o1,a0) = 1,
 			// Q4(o1,a1) = 2 + 1/2*3.875 = 3.9375;
 			// V4(o0) = (3.49609375 + 4.9921875)/2 = 4.244140625,
@@ -116,19 +124,19 @@ func TestFitHand(t *testing.T) {
 			// A third action a2, never taken: Q_K(., a2) = 0, and pi_e(.|o0) =
 			// (1/4, 1/4, 1/2) puts half its weight on it, halving V(o0) against
 			// the first case at K = 1. pi_e(.|o1) = (1/4, 3/4, 0).
-			// K = 1: Q1 = R; V1(o0) = (2 + 2)/4 = 1, V1(o1) = 1.75.
-			// K = 2: Q2(o0,a0) = 2.875, Q2(o0,a1) = 3.75 (as in the first case: no
+			// A3 censored. K = 1: Q1 = R; V1(o0) = (2 + 2)/4 = 1, V1(o1) = 1.75.
+			// K = 2: Q2(o0,a0) = Q2(o0,a1) = 2 + 1.75 = 3.75 (as in the first case: no
 			//   V(o0) in them), Q2(o1,a0) = 1, Q2(o1,a1) = 2 + 1/2*1 = 2.5;
-			//   V2(o0) = (2.875 + 3.75)/4 = 1.65625, V2(o1) = 1/4 + 3/4*2.5 = 2.125.
-			// K = 3: Q3(o0,a0) = 2 + 1/2*2.125 = 3.0625, Q3(o0,a1) = 2 + 2.125 = 4.125,
-			//   Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 1/2*1.65625 = 2.828125;
-			//   V3(o0) = (3.0625 + 4.125)/4 = 1.796875, V3(o1) = 1/4 + 3/4*2.828125 = 2.37109375.
+			//   V2(o0) = (3.75 + 3.75)/4 = 1.875, V2(o1) = 1/4 + 3/4*2.5 = 2.125.
+			// K = 3: Q3(o0,a0) = Q3(o0,a1) = 2 + 2.125 = 4.125,
+			//   Q3(o1,a0) = 1, Q3(o1,a1) = 2 + 1/2*1.875 = 2.9375;
+			//   V3(o0) = (4.125 + 4.125)/4 = 2.0625, V3(o1) = 1/4 + 3/4*2.9375 = 2.453125.
 			name: "unseen action", x: 0, y: 1,
 			sp: Space{Obs: 2, Actions: 3, Horizon: 3,
 				PiE: table([][]float64{{0.25, 0.25, 0.5}, {0.25, 0.75, 0}})},
 			gamma: 1,
-			wantQ: []float64{3.0625, 2.5, 2, 4.125, 1, 2.828125},
-			wantV: []float64{1.796875, 2.125, 1, 1.796875, 2.125, 2.37109375},
+			wantQ: []float64{4.125, 2.5, 2, 4.125, 1, 2.9375},
+			wantV: []float64{2.0625, 2.125, 1, 2.0625, 2.125, 2.453125},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -558,5 +566,37 @@ func TestFitBytes(t *testing.T) {
 			}
 			t.Logf("%d steps: allocated %.0f, bound %.0f", b.Steps(), got, bound)
 		})
+	}
+}
+
+// TestFitCensored: SPEC 1f's censoring at H = 2, pi_e = a0 everywhere.
+// D = (o0, a0, r 1) -> (o1, a0, r 5) reaches the horizon: its second visit
+// is censored. Alone, (o1, a0) has only that visit: no transition, Q = R
+// = 5 at every K, and (o0, a0): R = 1, P(o1) = 1, Q2 = 1 + 5 = 6. With
+// E = (o1, a0, r 3), which ended at t = 1 < H: (o1, a0) has R = (5 + 3)/2
+// = 4 over both visits and P(end) = 1 over its one uncensored visit, so
+// Q = 4 at every K, and Q2(o0, a0) = 1 + 4 = 5.
+func TestFitCensored(t *testing.T) {
+	d := []step{{0, 0, 1}, {1, 0, 5}}
+	e := []step{{1, 0, 3}}
+	sp := Space{Obs: 2, Actions: 2, Horizon: 2, PiE: table([][]float64{{1, 0}, {1, 0}})}
+	for _, tc := range []struct {
+		name  string
+		data  [][]step
+		wantQ []float64
+	}{
+		{"censored only", [][]step{d}, []float64{6, 5}},
+		{"censored and ended", [][]step{d, e}, []float64{5, 4, 4}},
+	} {
+		b := batchOf(tc.data)
+		var f Fitter
+		if err := f.Fit(b, sp, 1); err != nil {
+			t.Fatal(err)
+		}
+		for s, w := range tc.wantQ {
+			if b.QHat[s] != w || b.VHat[s] != w {
+				t.Errorf("%s: step %d: q_hat, v_hat = %v, %v; want %v (both)", tc.name, s, b.QHat[s], b.VHat[s], w)
+			}
+		}
 	}
 }

@@ -58,6 +58,12 @@ type Batch struct {
 	// data. Prefix, Resample and the Discounted view carry the pointer.
 	Moments *StepMoments
 
+	// Gamma is the discount already applied to Reward, QHat and VHat
+	// (SPEC 1c): set by Discounted.Of on its view, 0 (none, as 1)
+	// otherwise. An estimator that fits a model itself (drl) reads it to
+	// undo the discount. Prefix and Resample carry it.
+	Gamma float64
+
 	horizon int
 }
 
@@ -91,6 +97,7 @@ func (b *Batch) Reset() {
 	b.PiB, b.PiE = b.PiB[:0], b.PiE[:0]
 	b.OptionStart, b.MuB, b.MuE = b.OptionStart[:0], b.MuB[:0], b.MuE[:0]
 	b.Moments = nil
+	b.Gamma = 0
 	b.horizon = 0
 }
 
@@ -215,6 +222,7 @@ func (b *Batch) Prefix(n int) Batch {
 		Changed:     b.Changed[:end],
 		Split:       b.Split[:end],
 		Moments:     b.Moments,
+		Gamma:       b.Gamma,
 	}
 	if b.HasModel() {
 		p.QHat, p.VHat = b.QHat[:end], b.VHat[:end]

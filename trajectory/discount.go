@@ -37,6 +37,7 @@ func (d *Discounted) Of(b *Batch, gamma float64) *Batch {
 		}
 	}
 	d.view = *b
+	d.view.Gamma = gamma
 	d.reward = scaleSteps(d.reward, b.Reward, b.Offsets, d.pow)
 	d.view.Reward = d.reward
 	if b.HasModel() {

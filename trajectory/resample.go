@@ -59,6 +59,7 @@ func (b *Batch) Resample(src *Batch, idx []int) {
 	}
 	b.Reset()
 	b.Moments = src.Moments // a resample is drawn from the same source
+	b.Gamma = src.Gamma
 	b.Grow(len(idx), steps)
 	for _, i := range idx {
 		b.AppendTrajectory(src, i)

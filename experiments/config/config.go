@@ -235,6 +235,55 @@ func (s *Series) checkModel() error {
 	return nil
 }
 
+// Needs is the union of the data the series' estimators need
+// (estimators.Info.Needs): what its domain must record.
+func (s *Series) Needs() estimators.Data {
+	var d estimators.Data
+	for _, e := range s.Estimators {
+		if info, ok := s.Info(e); ok {
+			d |= info.Needs
+		}
+	}
+	return d
+}
+
+// checkIDs checks that the series' domain, built as d, records what its
+// estimators need of SPEC 1f's data: observation and action ids
+// (estimators.IDs: a domain that can supply models, domains.Spec.Models)
+// and the action probabilities (estimators.Probs: a
+// domains.ProbRecorder).
+func (s *Series) checkIDs(d domains.Domain) error {
+	needs := s.Needs()
+	names := func(flag estimators.Data) string {
+		var out []string
+		for _, e := range s.Estimators {
+			if info, ok := s.Info(e); ok && info.Needs&flag != 0 {
+				out = append(out, e)
+			}
+		}
+		verb := " needs"
+		if len(out) > 1 {
+			verb = " need"
+		}
+		return strings.Join(out, ", ") + verb
+	}
+	if needs&estimators.IDs != 0 {
+		spec := s.Spec()
+		if spec.Models == nil {
+			return fmt.Errorf("%s observation and action ids, which domain %s does not record (domains that do: those that can supply a model)", names(estimators.IDs), s.Domain)
+		}
+		if err := spec.Models(s.Params); err != nil {
+			return fmt.Errorf("%s observation and action ids: %v", names(estimators.IDs), err)
+		}
+	}
+	if needs&estimators.Probs != 0 && d != nil {
+		if err := canLog(d); err != nil {
+			return fmt.Errorf("%s the action probabilities pi_b and pi_e: %v", names(estimators.Probs), err)
+		}
+	}
+	return nil
+}
+
 // checkMoments checks that the series' domain, with its parameters, can
 // supply the exact moments of the kept products (domains.Spec.Moments)
 // when an estimator of the series needs them (estimators.ExactMoments).

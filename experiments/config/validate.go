@@ -268,6 +268,9 @@ func (v *validator) series(c *file, r *Plan) {
 			if err := rs.checkMoments(); err != nil {
 				v.fail(field+".estimators", at("estimators"), "%s: %v", name, err)
 			}
+			if err := rs.checkIDs(d); err != nil {
+				v.fail(field+".estimators", at("estimators"), "%s: %v", name, err)
+			}
 			v.seriesBounds(&sc, &rs, field, at, r)
 			r.Series = append(r.Series, rs)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -200,17 +201,33 @@ func (w *worker) state(u Unit) error {
 		pool[name] = m
 		req.Methods = append(req.Methods, m)
 	}
-	if rs.NeedsModel() {
+	// What the domain records, from the union of the estimators' Needs:
+	// ids for a fitted model or an estimator reading them (mis, drl), the
+	// exact model, the action probabilities (drl).
+	needs := rs.Needs()
+	if needs&(estimators.Model|estimators.IDs) != 0 {
 		md, ok := d.(domains.ModelDomain)
 		if !ok {
-			return fmt.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
+			return fmt.Errorf("series %s: domain %s supplies no model and no ids", rs.Name, rs.Domain)
 		}
-		fitted := rs.Model != config.ModelExact
-		md.Record(fitted, !fitted)
-		req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
-		if fitted {
-			w.fitted.Space = md.Space()
-			req.Model = &w.fitted
+		modeled := needs&estimators.Model != 0
+		fitted := modeled && rs.Model != config.ModelExact
+		md.Record(fitted || needs&estimators.IDs != 0, modeled && !fitted)
+		if modeled {
+			req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
+			if fitted {
+				w.fitted.Space = md.Space()
+				req.Model = &w.fitted
+			}
+		}
+	}
+	if needs&estimators.Probs != 0 {
+		pr, ok := d.(domains.ProbRecorder)
+		if !ok {
+			return fmt.Errorf("series %s: domain %s cannot record the action probabilities", rs.Name, rs.Domain)
+		}
+		if err := pr.RecordProbs(true); err != nil {
+			return fmt.Errorf("series %s: %w", rs.Name, err)
 		}
 	}
 	if err := w.ev.Reset(req); err != nil {

@@ -1,0 +1,248 @@
+package estimators
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/models"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// DRL is double reinforcement learning, cross-fitted with 2 folds (Kallus
+// & Uehara 2020; SPEC 1f, key "drl"). Fold A is the first ceil(n/2)
+// trajectories in data order, fold B the rest (n >= 2). For a trajectory
+// i of one fold the nuisances come from the other fold alone: q and v
+// from the fitted model of SPEC 1d/1f (models.Fitter, with censoring at
+// the horizon) over that fold, with H the longest trajectory of the whole
+// data set, q(o_t, a_t) and v(o_t) taken with H - t + 1 steps left; and
+// w_t(o) = d_t(o) / (n_t(o)/m), with d_t and n_t those of mis over that
+// fold of m trajectories (w_t(o) := 0 where that fold has n_t(o) = 0).
+// Then
+//
+//	phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)),
+//	DRL = (1/n) sum_i phi^i,
+//
+// with v(o^i_{H_i+1}) := 0 after the trajectory's last step. The batch's
+// rewards are the discounted view (trajectory.Discounted, SPEC 1c: r_t
+// scaled by gamma^(t-1), gamma in Batch.Gamma): gamma^(t-1) r_t is the
+// batch's reward, and q and v, discounted to their own step by the model,
+// are scaled by gamma^(t-1) and gamma^t here. The model is fitted on the
+// undiscounted rewards (the view's divided back by gamma^(t-1)).
+//
+// pi_e(a|o), the model's evaluation policy, is read from the rows
+// (Batch.PiE at the steps where (o, a) was logged); v(o) sums over the
+// actions seen at o in the fold the model is fitted on (SPEC 1f).
+//
+// Cost: two model fits, each on one fold and read on the other (at most
+// the cost of fitting the whole data set, plus O(steps)), and one mis
+// pass per fold, O(n H): well under 3 model fits. The workspace is kept
+// between calls.
+type DRL struct {
+	obsIDs, actIDs compactIDs
+	obs, act       []int32   // compact ids of every step
+	pie            []float64 // pi_e per (compact observation, compact action)
+	na             int
+	pow            []float64 // gamma^(t-1)
+	fold           [2]trajectory.Batch
+	fit            models.Fitter
+	count          []int32
+	d, dn          []float64
+	liveA, liveB   []int32
+	w              []float64 // w_t(o_t) of every step, from the other fold
+	piE            func(o int, dst []float64)
+}
+
+// NewDRL returns a DRL estimator.
+func NewDRL() *DRL { return &DRL{} }
+
+// Name returns "drl".
+func (*DRL) Name() string { return "drl" }
+
+// Estimate returns the DRL estimate from b, which must carry observation
+// and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and
+// at least 2 trajectories.
+func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
+	if err := checkIDs("drl", b, 2); err != nil {
+		return 0, err
+	}
+	steps := b.Steps()
+	if steps == 0 {
+		return 0, nil
+	}
+	if len(b.PiE) != steps || len(b.PiB) != steps {
+		return 0, fmt.Errorf("drl: %w", ErrNoProbs)
+	}
+	gamma := b.Gamma
+	if gamma == 0 {
+		gamma = 1
+	}
+	n, h := b.N(), b.Horizon()
+	e.obs = growSlice(e.obs, steps)
+	e.act = growSlice(e.act, steps)
+	m := e.obsIDs.build(b.Obs, e.obs)
+	e.na = e.actIDs.build(b.Action, e.act)
+	na := e.na
+	e.pie = growSlice(e.pie, m*na)
+	clear(e.pie)
+	for s := range steps {
+		e.pie[int(e.obs[s])*na+int(e.act[s])] = b.PiE[s]
+	}
+	e.pow = growSlice(e.pow, h+1)
+	for t := range e.pow {
+		e.pow[t] = math.Pow(gamma, float64(t))
+	}
+	if e.piE == nil {
+		e.piE = func(o int, dst []float64) {
+			row := e.pie[o*e.na : (o+1)*e.na]
+			copy(dst, row)
+			s := 0.0
+			for _, x := range row {
+				s += x
+			}
+			dst[e.na] = max(0, 1-s) // an action never logged: q = 0
+		}
+	}
+	sp := models.Space{Obs: m, Actions: na + 1, Horizon: max(h, 1), PiE: e.piE}
+	half := (n + 1) / 2
+	e.split(b, 0, 0, half)
+	e.split(b, 1, half, n)
+	// q and v of each fold from the model of the other
+	for k := range 2 {
+		if err := e.fit.FitTo(&e.fold[1-k], &e.fold[k], sp, gamma); err != nil {
+			return 0, fmt.Errorf("drl: fitting the model on fold %c: %w", 'B'-rune(k), err)
+		}
+	}
+	// w of each fold from mis over the other
+	e.w = growSlice(e.w, steps)
+	e.count = growSlice(e.count, m)
+	e.d = growSlice(e.d, m)
+	e.dn = growSlice(e.dn, m)
+	clear(e.count)
+	clear(e.d)
+	clear(e.dn)
+	e.weights(b, half, n, 0, half)
+	e.weights(b, 0, half, half, n)
+
+	total := 0.0
+	for k, rng := range [2][2]int{{0, half}, {half, n}} {
+		f := &e.fold[k]
+		for i := rng[0]; i < rng[1]; i++ {
+			lo, hi := b.Offsets[i], b.Offsets[i+1]
+			if hi == lo {
+				continue
+			}
+			flo := f.Offsets[i-rng[0]]
+			phi := f.VHat[flo]
+			for s := lo; s < hi; s++ {
+				t := s - lo // 0-based
+				fs := flo + t
+				next := 0.0
+				if s+1 < hi {
+					next = e.pow[t+1] * f.VHat[fs+1]
+				}
+				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - e.pow[t]*f.QHat[fs])
+			}
+			total += phi
+		}
+	}
+	return finite("drl", total/float64(n))
+}
+
+// split copies trajectories lo to hi-1 of b into fold k: offsets from 0,
+// compact ids, and the rewards undiscounted (the view's r_t divided by
+// gamma^(t-1); 0 where that power underflows to 0).
+func (e *DRL) split(b *trajectory.Batch, k, lo, hi int) {
+	f := &e.fold[k]
+	base := b.Offsets[lo]
+	steps := b.Offsets[hi] - base
+	f.Offsets = growSlice(f.Offsets, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		f.Offsets[i-lo] = b.Offsets[i] - base
+	}
+	f.Reward = growSlice(f.Reward, steps)
+	f.Obs = growSlice(f.Obs, steps)
+	f.Action = growSlice(f.Action, steps)
+	copy(f.Obs, e.obs[base:base+steps])
+	copy(f.Action, e.act[base:base+steps])
+	for i := lo; i < hi; i++ {
+		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
+			r, p := b.Reward[s], e.pow[s-b.Offsets[i]]
+			if p != 1 {
+				r = ratio(r, p)
+			}
+			f.Reward[s-base] = r
+		}
+	}
+}
+
+// weights writes into e.w, at every step of trajectories tlo to thi-1 of
+// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over trajectories flo to
+// fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
+// e.dn are zero and left zero.
+func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
+	off, rho, obs := b.Offsets, b.Ratio, e.obs
+	count, d, dn := e.count, e.d, e.dn
+	mf := float64(fhi - flo)
+	src, dst := e.liveA[:0], e.liveB[:0]
+	for i := flo; i < fhi; i++ {
+		if off[i+1] > off[i] {
+			src = append(src, int32(i))
+			count[obs[off[i]]]++
+		}
+	}
+	for i := tlo; i < thi; i++ {
+		if off[i+1] > off[i] {
+			dst = append(dst, int32(i))
+		}
+	}
+	for _, i := range src { // d_1(o) = n_1(o)/m
+		c := obs[off[i]]
+		d[c] = float64(count[c]) / mf
+	}
+	for _, i := range src {
+		count[obs[off[i]]] = 0
+	}
+	t := 0
+	for ; len(dst) > 0; t++ {
+		for _, i := range src {
+			count[obs[off[i]+t]]++
+		}
+		k := 0
+		for _, i := range dst {
+			s := off[i] + t
+			c := obs[s]
+			e.w[s] = 0
+			if count[c] > 0 {
+				e.w[s] = d[c] / float64(count[c]) * mf
+			}
+			if s+1 < off[i+1] {
+				dst[k] = i
+				k++
+			}
+		}
+		dst = dst[:k]
+		for _, i := range src {
+			s := off[i] + t
+			c := obs[s]
+			if s+1 < off[i+1] {
+				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
+			}
+		}
+		k = 0
+		for _, i := range src {
+			s := off[i] + t
+			d[obs[s]], count[obs[s]] = 0, 0
+			if s+1 < off[i+1] {
+				src[k] = i
+				k++
+			}
+		}
+		src = src[:k]
+		d, dn = dn, d
+	}
+	// leave d zero for the next call: d_t of the trajectories that go on
+	for _, i := range src {
+		d[obs[int(off[i])+t]] = 0
+	}
+	e.liveA, e.liveB = src[:0], dst[:0]
+}

@@ -1,0 +1,213 @@
+package estimators
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// ErrNoIDs reports a batch without the observation and action ids of SPEC
+// 1f, which mis and drl cannot run without.
+var ErrNoIDs = errors.New("the data has no observation and action ids")
+
+// ErrNoProbs reports a batch without the per-step action probabilities
+// pi_b and pi_e, which drl cannot run without.
+var ErrNoProbs = errors.New("the data has no action probabilities pi_b and pi_e")
+
+// checkIDs returns an error naming the estimator when b has steps but not
+// one observation and one action id per step, each >= 0, and when b has
+// fewer than minN trajectories.
+func checkIDs(name string, b *trajectory.Batch, minN int) error {
+	if n := b.N(); n < minN {
+		return fmt.Errorf("%s: %w: n = %d, needs n >= %d", name, ErrTooFew, n, minN)
+	}
+	m := b.Steps()
+	if m == 0 {
+		return nil
+	}
+	if len(b.Obs) != m || len(b.Action) != m {
+		return fmt.Errorf("%s: %w", name, ErrNoIDs)
+	}
+	for s := range m {
+		if b.Obs[s] < 0 || b.Action[s] < 0 {
+			return fmt.Errorf("%s: step %d: negative id (observation %d, action %d)", name, s, b.Obs[s], b.Action[s])
+		}
+	}
+	return nil
+}
+
+// compactIDs maps ids (>= 0) to compact indices 0, 1, ... in order of
+// first appearance, reusing its memory: a dense table when the largest id
+// is small against the number of ids, a map otherwise.
+type compactIDs struct {
+	dense  []int32 // id -> index + 1 (0: not seen)
+	sparse map[int32]int32
+	useMap bool
+	n      int
+}
+
+// build indexes ids and writes the compact index of every entry into out
+// (len(ids)); it returns the number of distinct ids.
+func (c *compactIDs) build(ids []int32, out []int32) int {
+	top := int32(-1)
+	for _, o := range ids {
+		top = max(top, o)
+	}
+	c.n = 0
+	c.useMap = int64(top) >= 4*int64(len(ids))+64
+	if c.useMap {
+		if c.sparse == nil {
+			c.sparse = make(map[int32]int32)
+		}
+		clear(c.sparse)
+		for s, o := range ids {
+			k, ok := c.sparse[o]
+			if !ok {
+				k = int32(c.n)
+				c.sparse[o] = k
+				c.n++
+			}
+			out[s] = k
+		}
+		return c.n
+	}
+	c.dense = growSlice(c.dense, int(top)+1)
+	clear(c.dense)
+	for s, o := range ids {
+		k := c.dense[o]
+		if k == 0 {
+			c.n++
+			k = int32(c.n)
+			c.dense[o] = k
+		}
+		out[s] = k - 1
+	}
+	return c.n
+}
+
+// growSlice returns s resliced to length n, allocating when its capacity
+// is short; the contents are not preserved.
+func growSlice[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// MIS is tabular, time-indexed marginalized importance sampling (Xie, Ma
+// & Wang 2019; SPEC 1f, key "mis"): with n_t(o) the number of trajectories
+// that have a step t with observation o,
+//
+//	d_1(o) = n_1(o)/n,
+//	r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t,
+//	P_t(o'|o) = (1/n_t(o)) sum_{i: o^i_t = o, o^i_{t+1} = o'} rho^i_t,
+//	d_{t+1}(o') = sum_o d_t(o) P_t(o'|o),
+//	MIS = sum_{t=1..H} sum_o d_t(o) r_t(o),
+//
+// a trajectory that ended at t contributing to no o'. Rewards are taken
+// as already discounted (trajectory.Discounted, SPEC 1c). It reads the
+// observation ids (Batch.Obs) and the action ratios (Batch.Ratio); on
+// every trajectory's own observations it is PDIS, with pi_e = pi_b the
+// on-policy mean return.
+//
+// Cost O(n H + steps): each step t, one pass over the trajectories that
+// have a step t counts n_t(o), a second adds c^i = d_t(o^i_t) rho^i_t /
+// n_t(o^i_t) times r^i_t to the estimate and to d_{t+1}(o^i_{t+1}). The
+// workspace (compact ids of every step, and three numbers per distinct
+// observation) is kept between calls: a warm MIS allocates nothing.
+type MIS struct {
+	ids   compactIDs
+	obs   []int32   // compact observation of every step
+	count []int32   // n_t per compact observation
+	d, dn []float64 // d_t and d_{t+1} per compact observation
+	live  []int32   // trajectories that have a step t
+}
+
+// NewMIS returns a MIS estimator.
+func NewMIS() *MIS { return &MIS{} }
+
+// Name returns "mis".
+func (*MIS) Name() string { return "mis" }
+
+// Estimate returns the MIS estimate from b, which must carry observation
+// ids (ErrNoIDs otherwise).
+func (e *MIS) Estimate(b *trajectory.Batch) (float64, error) {
+	if err := checkIDs("mis", b, 1); err != nil {
+		return 0, err
+	}
+	if b.Steps() == 0 {
+		return 0, nil
+	}
+	return finite("mis", e.estimate(b, 0, b.N()))
+}
+
+// estimate returns MIS over trajectories lo to hi-1 of b (ids checked).
+func (e *MIS) estimate(b *trajectory.Batch, lo, hi int) float64 {
+	e.obs = growSlice(e.obs, b.Steps())
+	m := e.ids.build(b.Obs, e.obs)
+	e.count = growSlice(e.count, m)
+	e.d = growSlice(e.d, m)
+	e.dn = growSlice(e.dn, m)
+	clear(e.count)
+	clear(e.d)
+	clear(e.dn)
+	return misPass(b, lo, hi, e.obs, e.count, e.d, e.dn, &e.live, nil)
+}
+
+// misPass runs MIS over trajectories lo to hi-1 of b, obs the compact
+// observation of every step of b; count, d and dn (one slot per compact
+// observation) must be zero and are left zero. When w is not nil, it
+// also writes w_t(o^i_t) = d_t(o) / (n_t(o)/m), m = hi - lo, at every
+// step s of those trajectories into w[s] (drl's weights).
+func misPass(b *trajectory.Batch, lo, hi int, obs, count []int32, d, dn []float64, live *[]int32, w []float64) float64 {
+	off, rho, r := b.Offsets, b.Ratio, b.Reward
+	nf := float64(hi - lo)
+	l := (*live)[:0]
+	for i := lo; i < hi; i++ {
+		if off[i+1] > off[i] {
+			l = append(l, int32(i))
+			count[obs[off[i]]]++
+		}
+	}
+	for _, i := range l { // d_1(o) = n_1(o)/n
+		c := obs[off[i]]
+		d[c] = float64(count[c]) / nf
+	}
+	for _, i := range l {
+		count[obs[off[i]]] = 0
+	}
+	total := 0.0
+	for t := 0; len(l) > 0; t++ {
+		for _, i := range l {
+			count[obs[off[i]+t]]++
+		}
+		for _, i := range l {
+			s := off[i] + t
+			c := obs[s]
+			x := d[c] / float64(count[c])
+			if w != nil {
+				w[s] = x * nf
+			}
+			x *= rho[s]
+			total += x * r[s]
+			if s+1 < off[i+1] {
+				dn[obs[s+1]] += x
+			}
+		}
+		// clear d_t and n_t, keep the trajectories that go on
+		k := 0
+		for _, i := range l {
+			s := off[i] + t
+			d[obs[s]], count[obs[s]] = 0, 0
+			if s+1 < off[i+1] {
+				l[k] = i
+				k++
+			}
+		}
+		l = l[:k]
+		d, dn = dn, d
+	}
+	*live = l[:0]
+	return total
+}
