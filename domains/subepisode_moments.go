@@ -129,8 +129,8 @@ func subepisodeMomentsDP(p SubepisodeMomentParams, mean, second []float64) {
 		cur = next
 	}
 
-	mu1 := [3][2]float64{}    // pi_e(a|s)
-	mu2 := [3][2]float64{}    // pi_e(a|s)^2 / pi_b(a)
+	mu1 := [3][2]float64{} // pi_e(a|s)
+	mu2 := [3][2]float64{} // pi_e(a|s)^2 / pi_b(a)
 	muB := [2]float64{p.PB, 1 - p.PB}
 	for s := range 3 {
 		pe := p.piE(s)

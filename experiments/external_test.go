@@ -260,3 +260,22 @@ func TestExternalResumeAndShards(t *testing.T) {
 		t.Error("trials.csv differs between a run in one go, resumed and merged shards")
 	}
 }
+
+// TestExternalWithExactModel: a series with an external estimator and a
+// model-based one on the exact model writes trial files with ids (the
+// exact model does not turn the ids off): the run succeeds and the
+// external PDIS equals the built-in one.
+func TestExternalWithExactModel(t *testing.T) {
+	path := externalConfig(t, `[pdis, dr, {name: ext-pdis, command: [./extpdis], timeout: 30s}]`)
+	cfg := strings.ReplaceAll(string(readAll(t, path)), "    estimators: [pdis, dr,", "    model: exact\n    estimators: [pdis, dr,")
+	exact := filepath.Join(filepath.Dir(path), "exact.yaml")
+	if err := os.WriteFile(exact, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := curveRows(t, runInto(t, loadPlan(t, exact), 2))
+	for _, k := range []string{"sub/", "chain/"} {
+		if strings.Join(rows[k+"ext-pdis/40"], ",") != strings.Join(rows[k+"pdis/40"], ",") || rows[k+"dr/40"] == nil {
+			t.Errorf("%s: ext-pdis %v, pdis %v, dr %v", k, rows[k+"ext-pdis/40"], rows[k+"pdis/40"], rows[k+"dr/40"])
+		}
+	}
+}

@@ -707,7 +707,10 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		bd.b.AddModel(qHat, vHat)
 	}
 	if bd.ids != nil {
+		// with ids, the probabilities too: drl reads pi_e(a|o) of the
+		// logged actions (SPEC 1f)
 		bd.b.AddIDs(obs, action)
+		bd.b.AddProbs(piB, piE)
 	}
 	if split {
 		bd.b.MarkSplit()
@@ -758,6 +761,8 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	if bd.cols.IDs {
 		bd.b.Obs = slices.Grow(bd.b.Obs, int(more))
 		bd.b.Action = slices.Grow(bd.b.Action, int(more))
+		bd.b.PiB = slices.Grow(bd.b.PiB, int(more))
+		bd.b.PiE = slices.Grow(bd.b.PiE, int(more))
 	}
 }
 

@@ -42,6 +42,9 @@ func dataOf(c logdata.Columns) estimators.Data {
 	if c.Model || c.IDs { // with ids, a model is fitted (SPEC 1f)
 		d |= estimators.Model
 	}
+	if c.IDs { // and the reader keeps pi_b, pi_e of every step
+		d |= estimators.IDs | estimators.Probs
+	}
 	return d
 }
 

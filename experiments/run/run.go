@@ -212,7 +212,10 @@ func (w *worker) state(u Unit) error {
 		}
 		modeled := needs&estimators.Model != 0
 		fitted := modeled && rs.Model != config.ModelExact
-		md.Record(fitted || needs&estimators.IDs != 0, modeled && !fitted)
+		// an external estimator's trial files carry the ids too
+		// (FileDomain recorded them; DomainColumns says whether)
+		ids := fitted || needs&estimators.IDs != 0 || rs.HasExternal() && DomainColumns(rs, d).IDs
+		md.Record(ids, modeled && !fitted)
 		if modeled {
 			req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
 			if fitted {
