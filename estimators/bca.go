@@ -75,7 +75,7 @@ func BootstrapBCa(b *trajectory.Batch, names []string, reps int, confidence floa
 		}
 		theta[j] = v
 	}
-	est, jack, err := replicates(b, names, reps, seed, workers, true)
+	est, jack, err := replicates(b, names, reps, seed, workers, true, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,36 @@ func Bootstrap(b *trajectory.Batch, names []string, reps int, confidence float64
 	if n == 0 {
 		return nil, fmt.Errorf("bootstrap: %w: an empty batch", ErrTooFew)
 	}
-	est, _, err := replicates(b, names, reps, seed, workers, false)
+	est, _, err := replicates(b, names, reps, seed, workers, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Interval, len(names))
+	for j, name := range names {
+		out[j] = percentileInterval(name, est[j], confidence)
+	}
+	return out, nil
+}
+
+// Prepare makes, once per bootstrap worker, the function that turns a
+// replicate's resampled batch into the data the estimators read (for
+// instance: a model refitted on the replicate, then the discount). The
+// batch it is given is the worker's, reused for every replicate.
+type Prepare func() func(*trajectory.Batch) (*trajectory.Batch, error)
+
+// BootstrapPrepared is Bootstrap with each replicate's resample passed
+// through prepare before the estimators run, so that what is fitted on
+// the data is refitted on every replicate and its own estimation error is
+// in the intervals. The replicates and the percentile rule are
+// Bootstrap's; a prepare error stops the bootstrap.
+func BootstrapPrepared(b *trajectory.Batch, names []string, reps int, confidence float64, seed uint64, workers int, prepare Prepare) ([]Interval, error) {
+	if err := bootstrapArgs("bootstrap", reps, confidence, names); err != nil {
+		return nil, err
+	}
+	if b.N() == 0 {
+		return nil, fmt.Errorf("bootstrap: %w: an empty batch", ErrTooFew)
+	}
+	est, _, err := replicates(b, names, reps, seed, workers, false, prepare)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +116,7 @@ func bootstrapArgs(what string, reps int, confidence float64, names []string) er
 // resample; the reps (+ n) tasks run on workers goroutines, each with its
 // own batch and estimators, so the values do not depend on workers. An
 // ErrTooFew from an estimator is returned as an error.
-func replicates(b *trajectory.Batch, names []string, reps int, seed uint64, workers int, jackknife bool) (est, jack [][]float64, err error) {
+func replicates(b *trajectory.Batch, names []string, reps int, seed uint64, workers int, jackknife bool, prepare Prepare) (est, jack [][]float64, err error) {
 	n := b.N()
 	est = make([][]float64, len(names))
 	for j := range est {
@@ -108,6 +137,10 @@ func replicates(b *trajectory.Batch, names []string, reps int, seed uint64, work
 		}
 		var rb trajectory.Batch
 		idx := make([]int, n)
+		var prep func(*trajectory.Batch) (*trajectory.Batch, error)
+		if prepare != nil {
+			prep = prepare()
+		}
 		return func(k int) error {
 			out := est
 			if k < reps {
@@ -127,8 +160,15 @@ func replicates(b *trajectory.Batch, names []string, reps int, seed uint64, work
 				rb.Resample(b, idx[:n-1])
 				out = jack
 			}
+			data := &rb
+			if prep != nil {
+				var err error
+				if data, err = prep(&rb); err != nil {
+					return fmt.Errorf("bootstrap replicate %d: %w", k, err)
+				}
+			}
 			for j, e := range ests {
-				v, err := e.Estimate(&rb)
+				v, err := e.Estimate(data)
 				if err != nil {
 					if errors.Is(err, ErrTooFew) {
 						return err

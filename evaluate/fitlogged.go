@@ -1,16 +1,11 @@
 package evaluate
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
-	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -133,73 +128,19 @@ func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit *Fitted, 
 
 // refitBootstrap returns the percentile intervals of the estimators names
 // over iv.Replicates resamples of b (undiscounted), each refitted with a
-// model over sp and discounted with gamma before they run.
+// model over sp and discounted with gamma before they run
+// (estimators.BootstrapPrepared).
 func refitBootstrap(b *trajectory.Batch, names []string, sp models.Space, gamma float64, iv *Interval, workers int) ([]estimators.Interval, error) {
-	reps, n := iv.Replicates, b.N()
-	est := make([][]float64, len(names))
-	for j := range est {
-		est[j] = make([]float64, reps)
-	}
-	err := parallel.Do(context.Background(), reps, workers, func() func(int) error {
-		ests := make([]estimators.Estimator, len(names))
-		for j, name := range names {
-			ests[j], _ = estimators.New(name) // known registry keys
-		}
+	refit := func() func(*trajectory.Batch) (*trajectory.Batch, error) {
 		fit := &Fitted{Space: sp}
-		var rb trajectory.Batch
 		var disc trajectory.Discounted
-		idx := make([]int, n)
-		return func(r int) error {
-			rng := estimators.ReplicateStream(iv.Seed, r)
-			for i := range idx {
-				idx[i] = rng.IntN(n)
-			}
-			rb.Resample(b, idx)
+		return func(rb *trajectory.Batch) (*trajectory.Batch, error) {
 			rb.QHat, rb.VHat = rb.QHat[:0], rb.VHat[:0]
-			if err := fit.Apply(&rb, gamma); err != nil {
-				return fmt.Errorf("bootstrap replicate %d: %w", r, err)
+			if err := fit.Apply(rb, gamma); err != nil {
+				return nil, err
 			}
-			view := disc.Of(&rb, gamma)
-			for j, e := range ests {
-				v, err := e.Estimate(view)
-				if err != nil {
-					if errors.Is(err, estimators.ErrTooFew) {
-						return err
-					}
-					v = math.NaN()
-				}
-				est[j][r] = v
-			}
-			return nil
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]estimators.Interval, len(names))
-	for j, name := range names {
-		out[j] = percentile(name, est[j], iv.Confidence)
-	}
-	return out, nil
-}
-
-// percentile is estimators.Bootstrap's percentile rule on the replicates
-// v (NaN = failed; sorted in place): with m successful ones and k =
-// max(1, floor(m (1 - confidence)/2)), the k-th smallest and k-th largest.
-func percentile(name string, v []float64, confidence float64) estimators.Interval {
-	ok := v[:0]
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			ok = append(ok, x)
+			return disc.Of(rb, gamma), nil
 		}
 	}
-	iv := estimators.Interval{Name: name, Failed: len(v) - len(ok), Low: math.NaN(), High: math.NaN()}
-	m := len(ok)
-	if m == 0 {
-		return iv
-	}
-	slices.Sort(ok)
-	k := max(1, int(math.Floor((1-confidence)/2*float64(m)+1e-9)))
-	iv.Low, iv.High = ok[k-1], ok[m-k]
-	return iv
+	return estimators.BootstrapPrepared(b, names, iv.Replicates, iv.Confidence, iv.Seed, workers, refit)
 }
