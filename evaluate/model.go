@@ -67,3 +67,30 @@ func (f *Fitted) Bytes(steps float64) float64 {
 	sp := f.Space
 	return 16*steps + models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
 }
+
+// TimeFitted is the `fitted-t` Model: Fitted's tabular maximum-likelihood
+// model indexed by the step t (models.TimeFitter), right on domains
+// Markov in (t, observation). It keeps its workspace and columns between
+// calls.
+type TimeFitted struct {
+	Space models.Space
+	fit   models.TimeFitter
+	q, v  []float64
+}
+
+// Apply fits the time-indexed model on b and writes its columns into b.
+func (f *TimeFitted) Apply(b *trajectory.Batch, gamma float64) error {
+	b.QHat, b.VHat = f.q[:0], f.v[:0]
+	if err := f.fit.Fit(b, f.Space, gamma); err != nil {
+		return fmt.Errorf("fitting the time-indexed model: %w", err)
+	}
+	f.q, f.v = b.QHat, b.VHat
+	return nil
+}
+
+// Bytes is the columns (doubled for append's slack) and the fit's
+// workspace (models.TimeFitBytes).
+func (f *TimeFitted) Bytes(steps float64) float64 {
+	sp := f.Space
+	return 16*steps + models.TimeFitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
+}

@@ -2,7 +2,9 @@
 // that the model-based and doubly robust estimators (dm, dr, wdr, magic)
 // read: a tabular maximum-likelihood model over (observation, action),
 // fitted on the data set it serves and evaluated by finite-horizon dynamic
-// programming (Fitter).
+// programming (Fitter, the `fitted` model), or the same indexed by the
+// step t, evaluated by backward induction over t (TimeFitter, the
+// `fitted-t` model: right on domains Markov in (t, observation)).
 //
 // A Space describes what a tabular model is over: observation and action
 // ids, the evaluation policy pi_e(a|o) and the horizon the dynamic program
@@ -12,7 +14,7 @@
 // Fitter.Fit reads undiscounted rewards and writes each step's values
 // discounted to that step; the factor gamma^(t-1) that discounts them to
 // the episode's start is applied afterwards, with the rewards', by
-// trajectory.Discounted (SPEC 1c). FitBytes bounds the memory of a fit
+// trajectory.Discounted (SPEC 1c). FitBytes (TimeFitBytes) bounds the memory of a fit
 // from the batch's size, so that a caller can refuse one before it starts.
 //
 // A trajectory's last step is counted as "episode ended" whether the

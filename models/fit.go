@@ -304,24 +304,33 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 // policy reads pi_e(.|o) of every occurring observation into f.pie and
 // checks that it is a distribution.
 func (f *Fitter) policy(sp Space) error {
+	var err error
+	f.pie, err = policyOf(sp, f.obs, f.pie)
+	return err
+}
+
+// policyOf reads pi_e(.|o) of every observation id in obs (compact index
+// c at pie[c Actions:(c+1) Actions]) into pie's memory and checks that it
+// is a distribution.
+func policyOf(sp Space, obs []int32, pie []float64) ([]float64, error) {
 	na := sp.Actions
-	f.pie = grow(f.pie, len(f.obs)*na)
-	for c, o := range f.obs {
-		dst := f.pie[c*na : (c+1)*na]
+	pie = grow(pie, len(obs)*na)
+	for c, o := range obs {
+		dst := pie[c*na : (c+1)*na]
 		clear(dst)
 		sp.PiE(int(o), dst)
 		sum := 0.0
 		for a, w := range dst {
 			if !(w >= 0) || math.IsInf(w, 0) {
-				return fmt.Errorf("models: pi_e(%d|%d) = %v is not a probability", a, o, w)
+				return pie, fmt.Errorf("models: pi_e(%d|%d) = %v is not a probability", a, o, w)
 			}
 			sum += w
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return fmt.Errorf("models: pi_e(.|%d) sums to %v, not 1", o, sum)
+			return pie, fmt.Errorf("models: pi_e(.|%d) sums to %v, not 1", o, sum)
 		}
 	}
-	return nil
+	return pie, nil
 }
 
 // transitions builds, from the visit counts in f.row and reward sums in

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,8 +175,8 @@ type Series struct {
 	// JSON Lines (docs/external.md). None for most series.
 	External []External `json:"external,omitempty"`
 	// Model is where the model columns of SPEC 1d come from when an
-	// estimator of the series needs them: ModelFitted or ModelExact; ""
-	// when none does.
+	// estimator of the series needs them: ModelFitted, ModelFittedT or
+	// ModelExact; "" when none does.
 	Model string `json:"model,omitempty"`
 	// Bounds are the lower bounds of SPEC 1e computed at every n for
 	// each estimator of the series that supports them (Supports); none
@@ -191,10 +192,17 @@ const (
 	// ModelFitted: a tabular maximum-likelihood model fitted on the same
 	// data set as each estimate (package models).
 	ModelFitted = "fitted"
+	// ModelFittedT: the same model indexed by the 1-based step t (R_t,
+	// P_t from the visits at step t; package models' TimeFitter), right
+	// on domains Markov in (t, observation) such as drift.
+	ModelFittedT = "fitted-t"
 	// ModelExact: the true q of pi_e from the domain's exact dynamic
 	// program, a reference line.
 	ModelExact = "exact"
 )
+
+// Models lists the models a series can choose (series[].model).
+var Models = []string{ModelFitted, ModelFittedT, ModelExact}
 
 // NeedsModel reports whether some estimator of the series needs the model
 // columns (estimators.Info.Needs).
@@ -217,8 +225,8 @@ func (s *Series) checkModel() error {
 		}
 		return nil
 	}
-	if s.Model != ModelFitted && s.Model != ModelExact {
-		return fmt.Errorf("model %q, want %s or %s", s.Model, ModelFitted, ModelExact)
+	if !slices.Contains(Models, s.Model) {
+		return fmt.Errorf("model %q, want %s, %s or %s", s.Model, ModelFitted, ModelFittedT, ModelExact)
 	}
 	spec := s.Spec()
 	names := s.modelEstimators()

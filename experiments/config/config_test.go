@@ -209,8 +209,8 @@ func TestErrorsAreBadInput(t *testing.T) {
 }
 
 // TestConfigModels: where the model columns of SPEC 1d come from. A series
-// with an estimator that needs them gets model fitted by default; exact on
-// request; a model on a series that needs none, an unknown model, or a
+// with an estimator that needs them gets model fitted by default; fitted-t
+// or exact on request; a model on a series that needs none, an unknown model, or a
 // domain that cannot supply one (options data: the model-based estimators
 // need one action ratio per step) are config errors naming the line and
 // field.
@@ -222,6 +222,8 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis, dr]\n", ModelFitted},
 		{"  - name: s\n    domain: chainmdp\n    estimators: [dm, magic]\n    model: exact\n", ModelExact},
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [wdr]\n", ModelFitted},
+		{"  - name: s\n    domain: drift\n    estimators: [dm, wdr]\n    model: fitted-t\n", ModelFittedT},
+		{"  - name: s\n    domain: chainmdp\n    estimators: [dr]\n    model: fitted-t\n", ModelFittedT},
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n", ""},
 		{"  - name: s\n    domain: subepisode\n    params: {differ_s1_only: true}\n    estimators: [incris, incris-oracle]\n", ""},
 	}
@@ -242,7 +244,14 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    model: exact\n",
 			"t.yaml:8: series[0].model: s: model \"exact\", but no estimator of the series needs a model"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [dr]\n    model: learned\n",
-			"t.yaml:8: series[0].model: s: model \"learned\", want fitted or exact"},
+			"t.yaml:8: series[0].model: s: model \"learned\", want fitted, fitted-t or exact"},
+		{"  - name: s\n    domain: drift\n    estimators: [dm]\n    model: fitted_t\n",
+			"t.yaml:8: series[0].model: s: model \"fitted_t\", want fitted, fitted-t or exact"},
+		// fitted-t has fitted's domain checks: options data cannot supply it
+		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n    model: fitted-t\n",
+			"t.yaml:9: series[0].model: s: magic needs a model: option_length = 3: the model-based estimators need primitive data (SPEC 1d)"},
+		{"  - name: s\n    domain: optionschain\n    estimators: [pdis, dr]\n    model: fitted-t\n",
+			"t.yaml:8: series[0].model: s: domain optionschain cannot supply the model columns that dr needs"},
 		{"  - name: s\n    domain: optionschain\n    estimators: [pdis, dr]\n",
 			"t.yaml:7: series[0].estimators: s: domain optionschain cannot supply the model columns that dr needs"},
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n",

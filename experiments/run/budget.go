@@ -111,12 +111,24 @@ func seriesNeed(p *config.Plan, rs *config.Series, n, h float64) evaluate.Need {
 		if rs.Model != config.ModelExact {
 			if d, err := rs.Spec().New(rs.Params); err == nil {
 				if md, ok := d.(domains.ModelDomain); ok {
-					req.Model = &evaluate.Fitted{Space: md.Space()}
+					req.Model = fittedModel(rs.Model, md, &evaluate.Fitted{}, &evaluate.TimeFitted{})
 				}
 			}
 		}
 	}
 	return evaluate.NeedOf(req, caps, n, n*h, h)
+}
+
+// fittedModel is the Model of a series whose model is fitted on its data
+// (config.ModelFitted, ModelFittedT) over md's space, in the workspace of
+// fitted or timed: the time-indexed one for fitted-t.
+func fittedModel(model string, md domains.ModelDomain, fitted *evaluate.Fitted, timed *evaluate.TimeFitted) evaluate.Model {
+	if model == config.ModelFittedT {
+		timed.Space = md.Space()
+		return timed
+	}
+	fitted.Space = md.Space()
+	return fitted
 }
 
 // recordedColumns bounds what the domain records beside rewards and

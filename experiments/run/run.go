@@ -144,7 +144,8 @@ type worker struct {
 	domain domains.Domain
 	ev     evaluate.Evaluator
 	pool   map[string]evaluate.Method
-	fitted evaluate.Fitted // the fitted model's workspace (SPEC 1d)
+	fitted evaluate.Fitted     // the fitted model's workspace (SPEC 1d)
+	timed  evaluate.TimeFitted // the fitted-t model's
 
 	// procs are the external estimators' running programs of the run;
 	// ext those this worker started, by externalKey.
@@ -219,8 +220,7 @@ func (w *worker) state(u Unit) error {
 		if modeled {
 			req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
 			if fitted {
-				w.fitted.Space = md.Space()
-				req.Model = &w.fitted
+				req.Model = fittedModel(rs.Model, md, &w.fitted, &w.timed)
 			}
 		}
 	}

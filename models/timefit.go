@@ -1,0 +1,202 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// timeFitAllocs is the number of slices a cold TimeFitter allocates in
+// Fit (the two columns of the batch included).
+const timeFitAllocs = 15
+
+// TimeFitter fits the `fitted-t` model: a tabular maximum-likelihood model
+// over (observation, action) indexed by the 1-based step t, evaluated by
+// backward induction over t. It is right on domains that are Markov in
+// (t, observation), where the time-homogeneous model of Fitter is
+// misspecified (a reward or a transition that drifts with t), at the
+// price of fitting every step on its own visits only. Its zero value is
+// ready to use; it keeps its workspace between calls, so that refitting
+// batches of the same size allocates nothing.
+//
+// The model: for each step t and each (o, a) visited at t, R_t(o, a) is
+// the mean reward of those visits and P_t(o'|o, a) the fraction of them
+// followed by observation o' at step t+1, "episode ended" (the visit was
+// its trajectory's last step) being its own outcome, of value 0. A visit
+// at t = sp.Horizon is censored as in Fitter (it counts in R_H, not in
+// P_H); since v_{H+1} = 0 this changes nothing here. Then
+//
+//	q_t(o, a) = R_t(o, a) + gamma sum_o' P_t(o'|o, a) v_{t+1}(o'),
+//	v_t(o) = sum_a pi_e(a|o) q_t(o, a),   v_{H+1} = 0,
+//
+// and q_t(o, a) = 0 for an (o, a) never visited at step t (it still
+// enters v_t with its weight pi_e(a|o)). At step t of a trajectory,
+// q_hat = q_t(o_t, a_t) and v_hat = v_t(o_t), discounted to step t; the
+// factor gamma^(t-1) of SPEC 1c is left to trajectory.Discounted.
+//
+// Since P_t is the empirical distribution of the next observations, the
+// sum over o' is the mean of v_{t+1}(o_{t+1}) over the uncensored visits
+// (0 for a visit that ended): the backward pass accumulates it directly,
+// step by step, and never stores P_t. Its workspace is therefore that of
+// one step, O(pairs), not O(H x pairs) (TimeFitBytes).
+//
+// Memory: Fit allocates at most TimeFitBytes(steps, sp.Obs, sp.Actions,
+// sp.Horizon) bytes on a cold TimeFitter. With m = min(Obs, steps)
+// observations occurring and P = m Actions pairs, the workspace is
+//
+//	4 Obs                 observation id -> compact index (a sparse set)
+//	+ 24 m                compact index -> id, the step of its v, v_t and v_{t+1}
+//	+ 36 P                pi_e, the step of its sums, visits, uncensored visits,
+//	                      reward sum and sum of v_{t+1} per pair
+//	+ 4 steps             start of every non-empty trajectory
+//	+ 4 (Horizon + 2)     trajectories counted by length
+//	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
+//
+// and each of its 15 slices is rounded up by less than 8 KiB. Memory
+// allocated by sp.PiE is not counted.
+type TimeFitter struct {
+	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
+	obs  []int32   // compact index -> observation id
+	seen []int32   // per compact observation: the step t whose v_t is in v
+	v    []float64 // per compact observation: v_t
+	vn   []float64 // per compact observation: v_{t+1}
+	pie  []float64 // per pair: pi_e(a|o)
+	at   []int32   // per pair: the step t whose visits the sums below count
+	nv   []int32   // per pair: visits at step t
+	nk   []int32   // per pair: uncensored visits at step t
+	rsum []float64 // per pair: reward sum of the visits at step t
+	vsum []float64 // per pair: sum of v_{t+1}(o_{t+1}) over them (0 if ended)
+
+	start []int32 // first step of the non-empty trajectories, longest first
+	byLen []int32 // byLen[t]: number of trajectories of length >= t
+}
+
+// TimeFitBytes returns the bound of TimeFitter's doc comment: the bytes
+// Fit allocates on a cold TimeFitter for a batch of steps steps, with obs
+// observation ids, actions action ids and the given horizon, the q_hat
+// and v_hat columns of the batch included (float64 arguments, as
+// FitBytes's).
+func TimeFitBytes(steps, obs, actions, horizon float64) float64 {
+	m := math.Min(obs, steps)
+	p := m * actions
+	return 4*obs + 24*m + 36*p + 4*steps + 4*(horizon+2) + 16*steps + timeFitAllocs*pageSlack
+}
+
+// Fit fits the time-indexed model on b and writes, for every step of b,
+// q_hat and v_hat into b.QHat and b.VHat, reusing their memory. The
+// rewards of b must be undiscounted; gamma in (0, 1] is the discount of
+// the dynamic program. Its requirements and errors are Fitter.Fit's: ids
+// in sp, no trajectory longer than sp.Horizon, finite rewards, sp.PiE a
+// distribution; a batch with no steps has its columns emptied; on error,
+// b is unchanged.
+//
+// Cost: O(steps + sp.Horizon) and O(m sp.Actions) to clear the
+// workspace, plus sp.Actions per distinct (t, o) visited for v_t.
+func (f *TimeFitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
+	if err := check(b, sp, gamma); err != nil {
+		return err
+	}
+	steps := len(b.Reward)
+	if steps == 0 {
+		b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
+		return nil
+	}
+	var err error
+	if f.start, f.byLen, err = order(b, sp, f.start, f.byLen); err != nil {
+		return err
+	}
+	// Compact observation indices, in order of first occurrence; finite
+	// rewards.
+	f.idx = grow(f.idx, sp.Obs)
+	f.obs = grow(f.obs, min(sp.Obs, steps))[:0] // append never reallocates
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		for s := lo; s < hi; s++ {
+			if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
+				return fmt.Errorf("models: step %d (trajectory %d, t = %d): reward %v is not finite", s, i, s-lo+1, r)
+			}
+			o := b.Obs[s]
+			if c := f.idx[o]; c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
+				f.idx[o] = int32(len(f.obs))
+				f.obs = append(f.obs, o)
+			}
+		}
+	}
+	if f.pie, err = policyOf(sp, f.obs, f.pie); err != nil {
+		return err
+	}
+	f.evaluate(b, sp, gamma)
+	return nil
+}
+
+// evaluate runs the backward pass t = H..1: it sums the visits of step t
+// per pair, then writes q_hat and v_hat of step t as q_t and v_t.
+func (f *TimeFitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
+	steps, m, na, h := len(b.Reward), len(f.obs), sp.Actions, sp.Horizon
+	np := m * na
+	f.seen = grow(f.seen, m)
+	clear(f.seen) // no step is 0
+	f.v = grow(f.v, m)
+	f.vn = grow(f.vn, m)
+	f.at = grow(f.at, np)
+	clear(f.at)
+	f.nv = grow(f.nv, np)
+	f.nk = grow(f.nk, np)
+	f.rsum = grow(f.rsum, np)
+	f.vsum = grow(f.vsum, np)
+	b.QHat = grow(b.QHat, steps)
+	b.VHat = grow(b.VHat, steps)
+	idx, seen, v, vn, pie := f.idx, f.seen, f.v, f.vn, f.pie
+	at, nv, nk, rsum, vsum := f.at, f.nv, f.nk, f.rsum, f.vsum
+	qHat, vHat, obs, act, reward := b.QHat, b.VHat, b.Obs, b.Action, b.Reward
+	start, byLen := f.start, f.byLen
+	for t := h; t >= 1; t-- {
+		t32 := int32(t)
+		// q_t of pair p (0 when p has no visit at step t).
+		q := func(p int) float64 {
+			if at[p] != t32 {
+				return 0
+			}
+			x := rsum[p] / float64(nv[p])
+			if nk[p] > 0 {
+				x += gamma * vsum[p] / float64(nk[p])
+			}
+			return x
+		}
+		// The trajectories with a step t are start[:byLen[t]], longest
+		// first: the first byLen[t+1] of them also have a step t+1.
+		visits, cont := start[:byLen[t]], int(byLen[t+1])
+		for j, lo := range visits {
+			s := int(lo) + t - 1
+			p := int(idx[obs[s]])*na + int(act[s])
+			if at[p] != t32 {
+				at[p], nv[p], nk[p], rsum[p], vsum[p] = t32, 0, 0, 0, 0
+			}
+			nv[p]++
+			rsum[p] += reward[s]
+			if t == h {
+				continue // censored (SPEC 1f); v_{H+1} = 0 anyway
+			}
+			nk[p]++
+			if j < cont {
+				vsum[p] += vn[idx[obs[s+1]]]
+			} // else "episode ended": value 0
+		}
+		for _, lo := range visits {
+			s := int(lo) + t - 1
+			c := int(idx[obs[s]])
+			if seen[c] != t32 {
+				seen[c] = t32
+				x := 0.0
+				for a, w := range pie[c*na : (c+1)*na] {
+					x += w * q(c*na+a)
+				}
+				v[c] = x
+			}
+			qHat[s] = q(c*na + int(act[s]))
+			vHat[s] = v[c]
+		}
+		v, vn = vn, v
+	}
+}
