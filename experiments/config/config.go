@@ -52,6 +52,10 @@ type seriesYAML struct {
 	Name   string    `yaml:"name"`
 	Domain string    `yaml:"domain"`
 	Params yaml.Node `yaml:"params"`
+	// Zip names swept parameters (lists of one length) that advance
+	// together instead of spanning a cartesian product: the i-th series
+	// takes the i-th value of each. Named by the first of them.
+	Zip []string `yaml:"zip"`
 	// Estimators lists registry keys and external estimators (mappings
 	// {name, command, timeout}); decoded by hand (estimatorList).
 	Estimators yaml.Node `yaml:"estimators"`

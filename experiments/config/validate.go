@@ -216,6 +216,11 @@ func (v *validator) series(c *file, r *Plan) {
 			continue
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
+		v.zip(&grid, sc.Zip, field+".zip", at("zip"))
+		if grid.size() > maxSeriesPerGrid {
+			v.fail(field+".params", at("params"), "the sweep expands into more than %d series", maxSeriesPerGrid)
+			continue
+		}
 		names, external := v.estimatorList(&sc.Estimators, field+".estimators", at("estimators"))
 		for j, name := range names {
 			info, ok := estimators.Lookup(name)
@@ -278,9 +283,11 @@ func (v *validator) series(c *file, r *Plan) {
 }
 
 // paramGrid is a series' parameters as written: each declared parameter
-// has one value, or a list of values to sweep.
+// has one value, or a list of values to sweep; the parameters of zip
+// advance together.
 type paramGrid struct {
 	values map[string][]float64
+	zip    []string
 }
 
 // gridPoint is one combination of a grid: all parameters resolved, and
@@ -292,22 +299,37 @@ type gridPoint struct {
 }
 
 // expand returns the cartesian product of the grid's lists, in the order
-// of the domain's declared parameters, the last varying fastest.
+// of the domain's declared parameters, the last varying fastest; the zip
+// parameters take one place in that order (their first declared one) and
+// advance together, the series named by the zip's first parameter.
 func (g paramGrid) expand(spec *domains.Spec) []gridPoint {
 	pts := []gridPoint{{params: domains.Params{}}}
+	zipped := false
 	for _, ps := range spec.Params {
-		vals := g.values[ps.Name]
+		group := []string{ps.Name}
+		if slices.Contains(g.zip, ps.Name) {
+			if zipped {
+				continue // expanded with the zip's first declared parameter
+			}
+			zipped, group = true, g.zip
+		}
+		vals := g.values[group[0]]
 		var next []gridPoint
 		for _, pt := range pts {
-			for _, x := range vals {
+			for i, x := range vals {
 				q := gridPoint{params: maps.Clone(pt.params), sweep: maps.Clone(pt.sweep), swept: slices.Clone(pt.swept)}
-				q.params[ps.Name] = x
+				for _, name := range group {
+					q.params[name] = g.values[name][i]
+				}
 				if len(vals) > 1 {
 					if q.sweep == nil {
 						q.sweep = domains.Params{}
 					}
-					q.sweep[ps.Name] = x
-					q.swept = append(q.swept, ps.Name+"="+ps.Format(x))
+					for _, name := range group {
+						q.sweep[name] = g.values[name][i]
+					}
+					name, _ := spec.Param(group[0])
+					q.swept = append(q.swept, group[0]+"="+name.Format(x))
 				}
 				next = append(next, q)
 			}
@@ -315,6 +337,39 @@ func (g paramGrid) expand(spec *domains.Spec) []gridPoint {
 		pts = next
 	}
 	return pts
+}
+
+// zip checks a series' zip list against its grid and records it: at
+// least two distinct parameters, each given as a list, all of one length.
+func (v *validator) zip(g *paramGrid, names []string, field string, at []any) {
+	if names == nil {
+		return
+	}
+	if len(names) < 2 {
+		v.fail(field, at, "%d parameter(s); want at least two swept parameters that advance together", len(names))
+		return
+	}
+	n := -1
+	for j, name := range names {
+		f, fat := fmt.Sprintf("%s[%d]", field, j), append(slices.Clone(at), j)
+		vals, ok := g.values[name]
+		switch {
+		case !ok:
+			v.fail(f, fat, "%q is not a parameter of the series' domain", name)
+			return
+		case slices.Index(names, name) < j:
+			v.fail(f, fat, "%q is listed twice", name)
+			return
+		case len(vals) < 2:
+			v.fail(f, fat, "%q has one value; a zipped parameter is a list (a sweep)", name)
+			return
+		case n >= 0 && len(vals) != n:
+			v.fail(f, fat, "%q has %d values, %q has %d; zipped lists have one length", name, len(vals), names[0], n)
+			return
+		}
+		n = len(vals)
+	}
+	g.zip = names
 }
 
 // maxSeriesPerGrid bounds one series' sweep, so that a typo cannot plan
@@ -337,7 +392,6 @@ func (v *validator) params(spec *domains.Spec, node *yaml.Node, field string, at
 		v.fail(field, at, "want a mapping of parameter names to values")
 		return g
 	}
-	combos := 1
 	given := map[string]bool{}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		key, val := node.Content[i].Value, node.Content[i+1]
@@ -381,13 +435,23 @@ func (v *validator) params(spec *domains.Spec, node *yaml.Node, field string, at
 			xs = append(xs, x)
 		}
 		g.values[key] = xs
-		combos *= max(len(xs), 1)
-		if combos > maxSeriesPerGrid {
-			v.fail(field, at, "the sweep expands into more than %d series", maxSeriesPerGrid)
-			return g
-		}
 	}
 	return g
+}
+
+// size is the number of series the grid expands into.
+func (g paramGrid) size() int {
+	n := 1
+	for name, vals := range g.values {
+		if slices.Contains(g.zip, name) && name != g.zip[0] {
+			continue
+		}
+		n *= len(vals)
+		if n > maxSeriesPerGrid {
+			return n
+		}
+	}
+	return n
 }
 
 // scalarParam decodes one parameter value and checks its type and range.
