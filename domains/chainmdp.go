@@ -31,12 +31,18 @@ func init() {
 				return Truth{}, err
 			}
 			h := p.Int("horizon")
-			if g == 1 {
-				return Truth{Value: ChainValue(h, p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}, nil
+			tr := Truth{Value: ChainValue(h, p["p_e"]), Method: "closed form: p_e^H (SPEC 2.1)"}
+			if g != 1 {
+				tr = Truth{Value: ChainValueGamma(h, p["p_e"], g), Method: "closed form: gamma^(H-1) p_e^H (SPEC 1c, 2.1)"}
 			}
-			return Truth{Value: ChainValueGamma(h, p["p_e"], g), Method: "closed form: gamma^(H-1) p_e^H (SPEC 1c, 2.1)"}, nil
+			// E_b[W_H^2]: recorded when it is a float64 (JSON has no Inf)
+			if w2 := ChainWeightMoment(h, p["p_e"], p["p_b"]); !math.IsInf(w2, 0) && !math.IsNaN(w2) {
+				tr.Extra = map[string]float64{"is_weight_second_moment": w2}
+			}
+			return tr, nil
 		},
-		TruthDoc:   "closed form p_e^H (SPEC 2.1); gamma^(H-1) p_e^H under discounting (SPEC 1c)",
+		TruthDoc: "closed form p_e^H (SPEC 2.1); gamma^(H-1) p_e^H under discounting (SPEC 1c). meta.json also records is_weight_second_moment, " +
+			"E_b[W_H^2] = m^H with m = p_e^2/p_b + (1 - p_e)^2/(1 - p_b) (every step has a ratio; omitted beyond the float64 range or where pi_b misses an action pi_e takes)",
 		Splits:     "none",
 		ClosedForm: chainClosedForm,
 		ClosedFormDoc: "unweighted estimators (is, pdis, ...): unbiased, n Var = (p_e^2/p_b)^H - p_e^{2H}, Theorem 1's p_e^{2H} (2^H - 1) at p_b = 1/2; " +
@@ -69,6 +75,21 @@ func gammaOf(p Params) (float64, error) {
 // ChainValue returns V(pi_e) of the chain MDP for the evaluation policy
 // that picks a1 with probability pe in every state: pe^H (SPEC 2.1).
 func ChainValue(h int, pe float64) float64 { return math.Pow(pe, float64(h)) }
+
+// ChainWeightMoment returns E_b[W_H^2] on the chain MDP, m^H with
+// m = sum_a pi_e(a)^2/pi_b(a) = pe^2/pb + (1-pe)^2/(1-pb): every state
+// draws a1 with the same probabilities, so the H ratios are independent.
+// An action pi_e never takes adds 0 (0^2/0 := 0); one that pi_b never
+// takes while pi_e does gives +Inf.
+func ChainWeightMoment(h int, pe, pb float64) float64 {
+	m := 0.0
+	for _, a := range [][2]float64{{pe, pb}, {1 - pe, 1 - pb}} {
+		if a[0] > 0 {
+			m += a[0] * a[0] / a[1]
+		}
+	}
+	return math.Pow(m, float64(h))
+}
 
 // ChainValueGamma returns V(pi_e) of the chain MDP under the discount
 // factor gamma: gamma^(H-1) pe^H, the only reward being on step H (SPEC
