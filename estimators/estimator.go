@@ -319,8 +319,8 @@ var registry = []Info{
 		"Y_i = sum_t gamma^(t-1) w_t r_t (PDIS's per-trajectory term), " +
 		"C_i = sum_t gamma^(t-1) (w_t q_t - w_{t-1} v_t) (DR's control variate: dr = mean(Y - C)), " +
 		"beta = Cov_n(Y, C) / Var_n(C) (denominators n; beta := 0 when Var_n(C) = 0 or is not finite); beta = 0 is pdis, beta = 1 is dr",
-		Source: "doubly robust with a variance-optimal control variate: the scalar REG of Kallus & Uehara 2019, MRDR of Farajtabar et al. 2018 (issue 24 item 2); " +
-			"beta minimises the sample variance of Y - beta C; SPEC 1d's dr terms",
+		Source: "beyond SPEC: doubly robust with a variance-optimal control variate, the scalar REG of Kallus & Uehara 2019, MRDR of Farajtabar et al. 2018 (issue 24 item 2); " +
+			"beta minimises the sample variance of Y - beta C, whose terms are SPEC 1d's dr's",
 		MinN: 1, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{regBeta}, memory: drWorkspace,
 		new: func() Estimator { return NewREG() }},
 	{Name: "mis", Formula: "sum_{t=1..H} sum_o d_t(o) r_t(o): d_1(o) = n_1(o)/n, r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t, " +

@@ -14,9 +14,9 @@ import (
 // (SPEC 1d),
 //
 //	Y_i = sum_t gamma^(t-1) w_t r_t                      (PDIS's per-trajectory term)
-//	C_i = sum_t gamma^(t-1) (w_t q_t - w_{t-1} v_t)      (DR's control variate: dr = mean(Y - C))
-//	beta = Cov_n(Y, C) / Var_n(C)   (denominators n; beta := 0 when Var_n(C) = 0 or is not finite)
-//	REG = mean(Y) - beta mean(C).
+//	C_i = sum_t gamma^(t-1) (w_t q_t - w_{t-1} v_t)      (DR's control variate: dr's estimate is mean(Y - C))
+//	beta = Cov_n(Y, C) / Var_n(C) (denominators n; beta := 0 when Var_n(C) = 0 or is not finite)
+//	estimate = mean(Y) - beta mean(C).
 //
 // So beta = 0 is PDIS, beta = 1 is DR, and beta minimises the sample
 // variance of Y - beta C, the per-trajectory influence terms. The weights
