@@ -5,8 +5,9 @@
 // Incremental Importance Sampling (INCRIS, Algorithm 1), exactly as
 // SPEC section 1 defines them; beyond the paper, incris-ld (SPEC 1b) and
 // the model-based and doubly robust estimators dm, dr, wdr and magic (SPEC
-// 1d), which read the model columns q_hat and v_hat of the batch (dm uses
-// the model alone, no weights), and adaptive (docs/adaptive.md), a
+// 1d) and reg (dr's control variate with a variance-optimal coefficient,
+// issue 24), which read the model columns q_hat and v_hat of the batch (dm
+// uses the model alone, no weights), and adaptive (docs/adaptive.md), a
 // MAGIC-style blend of windowed CWPDIS estimates anchored on CWPDIS.
 //
 // Contract:

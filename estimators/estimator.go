@@ -41,8 +41,8 @@ const (
 	Adaptive Class = "adaptive"
 	// ModelBased: uses a model of the returns (SPEC 1d): the model alone
 	// (dm) or as a control variate for importance sampling (dr, wdr,
-	// magic). Its statistics depend on the model, so no closed form of a
-	// domain speaks of it.
+	// magic, reg). Its statistics depend on the model, so no closed form
+	// of a domain speaks of it.
 	ModelBased Class = "model-based"
 )
 
@@ -314,6 +314,15 @@ var registry = []Info{
 		Source: "MAGIC, Thomas & Brunskill 2016, Algorithm 1 (interp.: a normal interval for the percentile bootstrap); SPEC 1d",
 		MinN:   2, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{magicX}, memory: magicWorkspace,
 		new: func() Estimator { return NewMAGIC() }},
+	{Name: "reg", Formula: "mean(Y) - beta mean(C): for trajectory i with steps t = 1..H_i, PDIS weights w_t = prod_{s<=t} rho_s, w_0 = 1, " +
+		"model columns q_t = q_hat(o_t, a_t), v_t = v_hat(o_t) (exactly those dr uses), " +
+		"Y_i = sum_t gamma^(t-1) w_t r_t (PDIS's per-trajectory term), " +
+		"C_i = sum_t gamma^(t-1) (w_t q_t - w_{t-1} v_t) (DR's control variate: dr = mean(Y - C)), " +
+		"beta = Cov_n(Y, C) / Var_n(C) (denominators n; beta := 0 when Var_n(C) = 0 or is not finite); beta = 0 is pdis, beta = 1 is dr",
+		Source: "beyond SPEC: doubly robust with a variance-optimal control variate, the scalar REG of Kallus & Uehara 2019, MRDR of Farajtabar et al. 2018 (issue 24 item 2); " +
+			"beta minimises the sample variance of Y - beta C, whose terms are SPEC 1d's dr's",
+		MinN: 1, Class: ModelBased, Needs: Model, Diagnostics: []Diagnostic{regBeta}, memory: drWorkspace,
+		new: func() Estimator { return NewREG() }},
 	{Name: "mis", Formula: "sum_{t=1..H} sum_o d_t(o) r_t(o): d_1(o) = n_1(o)/n, r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t, " +
 		"d_{t+1}(o') = sum_o d_t(o) P_t(o'|o), P_t(o'|o) = (1/n_t(o)) sum_{i: o^i_t = o, o^i_{t+1} = o'} rho^i_t (a trajectory that ended at t reaches no o'); n_t(o) = #{i : o^i_t = o}",
 		Source: "tabular time-indexed marginalized importance sampling, Xie, Ma & Wang 2019; SPEC 1f (assumes Markov observations: biased on subepisode by design)",

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrNoModel reports a batch without the model columns q_hat and v_hat of
-// SPEC 1d, which dm, dr, wdr and magic cannot run without.
+// SPEC 1d, which dm, dr, wdr, magic and reg cannot run without.
 var ErrNoModel = errors.New("the data has no model columns q_hat and v_hat")
 
 // checkModel returns an error naming the estimator when b has steps but

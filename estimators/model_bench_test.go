@@ -31,3 +31,23 @@ func BenchmarkModelEstimators(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkREG: reg on BenchmarkModelEstimators's batch (10^4 sub-episode
+// trajectories of H = 100 with model columns), the workspace warm: one
+// pass, O(n H), like dr. allocs/op must be 0.
+func BenchmarkREG(b *testing.B) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	batch := withModelColumns(rng, subepisodeBatch(rng, 10000, 50))
+	e := NewREG()
+	b.Run("n=10000", func(b *testing.B) {
+		if _, err := e.Estimate(batch); err != nil { // the workspace
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := e.Estimate(batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -755,7 +755,7 @@ func TestModelErrors(t *testing.T) {
 	short.VHat = short.VHat[:2] // malformed: must not index past the end
 	one := modelBatchOf([]mstep{{1, 1, 1, 1}})
 	var empty trajectory.Batch
-	for _, name := range []string{"dm", "dr", "wdr", "magic"} {
+	for _, name := range []string{"dm", "dr", "wdr", "magic", "reg"} {
 		e, _ := New(name)
 		for _, tc := range []struct {
 			label string
@@ -778,7 +778,8 @@ func TestModelErrors(t *testing.T) {
 			continue
 		}
 		// one trajectory, one step, every weight 1: dm = v = 1, dr = wdr =
-		// r - (q - v) = 1 - (1 - 1) = 1
+		// r - (q - v) = 1 - (1 - 1) = 1; reg: Y = 1, C = q - v = 0,
+		// Var_n(C) = 0 so beta := 0, mean(Y) = 1
 		if err != nil || v != 1 {
 			t.Errorf("%s at n = 1: %v, %v; want 1", name, v, err)
 		}
@@ -795,7 +796,7 @@ func TestModelNoSteps(t *testing.T) {
 	var b trajectory.Batch
 	b.End()
 	b.End()
-	for _, name := range []string{"dm", "dr", "wdr", "magic"} {
+	for _, name := range []string{"dm", "dr", "wdr", "magic", "reg"} {
 		if got := estimate(t, name, &b); got != 0 {
 			t.Errorf("%s = %v on two empty trajectories, want 0", name, got)
 		}
@@ -1017,7 +1018,7 @@ func TestModelNoAllocs(t *testing.T) {
 		scaled.OptionRatio[scaled.Offsets[i]] *= 0x1p-1060 // the factors: subnormal products
 	}
 	options := withModelColumns(rng, optionBatch(rng, 300, 20))
-	for _, name := range []string{"dm", "dr", "wdr", "magic"} {
+	for _, name := range []string{"dm", "dr", "wdr", "magic", "reg"} {
 		e, _ := New(name)
 		for _, b := range []*trajectory.Batch{fast, scaled, options} {
 			if _, err := e.Estimate(b); err != nil {
@@ -1065,9 +1066,9 @@ func TestModelMemoryBounds(t *testing.T) {
 	}
 }
 
-// TestModelRegistry: the four entries of SPEC 1d need the model, with the
-// class model-based (no closed form of a domain speaks of them), minimum
-// n and diagnostic of SPEC 1d.
+// TestModelRegistry: the four entries of SPEC 1d, and reg, need the
+// model, with the class model-based (no closed form of a domain speaks of
+// them), minimum n and diagnostic of SPEC 1d (reg: its beta).
 func TestModelRegistry(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -1076,6 +1077,7 @@ func TestModelRegistry(t *testing.T) {
 		diags int
 	}{
 		{"dm", ModelBased, 1, 0}, {"dr", ModelBased, 1, 0}, {"wdr", ModelBased, 1, 0}, {"magic", ModelBased, 2, 1},
+		{"reg", ModelBased, 1, 1},
 	} {
 		info, ok := Lookup(tc.name)
 		if !ok {
@@ -1136,7 +1138,7 @@ func TestModelAllZero(t *testing.T) {
 		}
 		b.End()
 	}
-	for _, name := range []string{"dm", "dr", "wdr", "magic"} {
+	for _, name := range []string{"dm", "dr", "wdr", "magic", "reg"} {
 		if got := estimate(t, name, &b); got != 0 {
 			t.Errorf("%s = %v, want 0", name, got)
 		}

@@ -25,9 +25,9 @@ var Schema = [numCols]Column{
 	{ColMuB, "options", "probability of the running option under the behavior policy, in (0, 1]; required on option_start rows, on the option's later rows empty (JSON: null or absent) or equal to the start row's"},
 	{ColMuE, "options", "probability of the running option under the evaluation policy, in [0, 1]; as mu_b"},
 	{ColOptionChanged, "optional", "0 or 1 on option_start rows (later rows: empty or equal): the option's own policy differs between behavior and evaluation, so the action ratios inside it count; absent: 0. Needs the option columns"},
-	{ColQHat, "model", "a model's q(o_t, a_t): the expected return from this step on (its reward included), the logged action taken and pi_e followed after, discounted to this step with the gamma of the estimates (-gamma); a finite number on every row. With v_hat, the input of dm, dr, wdr and magic (SPEC 1d)"},
+	{ColQHat, "model", "a model's q(o_t, a_t): the expected return from this step on (its reward included), the logged action taken and pi_e followed after, discounted to this step with the gamma of the estimates (-gamma); a finite number on every row. With v_hat, the input of dm, dr, wdr, magic and reg (SPEC 1d)"},
 	{ColVHat, "model", "the same model's v(o_t) = sum_a pi_e(a|o_t) q(o_t, a), the expected return from this step on under pi_e; a finite number on every row"},
-	{ColObs, "ids", "the step's observation id: any non-empty string, compared by its text (JSON: a string or a number, by its literal text). With action, a model can be fitted from the data: without q_hat and v_hat, dm, dr, wdr and magic use it (SPEC 1f). Not with the option columns"},
+	{ColObs, "ids", "the step's observation id: any non-empty string, compared by its text (JSON: a string or a number, by its literal text). With action, a model can be fitted from the data: without q_hat and v_hat, dm, dr, wdr, magic and reg use it (SPEC 1f). Not with the option columns"},
 	{ColAction, "ids", "the logged action's id: any non-empty string, compared by its text. pi_e is pi_e(action|obs): every row with the same obs and action has the same pi_e, and pi_e over the actions seen at an obs sums to at most 1"},
 }
 

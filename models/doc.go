@@ -1,6 +1,6 @@
 // Package models supplies the model columns q_hat and v_hat of SPEC 1d
-// that the model-based and doubly robust estimators (dm, dr, wdr, magic)
-// read: a tabular maximum-likelihood model over (observation, action),
+// that the model-based and doubly robust estimators (dm, dr, wdr, magic,
+// reg) read: a tabular maximum-likelihood model over (observation, action),
 // fitted on the data set it serves and evaluated by finite-horizon dynamic
 // programming (Fitter, the `fitted` model), or the same indexed by the
 // step t, evaluated by backward induction over t (TimeFitter, the

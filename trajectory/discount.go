@@ -7,9 +7,9 @@ import "math"
 // gamma^(t-1) r_t, and the model columns q_hat_t and v_hat_t are scaled
 // the same way, so that every estimator's undiscounted formula, applied to
 // the view, is its discounted formula (SPEC 1c: "every formula ... applies
-// unchanged to the discounted rewards"; for dr, wdr and magic the factor
-// gamma^(t-1) of each step's term moves onto r, q_hat and v_hat). On
-// options data t counts primitive steps, as the batch's steps are.
+// unchanged to the discounted rewards"; for dr, wdr, magic and reg the
+// factor gamma^(t-1) of each step's term moves onto r, q_hat and v_hat).
+// On options data t counts primitive steps, as the batch's steps are.
 //
 // The factors are math.Pow(gamma, t-1), each rounded once. The zero value
 // is ready; a Discounted reuses its buffers, so a worker that discounts one

@@ -8,7 +8,7 @@ import (
 )
 
 // TestEstimateFittedFromIDs: data with obs and action and without q_hat
-// and v_hat runs dm, dr, wdr and magic on the model fitted from it
+// and v_hat runs dm, dr, wdr, magic and reg on the model fitted from it
 // (SPEC 1f), with bootstrap intervals refitted per replicate; -horizon
 // and BCa are checked.
 func TestEstimateFittedFromIDs(t *testing.T) {
@@ -20,8 +20,8 @@ func TestEstimateFittedFromIDs(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := runJSON(t, "-bootstrap", "200", "-estimators", "dm,dr,wdr,magic", path)
-	for _, name := range []string{"dm", "dr", "wdr", "magic"} {
+	got := runJSON(t, "-bootstrap", "200", "-estimators", "dm,dr,wdr,magic,reg", path)
+	for _, name := range []string{"dm", "dr", "wdr", "magic", "reg"} {
 		e := got.Estimates[name]
 		if _, ok := e["value"]; !ok || !(e["ci_low"] <= e["ci_high"]) {
 			t.Errorf("%s: %v", name, e)
