@@ -76,10 +76,7 @@ func ClaimBootstrap(seed uint64, name string, maxRatio float64, sq [][][]float64
 	}
 	idx := make([]int, T)
 	for b := 0; b < replicates; b++ {
-		rng := streams.New(key, uint64(b))
-		for t := range idx {
-			idx[t] = rng.IntN(T)
-		}
+		drawTrials(key, b, idx)
 		for j := 0; j < nn; j++ {
 			best := math.Inf(1)
 			for k := 1; k < len(sq); k++ {
@@ -93,6 +90,16 @@ func ClaimBootstrap(seed uint64, name string, maxRatio float64, sq [][][]float64
 		out[j] = intervalOf(r, maxRatio)
 	}
 	return out
+}
+
+// drawTrials fills idx with replicate b's resample of the T = len(idx)
+// trials of the claim of stream key (claimKey): T draws with replacement
+// from stream b, in order.
+func drawTrials(key uint64, b int, idx []int) {
+	rng := streams.New(key, uint64(b))
+	for t := range idx {
+		idx[t] = rng.IntN(len(idx))
+	}
 }
 
 // resampledMean is the mean of x at the indices idx, summed in idx's order.
@@ -115,15 +122,24 @@ func intervalOf(r []float64, maxRatio float64) ClaimInterval {
 			above++
 		}
 	}
-	sort.Float64s(r)
-	k := int(math.Ceil(float64(B)*(1-ClaimLevel)/2)) - 1 // 49 for B = 2000: the 50th smallest
-	k = max(k, 0)
+	lo, hi := percentiles(r)
 	return ClaimInterval{
-		Lo:  r[k],
-		Hi:  r[B-1-k],
+		Lo:  lo,
+		Hi:  hi,
 		PLE: float64(1+above) / float64(B+1),
 		PGT: float64(1+B-above) / float64(B+1),
 	}
+}
+
+// percentiles sorts the replicates r in place and returns their
+// percentile interval at ClaimLevel: the 50th smallest and the 50th
+// largest of B = 2000.
+func percentiles(r []float64) (lo, hi float64) {
+	B := len(r)
+	sort.Float64s(r)
+	k := int(math.Ceil(float64(B)*(1-ClaimLevel)/2)) - 1 // 49 for B = 2000: the 50th smallest
+	k = max(k, 0)
+	return r[k], r[B-1-k]
 }
 
 // Holm is Holm's step-down procedure at family-wise level alpha over the
