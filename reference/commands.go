@@ -37,7 +37,10 @@ the point test (the MSE ratio over n, at how many n it holds, the point
 status), the ratio with its 95% paired-bootstrap interval at the deciding
 n (the largest ratio for a claim at all n, the smallest at some n) and the
 verdict: holds, does not hold or inconclusive (runexp help files states
-the rule).`
+the rule). For a claim on bias, the bias over n and, at the deciding n
+(the largest p_le for a claim at all n, the smallest at some n), the bias
+with its 95% bootstrap interval; for a claim on a bound quantity, its
+value over n and the point verdict.`
 	// ExportAbout is the long help of runexp export.
 	ExportAbout = `Writes the data set of every (series, trial) unit of the config exactly as
 'runexp run' draws it (the unit's random stream, the domain's n_max

@@ -11,6 +11,9 @@ const (
 	// QuantityMSE: MSE(subject) / min MSE(versus) <= max_ratio (the
 	// default, the paper's claims).
 	QuantityMSE = "mse"
+	// QuantityBias: the mean over trials of subject's estimate - V(pi_e),
+	// in [min, max] (either or both given), with a bootstrap over trials.
+	QuantityBias = "bias"
 	// QuantityLowerBound: the mean over trials of subject's bound.
 	QuantityLowerBound = "lower_bound"
 	// QuantityBoundGap: V(pi_e) minus the mean bound.
@@ -24,9 +27,13 @@ const (
 // ClaimQuantities documents every claim quantity, in the order errors
 // list them. A claim on a bound quantity reads its value from the row of
 // bounds.csv of subject's bound at n, and holds at n when value >= min
-// (or value <= max), compared exactly.
+// (or value <= max), compared exactly. A claim on bias reads subject's
+// curve.csv bias at n; its point test is min <= bias <= max (either bound
+// may be absent), compared exactly, and its verdict comes from a bootstrap
+// over the trials (report.BiasClaimRule).
 var ClaimQuantities = []struct{ Name, Doc string }{
 	{QuantityMSE, "MSE(subject) / min MSE(versus), tested against max_ratio"},
+	{QuantityBias, "the mean over trials of subject's estimate - V(pi_e) (curve.csv bias), tested against [min, max] (min, max or both) with a bootstrap over trials"},
 	{QuantityLowerBound, "the mean over trials of subject's bound (bounds.csv mean_bound)"},
 	{QuantityBoundGap, "V(pi_e) - the mean bound (true_value - mean_bound): how far below the true value the bound is on average"},
 	{QuantityCoverage, "the fraction of trials whose bound is <= V(pi_e) (bounds.csv coverage)"},
@@ -42,8 +49,17 @@ func claimQuantityNames() string {
 }
 
 // IsMSE reports whether the claim is about the MSE ratio (quantity
-// absent or mse) rather than a bound.
+// absent or mse) rather than the bias or a bound.
 func (c *Claim) IsMSE() bool { return c.Quantity == "" || c.Quantity == QuantityMSE }
+
+// IsBias reports whether the claim is about subject's bias (quantity
+// bias).
+func (c *Claim) IsBias() bool { return c.Quantity == QuantityBias }
+
+// IsBound reports whether the claim is about a quantity of subject's
+// bound (lower_bound, bound_gap, coverage, vacuous): neither the MSE ratio
+// nor the bias.
+func (c *Claim) IsBound() bool { return !c.IsMSE() && !c.IsBias() }
 
 // checkQuantity checks the claim's quantity, bound and thresholds against
 // plan p (whose series are resolved), returning the offending key. An
@@ -57,9 +73,9 @@ func (c *Claim) checkQuantity(p *Plan) (key string, err error) {
 		case c.Bound != "":
 			return "bound", fmt.Errorf("%q, but bound applies only to a claim on a bound quantity (quantity: %s, %s, %s or %s)", c.Bound, QuantityLowerBound, QuantityBoundGap, QuantityCoverage, QuantityVacuous)
 		case c.Min != nil:
-			return "min", fmt.Errorf("%v, but min applies only to a claim on a bound quantity; an MSE claim tests max_ratio", *c.Min)
+			return "min", fmt.Errorf("%v, but min applies only to a claim on a bound quantity or on %s; an MSE claim tests max_ratio", *c.Min, QuantityBias)
 		case c.Max != nil:
-			return "max", fmt.Errorf("%v, but max applies only to a claim on a bound quantity; an MSE claim tests max_ratio", *c.Max)
+			return "max", fmt.Errorf("%v, but max applies only to a claim on a bound quantity or on %s; an MSE claim tests max_ratio", *c.Max, QuantityBias)
 		}
 		return "", nil
 	}
@@ -68,10 +84,15 @@ func (c *Claim) checkQuantity(p *Plan) (key string, err error) {
 		return "versus", fmt.Errorf("%v, but versus applies only to quantity %s: a claim on %s tests subject's value against min or max", c.Versus, QuantityMSE, c.Quantity)
 	case c.MaxRatio != 0:
 		return "max_ratio", fmt.Errorf("%v, but max_ratio applies only to quantity %s: a claim on %s tests min or max", c.MaxRatio, QuantityMSE, c.Quantity)
+	}
+	if c.IsBias() {
+		return c.checkBias()
+	}
+	switch {
 	case c.Min == nil && c.Max == nil:
 		return "min", fmt.Errorf("missing: a claim on %s needs min (it holds at n when the value is >= min) or max (when it is <= max)", c.Quantity)
 	case c.Min != nil && c.Max != nil:
-		return "max", fmt.Errorf("%v, and min %v: want one of min and max", *c.Max, *c.Min)
+		return "max", fmt.Errorf("%v, and min %v: want one of min and max (only a claim on %s takes both)", *c.Max, *c.Min, QuantityBias)
 	}
 	thr, thrKey := c.Min, "min"
 	if c.Max != nil {
@@ -100,6 +121,24 @@ func (c *Claim) checkQuantity(p *Plan) (key string, err error) {
 	return "", nil
 }
 
+// boundQuantities lists the bound quantities, for error messages.
+var boundQuantities = strings.Join([]string{QuantityLowerBound, QuantityBoundGap, QuantityCoverage, QuantityVacuous}, ", ")
+
+// checkBias checks the bound and thresholds of a claim on bias (whose
+// versus and max_ratio are checked): no bound; min, max or both, with
+// min <= max. It returns the offending key.
+func (c *Claim) checkBias() (key string, err error) {
+	switch {
+	case c.Bound != "":
+		return "bound", fmt.Errorf("%q, but a claim on %s is about subject's estimates, not a bound: bound applies only to a bound quantity (%s)", c.Bound, QuantityBias, boundQuantities)
+	case c.Min == nil && c.Max == nil:
+		return "min", fmt.Errorf("missing: a claim on %s needs min, max or both (it states min <= bias <= max)", QuantityBias)
+	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
+		return "max", fmt.Errorf("%v is below min %v: a claim on %s states min <= bias <= max", *c.Max, *c.Min, QuantityBias)
+	}
+	return "", nil
+}
+
 // boundsList lists bounds for an error message ("none" when empty).
 func boundsList(b []string) string {
 	if len(b) == 0 {
@@ -109,7 +148,8 @@ func boundsList(b []string) string {
 }
 
 // checkClaims checks the quantities of a plan's claims (Check): a claim
-// on a bound names a curve of the plan and one of its bounds.
+// on the bias or a bound names a curve of the plan, one on a bound one of
+// its bounds.
 func (p *Plan) checkClaims() error {
 	for _, c := range p.Claims {
 		if !c.IsMSE() {

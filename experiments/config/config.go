@@ -80,6 +80,14 @@ type seriesYAML struct {
 //
 //	claims:
 //	  - {name: tight, subject: "taxi[option_length=3]/is", quantity: bound_gap, bound: hcope, max: 5, n_min: 1000}
+//
+// Of the bias (QuantityBias): "the mean over trials of subject's
+// estimate - V(pi_e) lies in [Min, Max]" (either may be absent), checked
+// with a bootstrap over the trials (report.BiasClaimRule), e.g. "wis is
+// biased by less than 0.01 from n = 1000 on":
+//
+//	claims:
+//	  - {name: wis-unbiased, subject: "taxi/wis", quantity: bias, min: -0.01, max: 0.01, n_min: 1000}
 type Claim struct {
 	Name     string   `yaml:"name" json:"name"`
 	Text     string   `yaml:"text" json:"text,omitempty"`
@@ -90,12 +98,13 @@ type Claim struct {
 	NMin     int      `yaml:"n_min" json:"n_min"`
 	NMax     int      `yaml:"n_max" json:"n_max"`
 	// Quantity is what the claim is about: "" (as written when absent)
-	// or QuantityMSE for the MSE ratio, else a quantity of Bound.
+	// or QuantityMSE for the MSE ratio, QuantityBias for the bias, else a
+	// quantity of Bound.
 	Quantity string `yaml:"quantity" json:"quantity,omitempty"`
 	// Bound is the bound a claim on a bound quantity is about.
 	Bound string `yaml:"bound" json:"bound,omitempty"`
-	// Min and Max are the thresholds of a claim on a bound quantity:
-	// exactly one is set.
+	// Min and Max are the thresholds of a claim on a bound quantity
+	// (exactly one is set) or on the bias (one or both, Min <= Max).
 	Min *float64 `yaml:"min" json:"min,omitempty"`
 	Max *float64 `yaml:"max" json:"max,omitempty"`
 }

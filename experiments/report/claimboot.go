@@ -51,8 +51,15 @@ type ClaimInterval struct {
 	// Lo and Hi are the percentile interval of the ratio (ClaimLevel).
 	Lo, Hi float64
 	// PLE is the p-value of "ratio <= max_ratio" (small: significantly
-	// below), PGT that of "ratio > max_ratio" (ClaimRule).
+	// below), PGT that of "ratio > max_ratio" (ClaimRule). For a claim on
+	// bias, Lo and Hi bound the bias, PLE is the p-value of "min <= bias
+	// <= max" and PGT that of "bias outside [min, max]" (BiasClaimRule).
 	PLE, PGT float64
+	// PMin and PMax are a bias claim's one-sided p-values of "bias >= min"
+	// and "bias <= max" (PLE is the larger; claims.md shows them). They
+	// are 0 for a threshold the claim does not give, for an MSE claim, and
+	// when read back from claims.csv, which has no column for them.
+	PMin, PMax float64
 }
 
 // claimKey is the stream key of claim name's bootstrap under seed.

@@ -12,12 +12,14 @@ type ClaimResult struct {
 	Claim string
 	N     int
 	// Ratio is MSE(subject) / min over versus of MSE(versus); for a claim
-	// on a bound quantity, the quantity's value (ClaimValue).
+	// on bias, subject's bias (curve.csv's); for a claim on a bound
+	// quantity, the quantity's value (ClaimValue).
 	Ratio float64
-	// Holds is the point test: Ratio against the claim's threshold.
+	// Holds is the point test: Ratio against the claim's thresholds.
 	Holds bool
-	// Boot is the paired bootstrap of an MSE claim's ratio (ClaimRule),
-	// nil for a claim on a bound quantity or without per-trial data.
+	// Boot is the paired bootstrap of an MSE claim's ratio (ClaimRule) or
+	// the bootstrap of a bias claim's bias (BiasClaimRule), nil for a
+	// claim on a bound quantity or without per-trial data.
 	Boot *ClaimInterval
 }
 
@@ -28,26 +30,30 @@ type ClaimSummary struct {
 	// Holds is the point verdict: the point test at all (or some) n.
 	Holds bool
 	// Verdict is VerdictHolds, VerdictFails or VerdictInconclusive: for
-	// an MSE claim with per-trial data, from its bootstrap (ClaimVerdict);
-	// else the point verdict. "" for an MSE claim without per-trial data.
+	// an MSE or bias claim with per-trial data, from its bootstrap
+	// (ClaimVerdict); else the point verdict. "" for an MSE or bias claim
+	// without per-trial data.
 	Verdict string
 }
 
 // CheckClaims evaluates every claim of r on rows, bounds and the per-trial
 // estimates trials: at each n of the grid in [n_min, n_max], for an MSE
 // claim ratio = MSE(subject) / min_v MSE(v) over the versus curves,
-// holding when ratio <= max_ratio; for a claim on a bound quantity its
-// value from subject's bounds row (ClaimValue), holding when value >= min
-// (or <= max). The point verdict holds at all (or at some, per its "at")
-// of those n. An MSE claim's verdict is that of its paired bootstrap over
-// trials (ClaimRule), with B = ClaimReplicates streams keyed by r's seed
-// and the claim's name; with no trials (nil) it has none.
+// holding when ratio <= max_ratio; for a claim on bias subject's bias
+// from rows, holding when min <= bias <= max; for a claim on a bound
+// quantity its value from subject's bounds row (ClaimValue), holding when
+// value >= min (or <= max). The point verdict holds at all (or at some,
+// per its "at") of those n. An MSE claim's verdict is that of its paired
+// bootstrap over trials (ClaimRule), a bias claim's that of its bootstrap
+// over trials (BiasClaimRule), both with B = ClaimReplicates streams keyed
+// by r's seed and the claim's name; with no trials (nil) they have none.
 func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRow) []ClaimSummary {
 	mse := map[string]float64{}
+	bias := map[string]float64{}
 	truth := map[string]float64{}
 	for _, row := range rows {
 		k := curveKey(row.Series+"/"+row.Estimator, row.N)
-		mse[k], truth[k] = row.MSE, row.TrueValue
+		mse[k], bias[k], truth[k] = row.MSE, row.Bias, row.TrueValue
 	}
 	est := map[string][]float64{}
 	for _, t := range trials {
@@ -71,6 +77,8 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 					best = min(best, mse[curveKey(v, n)])
 				}
 				ratio = claimRatio(mse[curveKey(cl.Subject, n)], best)
+			} else if cl.IsBias() {
+				ratio = bias[curveKey(cl.Subject, n)]
 			} else {
 				series, est, _ := strings.Cut(cl.Subject, "/")
 				ratio = ClaimValue(cl.Quantity, boundOf[boundKey{series, est, cl.Bound, n}])
@@ -86,23 +94,33 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 		if len(sum.Points) == 0 {
 			sum.Holds = false
 		}
-		switch sq := claimSquaredErrors(&cl, ns, est, truth); {
+		switch {
+		case cl.IsBias():
+			e, tv := claimEstimates(cl.Subject, ns, est, truth)
+			if boot := BiasBootstrap(uint64(r.Seed), cl.Name, e, tv, cl.Min, cl.Max, ClaimReplicates); len(boot) == len(ns) && len(ns) > 0 {
+				for j := range sum.Points {
+					sum.Points[j].Boot = &boot[j]
+				}
+				sum.Verdict = verdictOf(&cl, sum.Points)
+			}
 		case !cl.IsMSE():
 			sum.Verdict = pointVerdict(sum.Holds)
-		case sq != nil && len(ns) > 0:
-			boot := ClaimBootstrap(uint64(r.Seed), cl.Name, cl.MaxRatio, sq, ClaimReplicates)
-			for j := range sum.Points {
-				sum.Points[j].Boot = &boot[j]
+		default:
+			if sq := claimSquaredErrors(&cl, ns, est, truth); sq != nil && len(ns) > 0 {
+				boot := ClaimBootstrap(uint64(r.Seed), cl.Name, cl.MaxRatio, sq, ClaimReplicates)
+				for j := range sum.Points {
+					sum.Points[j].Boot = &boot[j]
+				}
+				sum.Verdict = verdictOf(&cl, sum.Points)
 			}
-			sum.Verdict = verdictOf(&cl, sum.Points)
 		}
 		out = append(out, sum)
 	}
 	return out
 }
 
-// verdictOf is the bootstrap verdict of MSE claim cl from its points
-// (each with its Boot).
+// verdictOf is the bootstrap verdict of MSE or bias claim cl from its
+// points (each with its Boot).
 func verdictOf(cl *config.Claim, points []ClaimResult) string {
 	ple := make([]float64, len(points))
 	pgt := make([]float64, len(points))
@@ -131,18 +149,13 @@ func ClaimValue(q string, b BoundRow) float64 {
 }
 
 // claimTest is the test of claim cl at one point of value v: an MSE ratio
-// against max_ratio (claimHolds), a bound quantity against min or max,
-// exactly.
+// against max_ratio (claimHolds), a bias or a bound quantity against min
+// and max (whichever are set; at least one), exactly.
 func claimTest(cl *config.Claim, v float64) bool {
-	switch {
-	case cl.IsMSE():
+	if cl.IsMSE() {
 		return claimHolds(v, cl.MaxRatio)
-	case cl.Min != nil:
-		return v >= *cl.Min
-	case cl.Max != nil:
-		return v <= *cl.Max
 	}
-	return false
+	return (cl.Min != nil || cl.Max != nil) && (cl.Min == nil || v >= *cl.Min) && (cl.Max == nil || v <= *cl.Max)
 }
 
 // claimRelTol lets a ratio that meets its threshold up to floating-point

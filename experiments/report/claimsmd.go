@@ -15,12 +15,14 @@ import (
 
 // ClaimsMarkdown summarises the claims of finished runs (their claims.csv
 // and meta.json, and bounds.csv for claims on bounds) as one markdown
-// table: per claim, the test, the range of the ratio (or of the bound
-// quantity) over n, at how many n the point test holds and the point
-// status, the ratio with its 95% bootstrap interval at the deciding n
-// (the largest ratio for a claim at all n, the smallest for one at some
-// n), and the verdict (ClaimRule). The README's claims section is this
-// table, checked by a test, so it cannot drift from the committed results.
+// table: per claim, the test, the range of the ratio (or of the bias or
+// the bound quantity) over n, at how many n the point test holds and the
+// point status, the ratio with its 95% bootstrap interval at the deciding
+// n (the largest ratio for a claim at all n, the smallest for one at some
+// n; for a claim on bias, the bias at the n of the largest p_le, or the
+// smallest), and the verdict (ClaimRule, BiasClaimRule). The README's
+// claims section is this table, checked by a test, so it cannot drift
+// from the committed results.
 func ClaimsMarkdown(dirs []string) (string, error) {
 	var b strings.Builder
 	b.WriteString("| run | claim | test | ratio over n (min .. max) | holds at | point status | at the deciding n: ratio [95% interval] | verdict |\n")
@@ -31,7 +33,7 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 			return "", err
 		}
 		var bounds []BoundRow
-		if slices.ContainsFunc(meta.Config.Claims, func(c config.Claim) bool { return !c.IsMSE() }) {
+		if slices.ContainsFunc(meta.Config.Claims, func(c config.Claim) bool { return c.IsBound() }) {
 			if bounds, err = readBounds(dir, meta); err != nil {
 				return "", err
 			}
@@ -63,14 +65,17 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 			}
 			test := fmt.Sprintf("MSE(%s) / min MSE(%s) <= %v", cl.Subject, strings.Join(cl.Versus, ", "), cl.MaxRatio)
 			deciding, verdict := "point test (no bootstrap)", pointVerdict(holds)
-			if cl.IsMSE() {
+			switch {
+			case cl.IsMSE():
 				deciding, verdict = decidingInterval(&cl, mine)
+			case cl.IsBias():
+				deciding, verdict = decidingBias(&cl, mine)
+				test = biasTest(&cl)
+			default:
+				test = boundTest(&cl)
 			}
 			if verdict == VerdictFails {
 				verdict = "**" + verdict + "**"
-			}
-			if !cl.IsMSE() {
-				test = boundTest(&cl)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s at %s n | %.3g .. %.3g | %d of %d n | %s | %s | %s |\n",
 				meta.Config.Name, cl.Name, test, cl.At, lo, hi, held, total, status, deciding, verdict)
@@ -104,8 +109,8 @@ var ClaimsHeader = []string{"claim", "n", "ratio", "holds", "lo", "hi", "p_le", 
 
 // ClaimsHeaderOf is the column list of the claims.csv of plan p:
 // ClaimsHeader when every claim is on the MSE, else with "value" for
-// "ratio": the MSE ratio of an MSE claim, the quantity of a claim on a
-// bound (ClaimValue).
+// "ratio": the MSE ratio of an MSE claim, the bias of a claim on bias, the
+// quantity of a claim on a bound (ClaimValue).
 func ClaimsHeaderOf(p *config.Plan) []string {
 	h := slices.Clone(ClaimsHeader)
 	for _, c := range p.Claims {
@@ -140,10 +145,11 @@ func boundTest(c *config.Claim) string {
 // readClaimsCSV reads claims.csv back, checking it against the plan as
 // CheckClaims writes it: one line per claim and n of the grid in the
 // claim's range, in that order, each with the verdict its value implies:
-// an MSE ratio >= 0, or the value of a bound quantity, equal to the one
-// bounds (bounds.csv, read back) gives; an MSE claim's interval lo <= hi
-// and p-values in (0, 1], a bound claim's empty. A file of the four
-// columns written before the bootstrap is read too, without intervals.
+// an MSE ratio >= 0, a bias, or the value of a bound quantity, equal to
+// the one bounds (bounds.csv, read back) gives; an MSE or bias claim's
+// interval lo <= hi and p-values in (0, 1], a bound claim's empty. A file
+// of the four columns written before the bootstrap is read too, without
+// intervals.
 func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) ([]ClaimResult, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxResultsFile+1))
 	if err != nil {
@@ -177,7 +183,7 @@ func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) 
 				pt.Ratio = fp.float(rec, 2)
 			}
 			if len(header) > legacyClaimsColumns {
-				pt.Boot = fp.interval(rec, 4, c.IsMSE())
+				pt.Boot = fp.interval(rec, 4, &c)
 			}
 			switch {
 			case fp.err != nil:
@@ -187,7 +193,7 @@ func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) 
 				fp.fail(3, "%t, but ratio %v against max_ratio %v says %t", pt.Holds, pt.Ratio, c.MaxRatio, !pt.Holds)
 			case !c.IsMSE() && pt.Holds != claimTest(&c, pt.Ratio):
 				fp.fail(3, "%t, but value %v against the claim's threshold says %t", pt.Holds, pt.Ratio, !pt.Holds)
-			case !c.IsMSE():
+			case c.IsBound():
 				series, est, _ := strings.Cut(c.Subject, "/")
 				if v := ClaimValue(c.Quantity, boundOf[boundKey{series, est, c.Bound, n}]); v != pt.Ratio {
 					fp.fail(2, "%v, but bounds.csv gives %s = %v for %s (%s bound) at n = %d", pt.Ratio, c.Quantity, v, c.Subject, c.Bound, n)
@@ -206,11 +212,12 @@ func readClaimsCSV(r io.Reader, path string, p *config.Plan, bounds []BoundRow) 
 	return out, nil
 }
 
-// interval parses the columns lo, hi, p_le, p_gt from j on: for an MSE
-// claim (mse) two ratios lo <= hi and two p-values in (0, 1]; else four
-// empty fields (nil).
-func (p *fieldParser) interval(rec []string, j int, mse bool) *ClaimInterval {
-	if !mse {
+// interval parses the columns lo, hi, p_le, p_gt of claim c from j on:
+// for an MSE claim two ratios lo <= hi, for a claim on bias two numbers
+// lo <= hi, and two p-values in (0, 1]; for a claim on a bound quantity
+// four empty fields (nil).
+func (p *fieldParser) interval(rec []string, j int, c *config.Claim) *ClaimInterval {
+	if c.IsBound() {
 		for k := j; k < j+4; k++ {
 			if rec[k] != "" {
 				p.fail(k, "%q, want empty: a claim on a bound quantity has no bootstrap", rec[k])
@@ -218,7 +225,11 @@ func (p *fieldParser) interval(rec []string, j int, mse bool) *ClaimInterval {
 		}
 		return nil
 	}
-	b := &ClaimInterval{Lo: p.ratio(rec, j), Hi: p.ratio(rec, j+1), PLE: p.float(rec, j+2), PGT: p.float(rec, j+3)}
+	end := p.ratio // an MSE ratio: >= 0, or +Inf
+	if c.IsBias() {
+		end = p.float
+	}
+	b := &ClaimInterval{Lo: end(rec, j), Hi: end(rec, j+1), PLE: p.float(rec, j+2), PGT: p.float(rec, j+3)}
 	switch {
 	case p.err != nil:
 	case !(b.Lo <= b.Hi):

@@ -38,6 +38,11 @@ claims:
     quantity: coverage
     bound: t
     min: 0
+  - name: unbiased
+    subject: "chain[horizon=3]/pdis"
+    quantity: bias
+    min: -1
+    max: 1
 plot:
   panels:
     - {title: A, series: [chain], y: variance, closed_form: true}

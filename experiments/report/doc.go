@@ -18,7 +18,10 @@
 //     per estimator (combine max); their points have SE 0.
 //   - Claims (SPEC 4) are checked at every n of their range; a claim whose
 //     range holds no grid point does not hold. A claim on a bound quantity
-//     reads bounds.csv's rows.
+//     reads bounds.csv's rows; the verdicts of MSE claims and claims on
+//     bias come from a bootstrap over the trials (ClaimRule,
+//     BiasClaimRule), seeded by the run's seed and the claim's name, so
+//     they never depend on workers or shards.
 //   - Files lists every file format; Report.Write writes the data files,
 //     each whole; the figure (package figure) is drawn from Report.Figure.
 //   - A results directory is self-contained: ReadFigure rebuilds the

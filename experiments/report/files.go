@@ -126,7 +126,7 @@ var Files = []struct{ Name, When, Content string }{
 	{SeriesFile, "always", "one row per series: `" + strings.Join(SeriesHeader, ",") + "` and every domain parameter of the run's series as a column `" + ParamColumn + "<parameter>` (e.g. `" + ParamColumn + "horizon`; prefixed so that no parameter, such as drift's `base`, repeats a fixed column), empty for a series whose domain has no such parameter; joined with curve.csv on `series` it is a tidy table of a sweep"},
 	{"<diagnostic>.csv", "when an estimator reports a diagnostic", "`series,estimator,n,<index>,mean_<diagnostic>`: the mean over trials (those whose vector reaches the index) of a diagnostic, e.g. `kstar.csv` with INCRIS's k* per step t"},
 	{BoundsFile, "when a series has bounds", "`" + strings.Join(BoundsHeader, ",") + "`: one row per series, estimator, bound (of the series, that the estimator has) and n: the mean lower bound over the trials with its standard error (sd, denominator T - 1, over sqrt(T)); coverage, the fraction of trials whose bound is <= true_value, with its binomial standard error sqrt(c (1 - c) / T); vacuous, the fraction whose bound is <= g_lo (the series' return_range; empty for a series without one)"},
-	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", "every claim checked at every n of its range: `" + strings.Join(ClaimsHeader, ",") + "` (`value` for `ratio` when a claim is on a bound quantity: value is then the MSE ratio of an MSE claim and the quantity of a bound claim). `holds` is the point test of the ratio against max_ratio (to 1e-9 relative; 0/0 counts as 1); `lo,hi` the 95% percentile interval of the ratio, `p_le,p_gt` its one-sided bootstrap p-values (empty for a claim on a bound quantity). " + ClaimRule + " claims.md is a readable summary with each claim's verdict (holds, does not hold, inconclusive) beside its point verdict"},
+	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", claimsFilesDoc},
 	{StatsFile, "with plot.panels", "`" + strings.Join(StatsHeader, ",") + "`: standard errors of the bias and the variance of every curve row"},
 	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors"},
 	{ClosedFile, "with plot.panels that draw closed forms", "`" + strings.Join(ClosedHeader, ",") + "`: the closed-form lines as drawn, so that `runexp plot` needs no domain code"},
@@ -519,6 +519,9 @@ func writeClaimsMD(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 	if slices.ContainsFunc(claims, func(c ClaimSummary) bool { return c.Claim.IsMSE() }) {
 		fmt.Fprintf(&b, "Verdicts of MSE claims: %s\n\n", ClaimRule)
 	}
+	if slices.ContainsFunc(claims, func(c ClaimSummary) bool { return c.Claim.IsBias() }) {
+		fmt.Fprintf(&b, "Verdicts of claims on bias: %s\n\n", BiasClaimRule)
+	}
 	yes := map[bool]string{true: "yes", false: "no"}
 	for _, c := range claims {
 		point := "does NOT hold"
@@ -532,6 +535,10 @@ func writeClaimsMD(w io.Writer, p *config.Plan, claims []ClaimSummary) error {
 		fmt.Fprintf(&b, "## %s: %s (point estimate: %s)\n\n", c.Claim.Name, verdict, point)
 		if c.Claim.Text != "" {
 			fmt.Fprintf(&b, "%s\n\n", c.Claim.Text)
+		}
+		if c.Claim.IsBias() {
+			writeBiasClaimMD(&b, &c)
+			continue
 		}
 		if !c.Claim.IsMSE() {
 			fmt.Fprintf(&b, "Test: %s at %s n in [%d, %d] (bounds.csv, compared exactly; delta = %v; point verdict, no bootstrap).\n\n",
