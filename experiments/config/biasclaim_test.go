@@ -34,6 +34,7 @@ func TestBiasClaims(t *testing.T) {
 		{"{name: lo, subject: ch/pdis, quantity: bias, min: -0.5, at: some}", f(-0.5), nil},
 		{"{name: hi, subject: ch/is, quantity: bias, max: 0, n_min: 100}", nil, f(0)},
 		{"{name: pt, subject: ch/is, quantity: bias, min: 0.25, max: 0.25}", f(0.25), f(0.25)},
+		{"{name: rr, subject: ch/is, quantity: rel_rmse, min: 0.5}", f(0.5), nil},
 	} {
 		p, err := Parse([]byte(biasBase+tc.claim+"\n"), "t.yaml")
 		if err != nil {
@@ -61,6 +62,10 @@ func TestBiasClaims(t *testing.T) {
 			`t.yaml:11: claims[0].bound: "t", but a claim on bias is about subject's estimates, not a bound: bound applies only to a bound quantity (lower_bound, bound_gap, coverage, vacuous)`},
 		{"not a curve", "{name: c, subject: ch/wis, quantity: bias, max: 1}",
 			`t.yaml:11: claims[0].subject: series ch has no estimator "wis"`},
+		{"rel_rmse min above max", "{name: c, subject: ch/is, quantity: rel_rmse, min: 0.2, max: 0.1}",
+			`t.yaml:11: claims[0].max: 0.1 is below min 0.2: a claim on rel_rmse states min <= rel_rmse <= max`},
+		{"rel_rmse versus", "{name: c, subject: ch/is, quantity: rel_rmse, min: 1, versus: [ch/pdis]}",
+			`t.yaml:11: claims[0].versus: [ch/pdis], but versus applies only to quantity mse`},
 		{"nan", "{name: c, subject: ch/is, quantity: bias, max: .nan}",
 			`t.yaml:11: claims[0].max: ".nan" is not a finite number`},
 		{"a bound quantity still takes one threshold", "{name: c, subject: ch/is, quantity: lower_bound, bound: t, min: 0, max: 1}",

@@ -14,6 +14,9 @@ const (
 	// QuantityBias: the mean over trials of subject's estimate - V(pi_e),
 	// in [min, max] (either or both given), with a bootstrap over trials.
 	QuantityBias = "bias"
+	// QuantityRelRMSE: subject's relative RMSE, sqrt(MSE) / |V(pi_e)|, in
+	// [min, max] (either or both given), with a bootstrap over trials.
+	QuantityRelRMSE = "rel_rmse"
 	// QuantityLowerBound: the mean over trials of subject's bound.
 	QuantityLowerBound = "lower_bound"
 	// QuantityBoundGap: V(pi_e) minus the mean bound.
@@ -34,6 +37,7 @@ const (
 var ClaimQuantities = []struct{ Name, Doc string }{
 	{QuantityMSE, "MSE(subject) / min MSE(versus), tested against max_ratio"},
 	{QuantityBias, "the mean over trials of subject's estimate - V(pi_e) (curve.csv bias), tested against [min, max] (min, max or both) with a bootstrap over trials"},
+	{QuantityRelRMSE, "subject's relative RMSE, sqrt(MSE) / |V(pi_e)| (curve.csv mse and true_value; V(pi_e) = 0 leaves it undefined: no verdict), tested against [min, max] (min, max or both) with a bootstrap over trials"},
 	{QuantityLowerBound, "the mean over trials of subject's bound (bounds.csv mean_bound)"},
 	{QuantityBoundGap, "V(pi_e) - the mean bound (true_value - mean_bound): how far below the true value the bound is on average"},
 	{QuantityCoverage, "the fraction of trials whose bound is <= V(pi_e) (bounds.csv coverage)"},
@@ -52,13 +56,14 @@ func claimQuantityNames() string {
 // absent or mse) rather than the bias or a bound.
 func (c *Claim) IsMSE() bool { return c.Quantity == "" || c.Quantity == QuantityMSE }
 
-// IsBias reports whether the claim is about subject's bias (quantity
-// bias).
-func (c *Claim) IsBias() bool { return c.Quantity == QuantityBias }
+// IsBias reports whether the claim is about a statistic of subject's
+// estimates tested against [min, max]: its bias (quantity bias) or its
+// relative RMSE (rel_rmse).
+func (c *Claim) IsBias() bool { return c.Quantity == QuantityBias || c.Quantity == QuantityRelRMSE }
 
 // IsBound reports whether the claim is about a quantity of subject's
 // bound (lower_bound, bound_gap, coverage, vacuous): neither the MSE ratio
-// nor the bias.
+// nor a statistic of the estimates.
 func (c *Claim) IsBound() bool { return !c.IsMSE() && !c.IsBias() }
 
 // checkQuantity checks the claim's quantity, bound and thresholds against
@@ -130,11 +135,11 @@ var boundQuantities = strings.Join([]string{QuantityLowerBound, QuantityBoundGap
 func (c *Claim) checkBias() (key string, err error) {
 	switch {
 	case c.Bound != "":
-		return "bound", fmt.Errorf("%q, but a claim on %s is about subject's estimates, not a bound: bound applies only to a bound quantity (%s)", c.Bound, QuantityBias, boundQuantities)
+		return "bound", fmt.Errorf("%q, but a claim on %s is about subject's estimates, not a bound: bound applies only to a bound quantity (%s)", c.Bound, c.Quantity, boundQuantities)
 	case c.Min == nil && c.Max == nil:
-		return "min", fmt.Errorf("missing: a claim on %s needs min, max or both (it states min <= bias <= max)", QuantityBias)
+		return "min", fmt.Errorf("missing: a claim on %s needs min, max or both (it states min <= %s <= max)", c.Quantity, c.Quantity)
 	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
-		return "max", fmt.Errorf("%v is below min %v: a claim on %s states min <= bias <= max", *c.Max, *c.Min, QuantityBias)
+		return "max", fmt.Errorf("%v is below min %v: a claim on %s states min <= %s <= max", *c.Max, *c.Min, c.Quantity, c.Quantity)
 	}
 	return "", nil
 }

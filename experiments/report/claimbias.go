@@ -2,18 +2,21 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 )
 
-// BiasClaimRule states the verdict rule of a claim on bias
-// (config.QuantityBias), for the help of the claim files and claims.md.
-const BiasClaimRule = "Claims on bias: a bootstrap over trials, B = 2000 replicates, each resampling the T trials with replacement " +
+// BiasClaimRule states the verdict rule of a claim on bias or on the
+// relative RMSE (config.QuantityBias, QuantityRelRMSE), for the help of
+// the claim files and claims.md.
+const BiasClaimRule = "Claims on bias (and on rel_rmse: read rel_rmse for bias throughout): a bootstrap over trials, B = 2000 replicates, each resampling the T trials with replacement " +
 	"exactly as for an MSE claim (one draw of T trial indices per replicate, shared by every n of the claim; " +
 	"replicate b of claim c uses stream b of the key seed XOR SplitMix64(FNV-1a(\"claim:\" + c))); " +
-	"the replicate's bias is the mean of the subject's resampled estimates minus V(pi_e). " +
-	"The value is curve.csv's bias, and the point test min <= bias <= max, compared exactly (an absent min or max constrains nothing). " +
+	"the replicate's bias is the mean of the subject's resampled estimates minus V(pi_e), its rel_rmse the root of the mean of their squared errors divided by |V(pi_e)| " +
+	"(with V(pi_e) = 0: 0 when every error is 0, else +Inf). " +
+	"The value is curve.csv's bias (for rel_rmse sqrt(mse) / |true_value|, the same convention at 0), and the point test min <= bias <= max, compared exactly (an absent min or max constrains nothing). " +
 	"lo and hi are the 2.5% and 97.5% percentiles of the replicates (the 50th smallest and the 50th largest). " +
 	"One-sided p-values, with the +1 correction: p_min = (1 + #{replicates < min}) / (B + 1) is the p-value of H0 \"bias < min\" against \"bias >= min\", " +
 	"p_max = (1 + #{replicates > max}) / (B + 1) that of H0 \"bias > max\" against \"bias <= max\" (a replicate equal to min or max counts as inside). " +
@@ -40,7 +43,10 @@ var claimsFilesDoc = "every claim checked at every n of its range: `" + strings.
 // the j-th n on trial t, every n with the same T > 0 trials, and truth[j]
 // its true value there; cmin and cmax are the claim's thresholds (nil:
 // absent). It returns one interval per n, nil without data.
-func BiasBootstrap(seed uint64, name string, est [][]float64, truth []float64, cmin, cmax *float64, replicates int) []ClaimInterval {
+//
+// quantity is config.QuantityBias or config.QuantityRelRMSE: which
+// statistic of the resampled estimates each replicate computes.
+func BiasBootstrap(seed uint64, name, quantity string, est [][]float64, truth []float64, cmin, cmax *float64, replicates int) []ClaimInterval {
 	if len(est) == 0 || len(est[0]) == 0 || len(truth) != len(est) || replicates <= 0 {
 		return nil
 	}
@@ -59,7 +65,11 @@ func BiasBootstrap(seed uint64, name string, est [][]float64, truth []float64, c
 	for b := 0; b < replicates; b++ {
 		drawTrials(key, b, idx)
 		for j := range est {
-			reps[j][b] = resampledMean(est[j], idx) - truth[j]
+			if quantity == config.QuantityRelRMSE {
+				reps[j][b] = relRMSE(resampledSquaredError(est[j], idx, truth[j]), truth[j])
+			} else {
+				reps[j][b] = resampledMean(est[j], idx) - truth[j]
+			}
 		}
 	}
 	out := make([]ClaimInterval, len(est))
@@ -67,6 +77,28 @@ func BiasBootstrap(seed uint64, name string, est [][]float64, truth []float64, c
 		out[j] = biasIntervalOf(r, cmin, cmax)
 	}
 	return out
+}
+
+// resampledSquaredError is the mean of (e[i] - v)^2 over the indices idx.
+func resampledSquaredError(e []float64, idx []int, v float64) float64 {
+	s := 0.0
+	for _, i := range idx {
+		d := e[i] - v
+		s += d * d
+	}
+	return s / float64(len(idx))
+}
+
+// relRMSE is sqrt(mse) / |v|, with v = 0: 0 when mse is 0, else +Inf
+// (BiasClaimRule).
+func relRMSE(mse, v float64) float64 {
+	if v == 0 {
+		if mse == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Sqrt(mse) / math.Abs(v)
 }
 
 // biasIntervalOf summarises the replicates r of a bias against the
@@ -135,6 +167,9 @@ func biasTest(c *config.Claim) string {
 	case c.Max != nil:
 		thr = fmt.Sprintf("<= %v", *c.Max)
 	}
+	if c.Quantity == config.QuantityRelRMSE {
+		return fmt.Sprintf("relative RMSE (sqrt(MSE) / |V(pi_e)|) of %s %s", c.Subject, thr)
+	}
 	return fmt.Sprintf("bias (mean estimate - V(pi_e)) of %s %s", c.Subject, thr)
 }
 
@@ -161,9 +196,9 @@ func decidingBias(cl *config.Claim, points []ClaimResult) (string, string) {
 // bias c (after its heading and text): the test and one table row per n.
 func writeBiasClaimMD(b *strings.Builder, c *ClaimSummary) {
 	cl := &c.Claim
-	fmt.Fprintf(b, "Test: %s at %s n in [%d, %d] (point: curve.csv's bias, compared exactly; verdict: bootstrap over trials, above).\n\n",
+	fmt.Fprintf(b, "Test: %s at %s n in [%d, %d] (point: from curve.csv, compared exactly; verdict: bootstrap over trials, above).\n\n",
 		biasTest(cl), cl.At, cl.NMin, cl.NMax)
-	b.WriteString("| n | bias | 95% interval | p_min | p_max | p_le | p_gt | holds (point) |\n|---:|---:|:---:|---:|---:|---:|---:|:---:|\n")
+	fmt.Fprintf(b, "| n | %s | 95%% interval | p_min | p_max | p_le | p_gt | holds (point) |\n|---:|---:|:---:|---:|---:|---:|---:|:---:|\n", cl.Quantity)
 	yes := map[bool]string{true: "yes", false: "no"}
 	for _, p := range c.Points {
 		iv, pmin, pmax, ple, pgt := "", "", "", "", ""

@@ -240,14 +240,14 @@ func TestBiasBootstrapDrawsAsMSE(t *testing.T) {
 	sq[0][0], sq[0][1] = x, x
 	thr := 0.3
 	mse := ClaimBootstrap(11, "c", thr, sq, ClaimReplicates)
-	bias := BiasBootstrap(11, "c", [][]float64{x, x}, []float64{0, 0}, nil, &thr, ClaimReplicates)
+	bias := BiasBootstrap(11, "c", config.QuantityBias, [][]float64{x, x}, []float64{0, 0}, nil, &thr, ClaimReplicates)
 	for j := range mse {
 		if mse[j].Lo != bias[j].Lo || mse[j].Hi != bias[j].Hi || mse[j].PLE != bias[j].PLE {
 			t.Errorf("n %d: MSE %+v, bias %+v: want the same interval and p_le", j, mse[j], bias[j])
 		}
 	}
-	if BiasBootstrap(11, "c", nil, nil, nil, &thr, ClaimReplicates) != nil || BiasBootstrap(11, "c", [][]float64{{}}, []float64{0}, nil, &thr, ClaimReplicates) != nil ||
-		BiasBootstrap(11, "c", [][]float64{{1, 2}, {1}}, []float64{0, 0}, nil, &thr, ClaimReplicates) != nil {
+	if BiasBootstrap(11, "c", config.QuantityBias, nil, nil, nil, &thr, ClaimReplicates) != nil || BiasBootstrap(11, "c", config.QuantityBias, [][]float64{{}}, []float64{0}, nil, &thr, ClaimReplicates) != nil ||
+		BiasBootstrap(11, "c", config.QuantityBias, [][]float64{{1, 2}, {1}}, []float64{0, 0}, nil, &thr, ClaimReplicates) != nil {
 		t.Error("no trials, or a different number per n: want nil, not a panic")
 	}
 }
@@ -294,5 +294,41 @@ func TestBiasIntervalRule(t *testing.T) {
 				t.Errorf("[%v, %v]: %+v, want [s(50), s(1951)] and p-values in (0, 1]", lo, hi, iv)
 			}
 		}
+	}
+}
+
+// TestRelRMSEBootstrap: a claim on rel_rmse resamples the squared errors.
+// Every trial off by exactly 1 from V = 2 makes every replicate's relative
+// RMSE sqrt(1)/2 = 0.5, so min 0.4 holds with the smallest p-value
+// 1/(B+1) and min 0.6 has its whole interval below; errors 0 and 2 in
+// equal shares give the point sqrt(2)/2 = 0.7071 inside a proper
+// interval; V = 0 follows the stated convention (0 when exact, +Inf).
+func TestRelRMSEBootstrap(t *testing.T) {
+	const T = 64
+	off := make([]float64, T)
+	mixed := make([]float64, T)
+	for i := range off {
+		off[i] = 2 + 1 - 2*float64(i%2) // 3, 1, 3, 1, ...: error +-1
+		mixed[i] = 2 + 2*float64(i%2)   // 2, 4, ...: error 0 or 2
+	}
+	lo, hi := 0.4, 0.6
+	pB := 1 / float64(ClaimReplicates+1)
+	iv := BiasBootstrap(5, "r", config.QuantityRelRMSE, [][]float64{off}, []float64{2}, &lo, nil, ClaimReplicates)
+	if iv[0].Lo != 0.5 || iv[0].Hi != 0.5 || iv[0].PLE != pB {
+		t.Errorf("errors +-1, V 2, min 0.4: %+v, want [0.5, 0.5], p_le %v", iv[0], pB)
+	}
+	iv = BiasBootstrap(5, "r", config.QuantityRelRMSE, [][]float64{off}, []float64{2}, &hi, nil, ClaimReplicates)
+	if iv[0].PGT > 0.05 {
+		t.Errorf("errors +-1, V 2, min 0.6: p_gt %v, want <= 0.05 (every replicate 0.5)", iv[0].PGT)
+	}
+	iv = BiasBootstrap(5, "r", config.QuantityRelRMSE, [][]float64{mixed}, []float64{2}, &lo, nil, ClaimReplicates)
+	if p := math.Sqrt(2) / 2; !(iv[0].Lo < p && p < iv[0].Hi) {
+		t.Errorf("errors 0 and 2: interval [%v, %v] does not contain the point %v", iv[0].Lo, iv[0].Hi, p)
+	}
+	if got := relRMSE(0, 0); got != 0 {
+		t.Errorf("relRMSE(0, 0) = %v, want 0", got)
+	}
+	if got := relRMSE(1, 0); !math.IsInf(got, 1) {
+		t.Errorf("relRMSE(1, 0) = %v, want +Inf", got)
 	}
 }

@@ -78,7 +78,11 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 				}
 				ratio = claimRatio(mse[curveKey(cl.Subject, n)], best)
 			} else if cl.IsBias() {
-				ratio = bias[curveKey(cl.Subject, n)]
+				k := curveKey(cl.Subject, n)
+				ratio = bias[k]
+				if cl.Quantity == config.QuantityRelRMSE {
+					ratio = relRMSE(mse[k], truth[k])
+				}
 			} else {
 				series, est, _ := strings.Cut(cl.Subject, "/")
 				ratio = ClaimValue(cl.Quantity, boundOf[boundKey{series, est, cl.Bound, n}])
@@ -97,7 +101,7 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 		switch {
 		case cl.IsBias():
 			e, tv := claimEstimates(cl.Subject, ns, est, truth)
-			if boot := BiasBootstrap(uint64(r.Seed), cl.Name, e, tv, cl.Min, cl.Max, ClaimReplicates); len(boot) == len(ns) && len(ns) > 0 {
+			if boot := BiasBootstrap(uint64(r.Seed), cl.Name, cl.Quantity, e, tv, cl.Min, cl.Max, ClaimReplicates); len(boot) == len(ns) && len(ns) > 0 {
 				for j := range sum.Points {
 					sum.Points[j].Boot = &boot[j]
 				}

@@ -225,8 +225,8 @@ func (p *fieldParser) interval(rec []string, j int, c *config.Claim) *ClaimInter
 		}
 		return nil
 	}
-	end := p.ratio // an MSE ratio: >= 0, or +Inf
-	if c.IsBias() {
+	end := p.ratio // an MSE ratio or a relative RMSE: >= 0, or +Inf
+	if c.Quantity == config.QuantityBias {
 		end = p.float
 	}
 	b := &ClaimInterval{Lo: end(rec, j), Hi: end(rec, j+1), PLE: p.float(rec, j+2), PGT: p.float(rec, j+3)}
