@@ -21,7 +21,7 @@ func TestPanelConfigErrors(t *testing.T) {
 		{"at_n missing", "      at_n: 10\n", "", `t.yaml:18: plot.panels[0].at_n: missing: x = horizon needs at_n, the n of the grid [2 10]`},
 		{"at_n not in grid", "at_n: 10", "at_n: 7", `t.yaml:21: plot.panels[0].at_n: 7 is not in the n grid [2 10]`},
 		{"at_n with x = n", "x: horizon", "x: n", `t.yaml:21: plot.panels[0].at_n: 10, but at_n applies only when x is a swept parameter (x is n)`},
-		{"bad y", "y: n_variance", "y: varaince", `t.yaml:22: plot.panels[0].y: "varaince", want one of mse, variance, n_variance, bias, abs_bias, mean_estimate`},
+		{"bad y", "y: n_variance", "y: varaince", `t.yaml:22: plot.panels[0].y: "varaince", want one of mse, rel_rmse, variance, n_variance, bias, abs_bias, mean_estimate`},
 		{"log bias", "y: n_variance", "y: bias\n      log_y: true", `t.yaml:23: plot.panels[0].log_y: a bias can be negative`},
 		{"no closed form", "series: [ch]\n      x: horizon\n      at_n: 10", "series: [sub]", `t.yaml:21: plot.panels[0].closed_form: no selected series and estimator has a closed form for n_variance`},
 		{"y_min zero", "y: n_variance", "y: n_variance\n      y_min: 0", `t.yaml:23: plot.panels[0].y_min: 0, want a positive number`},
