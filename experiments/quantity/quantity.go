@@ -352,11 +352,11 @@ func Names() []string {
 func (s Source) Needs() string {
 	switch s {
 	case Curve:
-		return "x: n or a swept parameter; a line per series and estimator"
+		return "x: n, H (the series' horizon) or a swept parameter; a line per series and estimator (against H: per base series and estimator)"
 	case Bounds:
 		return "x: n only; series[].bounds; a line per series, estimator and bound"
 	case Baseline:
-		return "x: n, or a swept parameter at at_n (without combine); baseline (and optionally combine); a line per series and estimator (per line of series differing only in x), or per estimator with combine: max"
+		return "x: n, or H or a swept parameter at at_n (without combine); baseline (and optionally combine); a line per series and estimator (per line of series differing only in x; against H per base series), or per estimator with combine: max"
 	}
 	return ""
 }
