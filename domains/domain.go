@@ -25,9 +25,17 @@ type Truth struct {
 	// Method says how Value was obtained, e.g. "closed form: p_e^H".
 	Method string `json:"method"`
 	// Extra holds further facts worth recording in meta.json (a Monte Carlo
-	// cross-check with its standard error, episode-length statistics).
+	// cross-check with its standard error, episode-length statistics,
+	// WeightSecondMoment).
 	Extra map[string]float64 `json:"extra,omitempty"`
 }
+
+// WeightSecondMoment is the key of Truth.Extra holding E_b[W_H^2], the
+// second moment under the behavior policy of the full importance weight
+// W_H = prod_t pi_e(a_t|s_t)/pi_b(a_t|s_t) of an episode, for the domains
+// that compute it exactly (subepisode and the tabular suite); panels'
+// weight references read it.
+const WeightSecondMoment = "is_weight_second_moment"
 
 // Moments are exact statistics of an estimator over data sets of n
 // trajectories: its mean, its bias and its variance (over data sets, so

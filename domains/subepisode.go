@@ -39,7 +39,7 @@ func init() {
 			}
 			// E_b[W_H^2]: recorded when it is a float64 (JSON has no Inf)
 			if w2 := SubepisodeWeightMoment(subepisodeMomentParams(p, g)); !math.IsInf(w2, 0) {
-				tr.Extra = map[string]float64{"is_weight_second_moment": w2}
+				tr.Extra = map[string]float64{WeightSecondMoment: w2}
 			}
 			return tr, nil
 		},

@@ -130,8 +130,8 @@ func (ts tabularSpec) truth(p Params, _ func(float64)) (Truth, error) {
 		Value:  b.m.Value(b.evaluation, b.gamma),
 		Method: tabularTruthMethod,
 		Extra: map[string]float64{
-			"behavior_value":          b.m.Value(b.behavior, b.gamma),
-			"is_weight_second_moment": b.m.WeightMoment(b.behavior, b.evaluation),
+			"behavior_value":   b.m.Value(b.behavior, b.gamma),
+			WeightSecondMoment: b.m.WeightMoment(b.behavior, b.evaluation),
 		},
 	}, nil
 }

@@ -121,8 +121,9 @@ func Cell(s string) string {
 // WritePanels writes the reference's section on panel quantities, from
 // quantity.Table.
 func WritePanels(w io.Writer) {
-	fmt.Fprintf(w, "What a panel of `plot.panels` can plot as y; panels.csv holds every point (y, se) and, with `closed_form: true`, its closed form and deviation z.\n\n")
-	fmt.Fprintf(w, "| y | meaning | read from | needs, lines | log y | closed form | se in panels.csv | axis label |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "What a panel of `plot.panels` can plot as y; panels.csv holds every point (y, se) and, with `closed_form: true`, its closed form and deviation z. "+
+		"x is n, %s (the series' horizon, whatever parameter sets it) or a swept parameter (`runexp help config`: plot.panels[].x).\n\n", config.HorizonX)
+	fmt.Fprintf(w, "| y | meaning | read from | needs, lines | log y | closed form | weight_reference | se in panels.csv | axis label |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, q := range quantity.Table {
 		logY := "no"
 		switch {
@@ -135,7 +136,11 @@ func WritePanels(w io.Writer) {
 		if q.Closed != nil {
 			closed = "yes"
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Needs()), logY, closed, Cell(q.SE), Cell(q.Label))
+		ref := "no"
+		if q.WeightRef != nil {
+			ref = "`" + q.WeightRefLabel + "`: " + q.WeightRefDoc
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Needs()), logY, closed, Cell(ref), Cell(q.SE), Cell(q.Label))
 	}
 	fmt.Fprintln(w)
 }

@@ -13,6 +13,18 @@ var logYDefault, logYNever = quantity.LogDefault()
 // baselineYs lists the panel quantities that need a baseline.
 var baselineYs = quantity.NamesOf(quantity.Baseline)
 
+// weightRefYs lists the panel quantities that draw a weight reference,
+// weightRefDocs what each draws.
+var weightRefYs, weightRefDocs = quantity.WeightRefNames(), func() string {
+	var out []string
+	for _, q := range quantity.Table {
+		if q.WeightRef != nil {
+			out = append(out, "for "+q.Name+" "+q.WeightRefLabel+", "+q.WeightRefDoc)
+		}
+	}
+	return strings.Join(out, "; ")
+}()
+
 // Key documents one key of a config file: docs/reference.md and `runexp
 // help config` are generated from Keys, and a test keeps it equal to the
 // keys Parse accepts.
@@ -63,15 +75,17 @@ var Keys = []Key{
 	{"plot.panels[].title", `""`, "a panel's title; with panels the figure is a grid of them and the run also writes stats.csv and panels.csv"},
 	{"plot.panels[].series", "all", "series (full or base names) the panel draws"},
 	{"plot.panels[].estimators", "all", "estimators the panel draws"},
-	{"plot.panels[].x", "n", "n, or a parameter swept in every selected series"},
-	{"plot.panels[].at_n", "required with x other than n", "the n of the grid at which a parameter panel reads the rows"},
+	{"plot.panels[].x", "n", "n; " + HorizonX + ", the series' horizon (its domain's longest trajectory: horizon for randommdp and chainmdp, 2 x subepisodes for subepisode and drift, cap for noisytaxi; whatever parameters set it), one line per base series and estimator through its selected series in increasing " + HorizonX + ", which must differ within a base; or a parameter swept in every selected series"},
+	{"plot.panels[].at_n", "required with x other than n", "the n of the grid at which a panel against " + HorizonX + " or a parameter reads the rows"},
 	{"plot.panels[].y", "mse", "the panel's quantity: " + strings.Join(quantity.Names(), ", ") + " (`runexp help panels`: what each is, what it needs, its standard error in panels.csv, whether it has a closed form)"},
-	{"plot.panels[].log_x", "true for x = n", "log x axis"},
+	{"plot.panels[].log_x", "true for x = n or " + HorizonX, "log x axis"},
 	{"plot.panels[].log_y", "true for " + logYDefault, "log y axis (never for " + logYNever + ")"},
 	{"plot.panels[].y_min", "from the data", "log y axis only: a positive number where the y axis starts; lower values (points, error bar ends, lines) are drawn at it and noted under the panel's title, in the figure only (files and claims keep the values)"},
 	{"plot.panels[].closed_form", "false", "draw the domain's closed form beside the points (and write closedform.csv)"},
 	{"plot.panels[].baseline", "required with " + baselineYs + ", else refused", "y " + baselineYs + " only: the estimators (e.g. [wis, cwpdis]) whose smallest MSE, per series and n, divides every MSE of the panel; each must be an estimator of every selected series"},
 	{"plot.panels[].combine", "none (a line per series and estimator)", "y " + baselineYs + " only: max draws one line per estimator, its largest ratio over the selected series at each n (the worst case over domains), labelled \"<estimator label> (worst over N series)\"; panels.csv names the series attaining it"},
-	{"plot.panels[].x_label", "x", "axis label"},
+	{"plot.panels[].weight_reference", "false", "y " + weightRefYs + " only: draw, dashed, per line of series (x = " + HorizonX + ": per base series), the importance-sampling scale from each series' E_b[W_H^2] (meta.json's truths: is_weight_second_moment) at n = at_n (each n with x = n): " + weightRefDocs + "; a series whose truth records none has no reference point, and the panel's note says so; panels.csv holds the reference's points as rows with an empty estimator and se"},
+	{"plot.panels[].slope", "false", "write slopes.csv: per line of the panel (weight references included), the least-squares slope of log10 y on log10 x over the line's points with finite y > 0 and x > 0, with its standard error and intercept (`runexp help files`)"},
+	{"plot.panels[].x_label", "x; n (trajectories) for n, " + HorizonLabel + " for " + HorizonX, "axis label"},
 	{"plot.panels[].y_label", "from y", "axis label"},
 }

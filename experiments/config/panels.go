@@ -21,14 +21,15 @@ import (
 //	    - title: "A. Theorem 1: n Var(PDIS) grows as 2^H"
 //	      series: [chain_pe1, chain_pe09]  # base or full series names; default all
 //	      estimators: [pdis]               # default all
-//	      x: horizon      # "n" (default) or a parameter swept in every selected series
+//	      x: horizon      # "n" (default), "H" (HorizonX), or a parameter swept in every selected series
 //	      at_n: 4096      # with x other than n: which n of the grid
 //	      y: n_variance   # a quantity of quantity.Table; default mse
-//	      log_x: false    # default true for x = n, false otherwise
+//	      log_x: false    # default true for x = n or H, false otherwise
 //	      log_y: true     # default the quantity's (quantity.Quantity.LogY)
 //	      y_min: 1e-12    # log y only: the axis starts here; lower values are drawn at it
 //	      closed_form: true     # draw the domain's closed form beside the points
 //	      x_label: "horizon H"  # optional axis labels (also y_label)
+//	      slope: true           # add the panel's lines to slopes.csv
 //
 // What y can be, what each quantity needs, its default scale and label,
 // and how its points and closed forms are computed are one table, package
@@ -39,6 +40,43 @@ import (
 // estimator, values of the other swept parameters), through the series of
 // the sweep. Points carry +/- 1 standard error of the plotted quantity
 // (report.StatsRow).
+//
+// With x = HorizonX ("H") the x of a series is its horizon, the longest
+// trajectory its domain draws (domains.Spec.MaxSteps: horizon for
+// randommdp and chainmdp, 2 x subepisodes for subepisode and drift, the
+// cap for noisytaxi), whatever parameter or parameters set it, so that
+// one panel draws domains parameterised differently against one axis:
+//
+//	plot:
+//	  panels:
+//	    - title: "Relative RMSE against the horizon at n = 1000"
+//	      series: [random, chain]   # their series need distinct H per base
+//	      x: H
+//	      at_n: 1000
+//	      y: rel_rmse
+//	      weight_reference: true    # y mse or rel_rmse only
+//	      slope: true
+//
+// Lines are one per (base series, estimator), through the selected series
+// of that base in increasing H: no two of them may have the same H (select
+// the ones a line runs through in series). log_x is true by default and
+// the axis label "horizon H"; closed forms, where asked, are joined
+// between the series' own points (H is no parameter to sample densely).
+//
+// weight_reference: true (y of a quantity with a quantity.Quantity.
+// WeightRef: mse, rel_rmse) draws, dashed, per line of series (x = H: per
+// base series), the importance-sampling scale from each series'
+// E_b[W_H^2] (its truth's domains.WeightSecondMoment in meta.json) at n =
+// at_n, or at each n with x = n: sqrt(E_b[W_H^2]/n) for rel_rmse,
+// V(pi_e)^2 E_b[W_H^2]/n for mse (labelled "IS scale": the second moment
+// of IS with every return equal to V(pi_e)). A series whose truth records
+// no E_b[W_H^2] has no reference point; the panel's note says so.
+// panels.csv gets its points as rows with an empty estimator.
+//
+// slope: true adds to slopes.csv, per line of the panel (weight
+// references included), the ordinary least-squares fit of log10 y on
+// log10 x over its points with finite y > 0 and x > 0: slope, its
+// standard error and intercept.
 //
 // A quantity of source quantity.Bounds (lower_bound, coverage; x = n
 // only) draws the lower bounds of SPEC 1e (bounds.csv): one line per
@@ -97,6 +135,17 @@ type Panel struct {
 	// estimator) or CombineMax for one line per estimator: its largest
 	// ratio over the selected series.
 	Combine string `yaml:"combine" json:"combine,omitempty"`
+	// WeightReference (a y whose quantity has a WeightRef: mse,
+	// rel_rmse) draws the importance-sampling scale beside the points.
+	WeightReference bool `yaml:"weight_reference" json:"weight_reference,omitempty"`
+	// Slope adds the panel's lines to slopes.csv: the least-squares
+	// slope of log10 y on log10 x of each.
+	Slope bool `yaml:"slope" json:"slope,omitempty"`
+	// Horizons (x = HorizonX only; not a config key) records the horizon
+	// H of every selected series by name, filled in by validation from
+	// domains.Spec.MaxSteps, so that meta.json redraws the panel without
+	// domain code.
+	Horizons map[string]int `yaml:"-" json:"horizons,omitempty"`
 }
 
 // CombineMax is the one value of Panel.Combine: a line per estimator, its
@@ -204,30 +253,36 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		case pc.X != "n" && pc.Combine != "":
 			v.fail(field+".x", at("x"), "%q, but combine %s is drawn against n only", pc.X, pc.Combine)
 		}
-		if pc.X != "n" {
+		switch pc.X {
+		case "n":
+		case HorizonX:
+			pc.Horizons = v.horizons(field, at, r, sel)
+		default:
 			for _, s := range sel {
 				rs := &r.Series[s]
 				if _, ok := rs.Spec().Param(pc.X); !ok {
-					v.fail(field+".x", at("x"), "%q is neither n nor a parameter of domain %s (series %s)", pc.X, rs.Domain, rs.Name)
+					v.fail(field+".x", at("x"), "%q is neither n, %s nor a parameter of domain %s (series %s)", pc.X, HorizonX, rs.Domain, rs.Name)
 					break
 				}
 				if _, ok := rs.Sweep[pc.X]; !ok {
-					v.fail(field+".x", at("x"), "%s is not swept in series %s (one value); want n or a parameter with a list of values", pc.X, rs.Name)
+					v.fail(field+".x", at("x"), "%s is not swept in series %s (one value); want n, %s or a parameter with a list of values", pc.X, rs.Name, HorizonX)
 					break
 				}
 			}
+		}
+		if pc.X != "n" {
 			if pc.AtN == 0 {
 				v.fail(field+".at_n", at(), "missing: x = %s needs at_n, the n of the grid %v at which to read the rows", pc.X, r.N)
 			} else if !slices.Contains(r.N, pc.AtN) {
 				v.fail(field+".at_n", at("at_n"), "%d is not in the n grid %v", pc.AtN, r.N)
 			}
 		} else if pc.AtN != 0 {
-			v.fail(field+".at_n", at("at_n"), "%d, but at_n applies only when x is a swept parameter (x is n)", pc.AtN)
+			v.fail(field+".at_n", at("at_n"), "%d, but at_n applies only when x is H or a swept parameter (x is n)", pc.AtN)
 		}
 
 		logY := q.LogY
 		bound := q.Source == quantity.Bounds
-		logX := pc.X == "n"
+		logX := DefaultLogX(pc.X)
 		if pc.LogX != nil {
 			logX = *pc.LogX
 		}
@@ -240,6 +295,9 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		}
 		pc.Baseline = slices.Clone(pc.Baseline)
 		v.ratio(field, at, &pc, q, r, sel)
+		if pc.WeightReference && known && q.WeightRef == nil {
+			v.fail(field+".weight_reference", at("weight_reference"), "applies only with y: %s (y is %s)", quantity.WeightRefNames(), pc.Y)
+		}
 		if pc.YMin != nil {
 			yMin := *pc.YMin
 			pc.YMin = &yMin
@@ -247,7 +305,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		}
 		if logX && pc.X != "n" {
 			for _, s := range sel {
-				if x := r.Series[s].Params[pc.X]; !(x > 0) {
+				if x := pc.XOf(&r.Series[s]); !(x > 0) {
 					v.fail(field+".log_x", at("log_x"), "series %s has %s = %v, which a log axis cannot show", r.Series[s].Name, pc.X, x)
 					break
 				}

@@ -172,6 +172,9 @@ type viewLine struct {
 	pts    plotter.XYs
 	lo, hi []float64
 	closed plotter.XYs
+	// ref holds the points of a weight reference (report.PanelLine.
+	// Reference), whose pts are empty.
+	ref plotter.XYs
 	// top indexes the points of pts whose value is +Inf: drawn at the top
 	// of the y axis, without an error bar.
 	top []int
@@ -191,6 +194,11 @@ type view struct {
 // +Inf (an MSE ratio over a best MSE of 0): it is drawn at the top of the
 // y axis, never left out.
 const infNote = "+Inf drawn at the top of the axis"
+
+// refCutNote is the note under a panel's title when a weight reference
+// runs beyond the y axis (more than two decades from the points): its
+// values are in panels.csv.
+const refCutNote = "reference cut at the axis (values in panels.csv)"
 
 // infHeadroom widens a y axis that shows +Inf points at its top, as a
 // fraction of its (log) range, above the padding of its finite values.
@@ -233,6 +241,9 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 	xr, yr, barR := newRange(), newRange(), newRange()
 	for i, ln := range pn.Lines {
 		pr := &v.lines[i]
+		if ln.Reference {
+			continue // drawn once the points' range is known
+		}
 		for _, pt := range ln.Points {
 			if okX(pt.X) && math.IsInf(pt.Y, 1) {
 				// Placed at the top once the axis is known.
@@ -278,6 +289,26 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 	pointY := yr
 	for i, ln := range pn.Lines {
 		pr := &v.lines[i]
+		if ln.Reference {
+			// A weight reference may run far above the data (E_b[W_H^2]
+			// grows exponentially in H): like a closed form, it widens
+			// the axis by at most two decades; beyond, the line leaves
+			// the panel.
+			for _, pt := range ln.Points {
+				if !okX(pt.X) || !okY(pt.Y) {
+					continue
+				}
+				y := clip(pt.Y)
+				pr.ref = append(pr.ref, plotter.XY{X: pt.X, Y: y})
+				xr.add(pt.X)
+				if pn.LogY {
+					yr.add(math.Min(math.Max(y, pointY.lo/100), pointY.hi*100))
+				} else {
+					yr.add(y)
+				}
+			}
+			continue
+		}
 		for _, c := range ln.Closed {
 			if !okX(c.X) || !okY(c.Y) {
 				continue
@@ -350,6 +381,11 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 	if anyTop {
 		notes = append(notes, infNote)
 	}
+	if slices.ContainsFunc(v.lines, func(l viewLine) bool {
+		return slices.ContainsFunc(l.ref, func(p plotter.XY) bool { return p.Y > v.yMax || p.Y < v.yMin })
+	}) {
+		notes = append(notes, refCutNote)
+	}
 	v.note = strings.Join(notes, "; ")
 	return v, nil
 }
@@ -379,9 +415,23 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 
 	leg := newLegend()
 	var closedLines, bars, marks []plot.Plotter
+	k, refs := 0, 0 // estimator lines and weight references so far
 	for i, ln := range pn.Lines {
 		pr := &v.lines[i]
-		col := palette[i%len(palette)]
+		if ln.Reference {
+			thumbs, err := referenceLine(pr.ref, refs, &closedLines, &marks)
+			if err != nil {
+				return nil, fmt.Errorf("reference %s: %w", ln.Label, err)
+			}
+			refs++
+			if len(thumbs) > 0 {
+				leg.Add(ln.Label, thumbs...)
+			}
+			continue
+		}
+		c := k // colours and glyphs count estimator lines only
+		k++
+		col := palette[c%len(palette)]
 		var thumbs []plot.Thumbnailer
 		if len(pr.closed) >= 2 {
 			l, err := plotter.NewLine(pr.closed)
@@ -413,7 +463,7 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 				return nil, fmt.Errorf("points of %s: %w", ln.Label, err)
 			}
 			sc.Color = col
-			sc.Shape = glyphs[i%len(glyphs)]
+			sc.Shape = glyphs[c%len(glyphs)]
 			sc.Radius = vg.Points(3)
 			marks = append(marks, sc)
 			thumbs = append(thumbs, sc)
@@ -441,7 +491,13 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 	p.Add(marks...)
 	// The y label is drawn by panel.draw, centred on the data area.
 	pnl := &panel{p: p, legend: leg, yLabel: p.Y.Label.TextStyle, yText: p.Y.Label.Text}
-	pnl.note = v.note
+	var notes []string
+	for _, n := range []string{pn.Note, v.note} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	pnl.note = strings.Join(notes, "\n") // a line each: the report's, then the view's
 	p.Y.Label.Text = ""
 	return pnl, nil
 }
@@ -456,6 +512,50 @@ var (
 		{vg.Points(10), vg.Points(3), vg.Points(2), vg.Points(3)},
 	}
 )
+
+// referenceLine adds the plotters of a weight reference (the refs-th of
+// its panel) with points pts: a dashed grey line through them (with two
+// or more), in its own dash pattern, and small grey rings at the points,
+// so that a reference of one point shows too. It returns the legend's
+// thumbnails. The plotters report no data range (unranged): the panel's
+// axes stay those of panelView, which lets a reference leave the panel
+// two decades beyond the points (the line is clipped, markers outside are
+// not drawn).
+func referenceLine(pts plotter.XYs, refs int, lines, marks *[]plot.Plotter) ([]plot.Thumbnailer, error) {
+	var thumbs []plot.Thumbnailer
+	if len(pts) >= 2 {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = refColor
+		l.Width = vg.Points(1.4)
+		l.Dashes = refDashes[refs%len(refDashes)]
+		*lines = append(*lines, unranged{l})
+		thumbs = append(thumbs, l)
+	}
+	if len(pts) > 0 {
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = refColor
+		sc.Shape = draw.RingGlyph{}
+		sc.Radius = vg.Points(2)
+		*marks = append(*marks, unranged{sc})
+		if len(thumbs) == 0 {
+			thumbs = append(thumbs, sc)
+		}
+	}
+	return thumbs, nil
+}
+
+// unranged is a plotter without a data range or glyph boxes: plot.Add
+// leaves the axes as set.
+type unranged struct{ p plot.Plotter }
+
+// Plot implements plot.Plotter.
+func (u unranged) Plot(c draw.Canvas, p *plot.Plot) { u.p.Plot(c, p) }
 
 // errBars draws vertical +/- SE bars with caps, cut at the axis range
 // (a cut end has no cap). Unlike plotter.YErrorBars it never hands a

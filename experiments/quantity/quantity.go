@@ -138,6 +138,23 @@ type Quantity struct {
 	// Note, when not empty, is appended to the note under the figure's
 	// title when a panel draws the quantity.
 	Note string
+
+	// Undefined (Source Curve; nil: always defined) says why the quantity
+	// has no value at a curve row, "" when it has one (rel_rmse at
+	// V(pi_e) = 0). Package report leaves such a point out of the panel
+	// and of panels.csv and says so under the panel's title: never a NaN
+	// or an Inf drawn or written in its place.
+	Undefined func(c CurveStats) string
+
+	// WeightRef (Source Curve; nil: none) is the importance-sampling
+	// scale that plot.panels[].weight_reference draws beside the points:
+	// the quantity computed from w2 = E_b[W_H^2], the second moment of the
+	// full importance weight under the behavior policy (a domain's truth
+	// records it as domains.WeightSecondMoment), V(pi_e) v and n.
+	WeightRef func(w2, v float64, n int) float64
+	// WeightRefLabel is the legend label of WeightRef, WeightRefDoc what
+	// it is (for the help text).
+	WeightRefLabel, WeightRefDoc string
 }
 
 // ClosedKnows reports whether closed-form moments m determine q (given
@@ -176,6 +193,27 @@ func closedBias(m domains.Moments, truth float64, haveTruth bool) (float64, bool
 
 func closedVariance(m domains.Moments) (float64, bool) { return m.Variance, !math.IsNaN(m.Variance) }
 
+// relRMSE is the relative RMSE sqrt(MSE)/|V| of a curve row and its
+// standard error by the delta method: d sqrt(m)/dm = 1/(2 sqrt(m)), so
+// se = mse_se / (2 sqrt(MSE) |V|); 0 when MSE = 0 (every squared error
+// was 0, hence so is mse_se).
+func relRMSE(c CurveStats) (float64, float64) {
+	v := math.Abs(c.TrueValue)
+	rmse := math.Sqrt(c.MSE)
+	if rmse == 0 {
+		return 0, 0
+	}
+	return rmse / v, c.MSESE / (2 * rmse * v)
+}
+
+// relUndefined: a relative quantity has no value where V(pi_e) = 0.
+func relUndefined(c CurveStats) string {
+	if c.TrueValue == 0 {
+		return "V(pi_e) = 0"
+	}
+	return ""
+}
+
 const (
 	negativeBias = "a bias can be negative: use y: abs_bias, or log_y: false"
 	linearBound  = "is drawn on a linear axis (a bound can be negative, a coverage 0)"
@@ -194,6 +232,21 @@ var Table = []Quantity{
 			v, okV := closedVariance(m)
 			return v + b*b, okV && okB
 		},
+		WeightRef:      func(w2, v float64, n int) float64 { return v * v * w2 / float64(n) },
+		WeightRefLabel: "IS scale V(pi_e)^2 E_b[W_H^2]/n",
+		WeightRefDoc: "the second moment of the IS estimate when every return equals V(pi_e): the scale of IS's variance with a constant return, V^2 (E_b[W_H^2] - 1)/n, " +
+			"which it approaches when E_b[W_H^2] >> 1; not IS's MSE on the domain's own returns",
+	},
+	{
+		Name: "rel_rmse", Doc: "the relative RMSE sqrt(MSE)/|V(pi_e)|; undefined where V(pi_e) = 0 (the point is left out and noted under the panel's title)",
+		Label: "relative RMSE", Source: Curve, LogY: true, SE: "mse_se / (2 sqrt(MSE) |V(pi_e)|) (delta method; 0 when MSE = 0)",
+		Value:          relRMSE,
+		NoStats:        true,
+		Undefined:      relUndefined,
+		WeightRef:      func(w2, _ float64, n int) float64 { return math.Sqrt(w2 / float64(n)) },
+		WeightRefLabel: "sqrt(E_b[W_H^2]/n)",
+		WeightRefDoc: "the relative RMSE scale of IS: with every return equal to V(pi_e), IS's relative RMSE is sqrt((E_b[W_H^2] - 1)/n), " +
+			"which it approaches when E_b[W_H^2] >> 1",
 	},
 	{
 		Name: "variance", Doc: "the variance of the estimates over the trials (denominator T)",
@@ -299,13 +352,25 @@ func Names() []string {
 func (s Source) Needs() string {
 	switch s {
 	case Curve:
-		return "x: n or a swept parameter; a line per series and estimator"
+		return "x: n, H (the series' horizon) or a swept parameter; a line per series and estimator (against H: per base series and estimator)"
 	case Bounds:
 		return "x: n only; series[].bounds; a line per series, estimator and bound"
 	case Baseline:
-		return "x: n, or a swept parameter at at_n (without combine); baseline (and optionally combine); a line per series and estimator (per line of series differing only in x), or per estimator with combine: max"
+		return "x: n, or H or a swept parameter at at_n (without combine); baseline (and optionally combine); a line per series and estimator (per line of series differing only in x; against H per base series), or per estimator with combine: max"
 	}
 	return ""
+}
+
+// WeightRefNames lists the quantities that draw a weight reference
+// (WeightRef), joined by " or ".
+func WeightRefNames() string {
+	var out []string
+	for _, q := range Table {
+		if q.WeightRef != nil {
+			out = append(out, q.Name)
+		}
+	}
+	return strings.Join(out, " or ")
 }
 
 // LogDefault lists the quantities drawn on a log y axis by default and

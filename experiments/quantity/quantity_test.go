@@ -37,7 +37,9 @@ var (
 // for a quantity without one). Note curve.Bias is -0.5 (a hand-made row
 // need not satisfy MeanEstimate = TrueValue + Bias).
 var cases = map[string]computation{
-	"mse":           {y: 0.61, se: 0.07, closed: 0.04 + 0.0625, closedOK: true},
+	"mse": {y: 0.61, se: 0.07, closed: 0.04 + 0.0625, closedOK: true},
+	// sqrt(MSE)/|V| = sqrt(0.61)/2; se = mse_se/(2 sqrt(MSE) |V|) = 0.07/(4 sqrt(0.61)).
+	"rel_rmse":      {y: math.Sqrt(0.61) / 2, se: 0.07 / (4 * math.Sqrt(0.61))},
 	"variance":      {y: 0.36, se: 0.02, closed: 0.04, closedOK: true},
 	"n_variance":    {y: 3.6, se: 0.2, closed: 0.4, closedOK: true},
 	"bias":          {y: -0.5, se: 0.3, closed: -0.25, closedOK: true},
@@ -75,6 +77,12 @@ func TestTableComplete(t *testing.T) {
 		}
 		if q.Source != Curve && (q.Closed != nil || q.NoStats || q.SEOfMean) {
 			t.Errorf("quantity %s of source %v: Closed, NoStats and SEOfMean are for source curve only", q.Name, q.Source)
+		}
+		if q.Source != Curve && (q.Undefined != nil || q.WeightRef != nil) {
+			t.Errorf("quantity %s of source %v: Undefined and WeightRef are for source curve only", q.Name, q.Source)
+		}
+		if (q.WeightRef != nil) != (q.WeightRefLabel != "") || (q.WeightRef != nil) != (q.WeightRefDoc != "") {
+			t.Errorf("quantity %s: WeightRef, its label and its doc go together", q.Name)
 		}
 		if q.Source != Bounds && q.Fraction {
 			t.Errorf("quantity %s: Fraction is for source bounds only", q.Name)
@@ -171,6 +179,66 @@ func TestClosedWithoutTruth(t *testing.T) {
 		if ok != tc.ok || ok && math.Abs(y-tc.want) > 1e-12 {
 			t.Errorf("%s (truth %v): %v, %v; want %v, %v", tc.name, tc.haveTruth, y, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestRelRMSE: the relative RMSE and its delta-method standard error on
+// rows computed by hand, and where it is undefined (V(pi_e) = 0).
+func TestRelRMSE(t *testing.T) {
+	q, _ := Lookup("rel_rmse")
+	for _, tc := range []struct {
+		name          string
+		mse, mseSE, v float64
+		y, se         float64
+		undefined     bool
+	}{
+		// sqrt(4)/|2| = 1; se = 0.4/(2 * 2 * 2) = 0.05.
+		{"V = 2", 4, 0.4, 2, 1, 0.05, false},
+		// |V| is used: sqrt(0.25)/|-0.5| = 1; se = 0.1/(2 * 0.5 * 0.5) = 0.2.
+		{"V negative", 0.25, 0.1, -0.5, 1, 0.2, false},
+		// MSE 0: every squared error was 0, so y = 0 and se = 0 (not 0/0).
+		{"MSE 0", 0, 0, 3, 0, 0, false},
+		// sqrt(1e-4)/1e-3 = 10; se = 2e-6/(2 * 1e-2 * 1e-3) = 0.1.
+		{"small V", 1e-4, 2e-6, 1e-3, 10, 0.1, false},
+		{"V = 0", 1, 0.1, 0, 0, 0, true},
+	} {
+		c := CurveStats{N: 10, Trials: 4, TrueValue: tc.v, MSE: tc.mse, MSESE: tc.mseSE}
+		if why := q.Undefined(c); (why != "") != tc.undefined {
+			t.Errorf("%s: Undefined = %q, want undefined %v", tc.name, why, tc.undefined)
+		}
+		if tc.undefined {
+			continue
+		}
+		y, se := q.Value(c)
+		if math.Abs(y-tc.y) > 1e-12*math.Max(1, tc.y) || math.Abs(se-tc.se) > 1e-12 {
+			t.Errorf("%s: %v +/- %v, want %v +/- %v", tc.name, y, se, tc.y, tc.se)
+		}
+	}
+}
+
+// TestWeightRef: the importance-sampling scales of weight_reference from
+// E_b[W_H^2] = w2, V(pi_e) = v and n, by hand; only mse and rel_rmse have
+// one.
+func TestWeightRef(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		w2, v     float64
+		n         int
+		want      float64
+		wantLabel string
+	}{
+		{"rel_rmse", 400, 0.5, 100, 2, "sqrt(E_b[W_H^2]/n)"},            // sqrt(400/100)
+		{"rel_rmse", 1, 7, 4, 0.5, "sqrt(E_b[W_H^2]/n)"},                // sqrt(1/4); V is not read
+		{"mse", 400, 0.5, 100, 1, "IS scale V(pi_e)^2 E_b[W_H^2]/n"},    // 0.25 * 400 / 100
+		{"mse", 24, -2, 1000, 0.096, "IS scale V(pi_e)^2 E_b[W_H^2]/n"}, // 4 * 24 / 1000
+	} {
+		q, _ := Lookup(tc.name)
+		if got := q.WeightRef(tc.w2, tc.v, tc.n); math.Abs(got-tc.want) > 1e-15 || q.WeightRefLabel != tc.wantLabel {
+			t.Errorf("%s(w2 %v, v %v, n %d) = %v %q, want %v %q", tc.name, tc.w2, tc.v, tc.n, got, q.WeightRefLabel, tc.want, tc.wantLabel)
+		}
+	}
+	if got := WeightRefNames(); got != "mse or rel_rmse" {
+		t.Errorf("WeightRefNames() = %q, want mse or rel_rmse", got)
 	}
 }
 

@@ -205,7 +205,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	panels, points, err := BuildPanels(p, nil, nil, bounds)
+	panels, points, err := BuildPanels(p, nil, nil, bounds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 			t.Errorf("panels.csv lacks %q:\n%s", line, buf.String())
 		}
 	}
-	if _, _, err := BuildPanels(p, nil, nil, bounds[:3]); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): no bounds row for ch/is hcope at n = 10") {
+	if _, _, err := BuildPanels(p, nil, nil, bounds[:3], nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): no bounds row for ch/is hcope at n = 10") {
 		t.Errorf("panels without their bounds rows: %v", err)
 	}
 }

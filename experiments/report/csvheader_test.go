@@ -13,7 +13,8 @@ import (
 
 // headerTestConfig has every kind of CSV a run writes: a drift series
 // (whose parameter base is also series.csv's fixed column), a swept chain
-// with bounds and INCRIS (kstar.csv), claims, and panels with closed forms.
+// with bounds and INCRIS (kstar.csv), claims, and panels with closed forms,
+// slopes (slopes.csv) and a weight reference.
 const headerTestConfig = `name: headers
 trials: 3
 n: [4, 8]
@@ -45,9 +46,10 @@ claims:
     max: 1
 plot:
   panels:
-    - {title: A, series: [chain], y: variance, closed_form: true}
+    - {title: A, series: [chain], y: variance, closed_form: true, slope: true}
     - {title: B, series: [chain], y: coverage}
     - {title: C, y: mse_ratio, baseline: [pdis]}
+    - {title: D, series: [chain], x: H, at_n: 8, y: rel_rmse, weight_reference: true}
 `
 
 // TestCSVHeadersDistinct: no CSV file a run writes has two columns of one
@@ -77,7 +79,7 @@ func TestCSVHeadersDistinct(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{CurveFile, SeriesFile, "kstar.csv", BoundsFile, ClaimsFile, StatsFile, PanelsFile, ClosedFile} {
+	for _, want := range []string{CurveFile, SeriesFile, "kstar.csv", BoundsFile, ClaimsFile, StatsFile, PanelsFile, ClosedFile, SlopesFile} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the test run wrote no %s (wrote %v): the test misses a file", want, names)
 		}

@@ -50,6 +50,10 @@ type Panel struct {
 	// Refs are horizontal reference lines (the true value under a lower
 	// bound, 1 - delta under a coverage), drawn dashed across the panel.
 	Refs []RefLine `json:",omitempty"`
+	// Note, when not empty, is drawn under the panel's title (points
+	// left out, weight references missing), one line per "\n"-separated
+	// part, before the figure's own notes of the panel.
+	Note string `json:",omitempty"`
 }
 
 // RefLine is a horizontal reference line of a panel, with its legend
@@ -70,6 +74,16 @@ type PanelLine struct {
 	// Series (the line's first series) and Estimator key Closed in
 	// closedform.csv.
 	Series, Estimator string
+	// Group is what the line runs through, as slopes.csv names it: a
+	// series (x = n), a base series (x = H), a base series with its other
+	// swept values (x a parameter); "" for a line over several series
+	// (combine: max).
+	Group string
+	// Reference marks a weight reference (plot.panels[].weight_reference;
+	// Estimator ""): drawn dashed in grey, without markers or error bars,
+	// and kept out of the panel's y range beyond two decades of the
+	// points.
+	Reference bool
 }
 
 // PanelXY is a simulated point with its standard error.

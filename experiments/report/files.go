@@ -40,6 +40,9 @@ type Report struct {
 	Stats  []StatsRow
 	Panels []Panel
 	Points []PanelPoint
+	// Slopes are the log-log fits of the lines of the panels with slope:
+	// true (slopes.csv).
+	Slopes []SlopeRow
 	Claims []ClaimSummary
 	// Trials is every unit's estimate (trials.csv).
 	Trials []TrialRow
@@ -72,9 +75,10 @@ func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*R
 		if rep.Stats, err = AggregateStats(p, results); err != nil {
 			return nil, err
 		}
-		if rep.Panels, rep.Points, err = BuildPanels(p, rows, rep.Stats, bounds); err != nil {
+		if rep.Panels, rep.Points, err = BuildPanels(p, rows, rep.Stats, bounds, truths); err != nil {
 			return nil, err
 		}
+		rep.Slopes = Slopes(p, rep.Panels)
 	}
 	return rep, nil
 }
@@ -128,7 +132,8 @@ var Files = []struct{ Name, When, Content string }{
 	{BoundsFile, "when a series has bounds", "`" + strings.Join(BoundsHeader, ",") + "`: one row per series, estimator, bound (of the series, that the estimator has) and n: the mean lower bound over the trials with its standard error (sd, denominator T - 1, over sqrt(T)); coverage, the fraction of trials whose bound is <= true_value, with its binomial standard error sqrt(c (1 - c) / T); vacuous, the fraction whose bound is <= g_lo (the series' return_range; empty for a series without one)"},
 	{ClaimsFile + ", " + ClaimsMD, "when the config states claims", claimsFilesDoc},
 	{StatsFile, "with plot.panels", "`" + strings.Join(StatsHeader, ",") + "`: standard errors of the bias and the variance of every curve row"},
-	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors"},
+	{PanelsFile, "with plot.panels", "`" + strings.Join(PanelsHeader, ",") + "`: every plotted point, with its closed form and deviation z in standard errors; the points of a weight reference (plot.panels[].weight_reference) are rows with an empty estimator, the reference's label, and empty se, closed_form and z, after the panel's points"},
+	{SlopesFile, "with plot.panels that set slope: true", "`" + strings.Join(SlopesHeader, ",") + "`: per such panel and line, in the figure's order (a panel's weight references, with an empty estimator, last), the ordinary least-squares fit log10 y = intercept + slope log10 x over the line's points with x > 0 and finite y > 0 (`points` of them), whatever the axes' scales; `slope_se` is the OLS standard error sqrt(SSR / (points - 2) / Sxx), SSR the residual sum of squares and Sxx the sum of squared deviations of log10 x. `series` is what the line runs through: the series (x = n), the base series (x = H), the base series with its other swept values (x a parameter), empty for a line over several series (combine: max). `x`, `y`, `at_n` are the panel's (at_n empty with x = n). slope and intercept are empty with fewer than 2 points or a single x, slope_se with fewer than 3 (no residual degree of freedom). Floats in shortest round-trip form"},
 	{ClosedFile, "with plot.panels that draw closed forms", "`" + strings.Join(ClosedHeader, ",") + "`: the closed-form lines as drawn, so that `runexp plot` needs no domain code"},
 	{MetaFile, "always", "the resolved config (every default filled in), seed, Go version, git revision, wall time, true values and how each was obtained"},
 	{"<name>.png, <name>.svg", "always", "the figure: MSE against n on log-log axes with ±1 standard-error bands (or the config's panels)"},
@@ -146,8 +151,8 @@ func (r *Report) Write(dir string, info RunInfo) error {
 
 // Files returns the report's data files, whole, in memory: curve.csv,
 // series.csv, one file per diagnostic, bounds.csv (with bounds), claims.csv
-// and claims.md (with claims), stats.csv, panels.csv and closedform.csv
-// (with panels) and meta.json. A caller adds the figure's files and writes them all at once.
+// and claims.md (with claims), stats.csv, panels.csv, closedform.csv and
+// slopes.csv (with panels that ask for them) and meta.json. A caller adds the figure's files and writes them all at once.
 func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	p := r.Plan
 	var files []atomicfile.File
@@ -178,6 +183,7 @@ func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 		file{StatsFile, func(w io.Writer) error { return WriteStatsCSV(w, r.Stats) }, panels},
 		file{PanelsFile, func(w io.Writer) error { return WritePanelsCSV(w, p, r.Points) }, panels},
 		file{ClosedFile, func(w io.Writer) error { return WriteClosedCSV(w, r.Panels) }, panels && drawsClosedForms(p)},
+		file{SlopesFile, func(w io.Writer) error { return WriteSlopesCSV(w, p, r.Slopes) }, panels && wantsSlopes(p)},
 		file{ClaimsFile, func(w io.Writer) error { return writeClaimsCSV(w, p, r.Claims) }, len(r.Claims) > 0},
 		file{ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }, len(r.Claims) > 0},
 	)
@@ -336,11 +342,34 @@ func ReadFigure(dir string) (Figure, string, error) {
 				return Figure{}, "", err
 			}
 		}
-		if panels, _, err = buildPanels(p, rows, stats, closed, bounds); err != nil {
+		var truths []domains.Truth
+		if slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.WeightReference }) {
+			if truths, err = metaTruths(meta); err != nil {
+				return Figure{}, "", err
+			}
+		}
+		if panels, _, err = buildPanels(p, rows, stats, closed, bounds, truths); err != nil {
 			return Figure{}, "", err
 		}
 	}
 	return figureOf(p, rows, diags, panels), p.Name, nil
+}
+
+// metaTruths returns the truths meta.json records, one per series of its
+// config in order (weight references read them).
+func metaTruths(meta *Meta) ([]domains.Truth, error) {
+	p := meta.Config
+	if len(meta.Truths) != len(p.Series) {
+		return nil, inputerr.Errorf("%s: %d truths for %d series", MetaFile, len(meta.Truths), len(p.Series))
+	}
+	out := make([]domains.Truth, len(meta.Truths))
+	for s, t := range meta.Truths {
+		if t.Series != p.Series[s].Name {
+			return nil, inputerr.Errorf("%s: truth %d is of series %q, want %q (the config's series in order)", MetaFile, s+1, t.Series, p.Series[s].Name)
+		}
+		out[s] = t.Truth
+	}
+	return out, nil
 }
 
 // readBounds reads the bounds.csv of the run in dir, checked against its

@@ -48,6 +48,9 @@ type PanelPoint struct {
 	// the closed form's sqrt(variance/T) instead; failing that Z is 0 if Y
 	// equals Closed to 1e-12, else +/-Inf.
 	Closed, Z float64
+	// Reference marks a point of a weight reference: Estimator is empty,
+	// and panels.csv leaves se, closed_form and z empty.
+	Reference bool
 }
 
 // statsKey indexes rows by series, estimator and n.
@@ -73,16 +76,22 @@ type closedSource interface {
 	// the panel's x axis between lo and hi, the other parameters those of
 	// rs.
 	curve(panel int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []XY
+	// joined returns the closed-form line of est of a line whose first
+	// series is rs drawn through its points (x = H), given the closed
+	// form at the points as computed (atPoints).
+	joined(panel int, rs *config.Series, est string, atPoints []XY) []XY
 }
 
-// BuildPanels computes the panels of r from its curve rows, stats rows
-// and bounds rows: the figure's Panel views and every simulated point with
-// its closed form (from the domains) and deviation.
-func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow, bounds []BoundRow) ([]Panel, []PanelPoint, error) {
-	return buildPanels(r, rows, stats, computedClosed{}, bounds)
+// BuildPanels computes the panels of r from its curve rows, stats rows,
+// bounds rows and the series' truths (truths[s] of r.Series[s]; read for
+// weight references, nil for none): the figure's Panel views and every
+// simulated point with its closed form (from the domains) and deviation,
+// and every weight reference point.
+func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow, bounds []BoundRow, truths []domains.Truth) ([]Panel, []PanelPoint, error) {
+	return buildPanels(r, rows, stats, computedClosed{}, bounds, truths)
 }
 
-func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, bounds []BoundRow) ([]Panel, []PanelPoint, error) {
+func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, bounds []BoundRow, truths []domains.Truth) ([]Panel, []PanelPoint, error) {
 	rowOf := map[statsKey]Row{}
 	for _, row := range rows {
 		rowOf[statsKey{row.Series, row.Estimator, row.N}] = row
@@ -99,18 +108,24 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 		var pn Panel
 		var pts []PanelPoint
 		var err error
+		if pc.X == config.HorizonX {
+			err = pc.CheckHorizons(r) // as validation records them
+		}
 		q, ok := pc.Quantity()
 		switch {
+		case err != nil:
 		case !ok:
 			// config checks y when it parses a config; a plan read back
 			// from meta.json is checked here.
 			err = fmt.Errorf("y %q, want one of %s", pc.Y, strings.Join(quantity.Names(), ", "))
+		case pc.WeightReference && q.WeightRef == nil:
+			err = fmt.Errorf("weight_reference with y %s, which has none", pc.Y)
 		case q.Source == quantity.Bounds:
 			pn, pts, err = buildBoundPanel(r, i, pc, q, boundOf)
 		case q.Source == quantity.Baseline:
 			pn, pts, err = buildRatioPanel(r, i, pc, q, rowOf)
 		default:
-			pn, pts, err = buildPanel(r, i, pc, q, rowOf, statOf, cs)
+			pn, pts, err = buildPanel(r, i, pc, q, rowOf, statOf, cs, truths)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("plot.panels[%d] (%s): %w", i, pc.Title, err)
@@ -125,7 +140,7 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 // defaults of its quantity q), without lines.
 func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
 	ylabel, logY := q.Label, q.LogY
-	logX := pc.X == "n"
+	logX := config.DefaultLogX(pc.X)
 	if pc.LogX != nil {
 		logX = *pc.LogX
 	}
@@ -133,8 +148,11 @@ func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
 		logY = *pc.LogY
 	}
 	xlabel := pc.X
-	if pc.X == "n" {
+	switch pc.X {
+	case "n":
 		xlabel = "n (trajectories)"
+	case config.HorizonX:
+		xlabel = config.HorizonLabel
 	}
 	if pc.XLabel != "" {
 		xlabel = pc.XLabel
@@ -150,8 +168,10 @@ func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
 }
 
 // buildPanel builds a panel of a quantity of source quantity.Curve: its
-// points are q.Value of the curve rows, its closed forms q.Closed.
-func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource) (Panel, []PanelPoint, error) {
+// points are q.Value of the curve rows (those where q.Undefined says why
+// there is none are left out, and noted), its closed forms q.Closed, and
+// with weight_reference its weight references (weightRefLines).
+func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource, truths []domains.Truth) (Panel, []PanelPoint, error) {
 	pn := panelFrame(pc, q)
 	logX := pn.LogX
 
@@ -162,10 +182,7 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 	ests := map[string]bool{}
 	for _, s := range r.PanelSeries(pc.Series) {
 		rs := &r.Series[s]
-		group := rs.Name
-		if pc.X != "n" {
-			group = sweepName(rs, pc.X)
-		}
+		group := lineGroup(pc, rs)
 		for _, e := range pc.EstimatorsOf(rs) {
 			key := group + "/" + e
 			ln := byKey[key]
@@ -181,10 +198,12 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 	}
 
 	var points []PanelPoint
+	var undefined skipped
 	for _, ln := range lines {
 		first := &r.Series[ln.members[0]]
 		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
-			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
+			Group:  ln.group}
 		type sim struct {
 			x     float64
 			n     int
@@ -194,6 +213,7 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 			rs    *config.Series
 		}
 		var sims []sim
+		var atPoints []XY // the closed form at the points, in order of x
 		for _, s := range ln.members {
 			rs := &r.Series[s]
 			for _, n := range r.N {
@@ -209,10 +229,17 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 				if !ok && !q.NoStats {
 					return pn, nil, fmt.Errorf("no stats row for %s/%s at n = %d (stats.csv missing or stale?)", rs.Name, ln.estimator, n)
 				}
-				y, se := q.Value(curveStats(row, st, ok))
+				c := curveStats(row, st, ok)
+				if q.Undefined != nil {
+					if why := q.Undefined(c); why != "" {
+						undefined.add(why, ln.base)
+						continue
+					}
+				}
+				y, se := q.Value(c)
 				x := float64(n)
 				if pc.X != "n" {
-					x = rs.Params[pc.X]
+					x = pc.XOf(rs)
 				}
 				sims = append(sims, sim{x: x, n: n, row: row, value: y, se: se, rs: rs})
 			}
@@ -238,12 +265,34 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 				}
 			}
 			points = append(points, pt)
+			if !math.IsNaN(pt.Closed) && !math.IsInf(pt.Closed, 0) {
+				atPoints = append(atPoints, XY{X: pt.X, Y: pt.Closed})
+			}
 		}
-		if pc.ClosedForm && q.Closed != nil && len(sims) > 0 {
+		switch {
+		case !pc.ClosedForm || q.Closed == nil || len(sims) == 0:
+		case pc.X == config.HorizonX:
+			// H is no parameter to sample between the series: the closed
+			// form is drawn through its values at the points.
+			pl.Closed = cs.joined(idx, first, ln.estimator, atPoints)
+		default:
 			pl.Closed = cs.curve(idx, pc, q, first, ln.estimator, sims[0].x, sims[len(sims)-1].x, logX)
 		}
 		pn.Lines = append(pn.Lines, pl)
 	}
+	var notes []string
+	if why := undefined.note(pc.Y); why != "" {
+		notes = append(notes, why)
+	}
+	if pc.WeightReference {
+		refs, pts, missing := weightRefLines(r, idx, pc, q, lines, truths)
+		pn.Lines = append(pn.Lines, refs...)
+		points = append(points, pts...)
+		if missing != "" {
+			notes = append(notes, missing)
+		}
+	}
+	pn.Note = strings.Join(notes, "\n")
 	return pn, points, nil
 }
 
@@ -278,7 +327,8 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	for _, ln := range lines {
 		pl := PanelLine{Series: ln.rs.Name, Estimator: ln.est,
 			Label:  lineLabel(r, pc, ln.member, ln.rs, len(bases) > 1, len(ests) > 1) + " " + ln.bound + " bound",
-			Dashed: slices.Contains(r.Plot.Dashed, ln.est) || slices.Contains(r.Plot.Dashed, ln.rs.Base+"/"+ln.est)}
+			Dashed: slices.Contains(r.Plot.Dashed, ln.est) || slices.Contains(r.Plot.Dashed, ln.rs.Base+"/"+ln.est),
+			Group:  ln.rs.Name}
 		for _, n := range r.N {
 			row, ok := boundOf[boundKey{ln.rs.Name, ln.est, ln.bound, n}]
 			if !ok {
@@ -457,7 +507,8 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 		s := ln.members[0]
 		rs := &r.Series[s]
 		pl := PanelLine{Series: rs.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, rs, len(bases) > 1, len(order) > 1),
-			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
+			Group:  rs.Name}
 		for j, y := range ratios[lineKey{s, ln.estimator}] {
 			add(&pl, j, rs.Name, y)
 		}
@@ -478,7 +529,7 @@ func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	bases, ests := map[string]bool{}, map[string]bool{}
 	for _, s := range sel {
 		rs := &r.Series[s]
-		group := sweepName(rs, pc.X)
+		group := lineGroup(pc, rs)
 		for _, e := range pc.EstimatorsOf(rs) {
 			ln := byKey[group+"/"+e]
 			if ln == nil {
@@ -494,9 +545,10 @@ func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	for _, ln := range lines {
 		first := &r.Series[ln.members[0]]
 		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
-			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator)}
+			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
+			Group:  ln.group}
 		members := slices.Clone(ln.members)
-		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(r.Series[a].Params[pc.X], r.Series[b].Params[pc.X]) })
+		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(pc.XOf(&r.Series[a]), pc.XOf(&r.Series[b])) })
 		for _, s := range members {
 			rs := &r.Series[s]
 			b, err := best(rs, pc.Baseline, pc.AtN, q.Of, rowOf)
@@ -507,7 +559,7 @@ func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 			if !ok {
 				return nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, ln.estimator, pc.AtN)
 			}
-			x, y := rs.Params[pc.X], quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), b)
+			x, y := pc.XOf(rs), quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), b)
 			pl.Points = append(pl.Points, PanelXY{X: x, Y: y})
 			points = append(points, PanelPoint{Panel: idx + 1, Series: rs.Name, Estimator: ln.estimator, Label: pl.Label, N: pc.AtN,
 				X: x, Y: y, Closed: math.NaN(), Z: math.NaN()})
@@ -553,8 +605,9 @@ func sweepName(rs *config.Series, x string) string {
 func lineLabel(r *config.Plan, pc *config.Panel, ln *panelLine, rs *config.Series, multiBase, multiEst bool) string {
 	for _, key := range []string{ln.group, ln.base} {
 		// A label naming the panel's x parameter would show one point's
-		// value for a whole line: such a panel uses the default label.
-		if l, ok := r.Plot.Labels[key+"/"+ln.estimator]; ok && (pc.X == "n" || !strings.Contains(l, "{"+pc.X+"}")) {
+		// value for a whole line: such a panel uses the default label
+		// (with x = H, a label naming any swept parameter).
+		if l, ok := r.Plot.Labels[key+"/"+ln.estimator]; ok && (pc.X == "n" || !namesX(l, pc, rs)) {
 			return expandLabel(l, rs)
 		}
 	}
@@ -563,7 +616,7 @@ func lineLabel(r *config.Plan, pc *config.Panel, ln *panelLine, rs *config.Serie
 		parts = append(parts, ln.base)
 	}
 	for _, ps := range rs.Spec().Params {
-		if v, ok := rs.Sweep[ps.Name]; ok && ps.Name != pc.X {
+		if v, ok := rs.Sweep[ps.Name]; ok && ps.Name != pc.X && pc.X != config.HorizonX {
 			parts = append(parts, ps.Name+" = "+ps.Format(v))
 		}
 	}
@@ -591,6 +644,8 @@ type computedClosed struct{}
 func (computedClosed) at(rs *config.Series, est string, n int) (domains.Moments, bool) {
 	return config.ClosedForm(rs, est, n)
 }
+
+func (computedClosed) joined(_ int, _ *config.Series, _ string, atPoints []XY) []XY { return atPoints }
 
 // curve evaluates the closed form of q along the panel's x axis between lo
 // and hi, densely: with x = n at about 160 sizes (log-spaced on a log
@@ -664,6 +719,10 @@ type closedKey struct {
 
 func (storedClosed) at(*config.Series, string, int) (domains.Moments, bool) {
 	return domains.Moments{}, false
+}
+
+func (s storedClosed) joined(panel int, rs *config.Series, est string, _ []XY) []XY {
+	return s[closedKey{panel + 1, rs.Name, est}]
 }
 
 func (s storedClosed) curve(panel int, _ *config.Panel, _ *quantity.Quantity, rs *config.Series, est string, _, _ float64, _ bool) []XY {

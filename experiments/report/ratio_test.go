@@ -79,7 +79,7 @@ func ratioTestRows(t *testing.T) (*config.Plan, []Row) {
 // point, +Inf included, with the series attaining the maximum.
 func TestRatioPanels(t *testing.T) {
 	p, rows := ratioTestRows(t)
-	panels, points, err := BuildPanels(p, rows, nil, nil)
+	panels, points, err := BuildPanels(p, rows, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,17 +159,17 @@ func TestRatioPanels(t *testing.T) {
 
 	// A missing baseline row is an error naming it.
 	missing := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Series == "sub" && r.Estimator == "cwpdis" && r.N == 10 })
-	if _, _, err := BuildPanels(p, missing, nil, nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): no curve row for baseline sub/cwpdis at n = 10") {
+	if _, _, err := BuildPanels(p, missing, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): no curve row for baseline sub/cwpdis at n = 10") {
 		t.Errorf("panels without a baseline row: %v", err)
 	}
 	// A plan read back from a meta.json that config would refuse is an
 	// error, not a guess.
 	p.Plot.Panels[1].Combine = "min"
-	if _, _, err := BuildPanels(p, rows, nil, nil); err == nil || !strings.Contains(err.Error(), `plot.panels[1] (B): combine "min", want max`) {
+	if _, _, err := BuildPanels(p, rows, nil, nil, nil); err == nil || !strings.Contains(err.Error(), `plot.panels[1] (B): combine "min", want max`) {
 		t.Errorf("combine min: %v", err)
 	}
 	p.Plot.Panels[0].Baseline = nil
-	if _, _, err := BuildPanels(p, rows, nil, nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): y mse_ratio without a baseline") {
+	if _, _, err := BuildPanels(p, rows, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): y mse_ratio without a baseline") {
 		t.Errorf("no baseline: %v", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestRatioPanels(t *testing.T) {
 // time, its note saying that ratios have no error bars.
 func TestRatioPanelsRedrawn(t *testing.T) {
 	p, rows := ratioTestRows(t)
-	panels, points, err := BuildPanels(p, rows, nil, nil)
+	panels, points, err := BuildPanels(p, rows, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestRatioPanelAgainstParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rows := ratioTestRows(t)
-	panels, points, err := BuildPanels(p, rows, nil, nil)
+	panels, points, err := BuildPanels(p, rows, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func ReadStatsCSV(rd io.Reader, name string) ([]StatsRow, error) {
 var PanelsHeader = []string{"panel", "title", "series", "estimator", "label", "n", "x", "y", "se", "closed_form", "z"}
 
 // WritePanelsCSV writes the panels' points to w (closed_form and z empty
-// where there is no closed form).
+// where there is no closed form; se too for a weight reference's point).
 func WritePanelsCSV(w io.Writer, r *config.Plan, pts []PanelPoint) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(PanelsHeader); err != nil {
@@ -131,8 +131,12 @@ func WritePanelsCSV(w io.Writer, r *config.Plan, pts []PanelPoint) error {
 		if !math.IsNaN(p.Closed) {
 			closed = FormatFloat(p.Closed)
 		}
+		se := FormatFloat(p.SE)
+		if p.Reference {
+			se = "" // exact: no standard error
+		}
 		rec := []string{strconv.Itoa(p.Panel), r.Plot.Panels[p.Panel-1].Title, p.Series, p.Estimator, p.Label, strconv.Itoa(p.N),
-			FormatFloat(p.X), FormatFloat(p.Y), FormatFloat(p.SE), closed, formatZ(p.Z)}
+			FormatFloat(p.X), FormatFloat(p.Y), se, closed, formatZ(p.Z)}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
