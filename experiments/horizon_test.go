@@ -11,7 +11,7 @@ import (
 )
 
 // horizonRunConfig draws three domains that set H differently (randommdp
-// and chainmdp: horizon; subepisode: 2 x subepisodes) against H, with the
+// and optionschain, which records no E_b[W_H^2]: horizon; subepisode: 2 x subepisodes) against H, with the
 // relative RMSE's weight reference and slopes, and the MSE against n.
 const horizonRunConfig = `name: hz
 trials: 6
@@ -22,8 +22,8 @@ series:
     params: {horizon: [3, 6, 12], end_prob: 0}
     estimators: [pdis, wis]
   - name: chain
-    domain: chainmdp
-    params: {horizon: [2, 4], p_e: 0.9}
+    domain: optionschain
+    params: {horizon: [2, 4], option_length: 1, p_e: 0.9}
     estimators: [pdis, wis]
   - name: sub
     domain: subepisode
