@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long horizon figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -57,6 +57,11 @@ regimes: build
 long: build
 	$(BIN) run -workers $(WORKERS) configs/long.yaml
 
+## horizon: MSE and relative RMSE against the horizon H = 10 ... 3000 at
+## n = 1000 on four domains, with slopes.csv (issue 24) -> results/horizon/
+horizon: build
+	$(BIN) run -workers $(WORKERS) configs/horizon.yaml
+
 ## figs: every figure that exists (long apart: minutes, not seconds)
 figs: fig2 fig3 fig4 theory sweep beyond
 
@@ -101,7 +106,7 @@ docs: build
 ## claims tables: the paper's figures in the README, every run in
 ## docs/results.md (from the committed results)
 PAPER_RUNS := results/fig2 results/fig3 results/fig4
-CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long
+CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long results/horizon
 FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
