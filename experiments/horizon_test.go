@@ -29,15 +29,20 @@ series:
     domain: subepisode
     params: {subepisodes: [2, 5]}
     estimators: [pdis]
+  - name: random_short
+    domain: randommdp
+    params: {horizon: [3, 6], end_prob: 0}
+    estimators: [cwpdis]
 plot:
   panels:
     - {title: A, x: H, at_n: 80, y: rel_rmse, weight_reference: true, slope: true}
     - {title: B, series: [sub], y: mse, weight_reference: true, slope: true}
+    - {title: C, series: [random, random_short], x: H, at_n: 80, y: rel_rmse, weight_reference: true, slope: true}
 `
 
 // TestHorizonPanelsEndToEnd: a run with panels against H writes slopes.csv
-// (one row per line: 5 estimator lines and 2 references in A, 2 and 2 in
-// B), byte-identical with 1 and 3 workers, and panels.csv with the
+// (one row per line, a reference only once per domain and parameters),
+// byte-identical with 1 and 3 workers, and panels.csv with the
 // references' rows; its figure notes that the chain records no
 // E_b[W_H^2]; `runexp plot` redraws the same figure from the files.
 func TestHorizonPanelsEndToEnd(t *testing.T) {
@@ -52,9 +57,13 @@ func TestHorizonPanelsEndToEnd(t *testing.T) {
 		}
 	}
 	slopes := strings.Split(strings.TrimSpace(string(readAll(t, filepath.Join(one, "slopes.csv")))), "\n")
-	if len(slopes) != 1+7+4 || !strings.HasPrefix(slopes[1], "1,A,random,pdis,H,rel_rmse,80,3,") ||
-		!strings.HasPrefix(slopes[6], "1,A,random,,H,rel_rmse,80,3,") || !strings.HasPrefix(slopes[7], "1,A,sub,,H,rel_rmse,80,2,") ||
-		!strings.HasPrefix(slopes[11], "2,B,sub[subepisodes=5],,n,mse,,2,-1") {
+	// A: 6 estimator lines (random_short's cwpdis included) and 2
+	// references (random, sub; optionschain has none, and random_short's
+	// would repeat random's points: not drawn); B: 2 and 2; C: 3 and 1.
+	if len(slopes) != 1+8+4+4 || !strings.HasPrefix(slopes[1], "1,A,random,pdis,H,rel_rmse,80,3,") ||
+		!strings.HasPrefix(slopes[6], "1,A,random_short,cwpdis,H,rel_rmse,80,2,") ||
+		!strings.HasPrefix(slopes[7], "1,A,random,,H,rel_rmse,80,3,") || !strings.HasPrefix(slopes[8], "1,A,sub,,H,rel_rmse,80,2,") ||
+		!strings.HasPrefix(slopes[12], "2,B,sub[subepisodes=5],,n,mse,,2,-1") || !strings.HasPrefix(slopes[16], "3,C,random,,H,rel_rmse,80,3,") {
 		t.Errorf("slopes.csv:\n%s", strings.Join(slopes, "\n"))
 	}
 	panels := string(readAll(t, filepath.Join(one, "panels.csv")))

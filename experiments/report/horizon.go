@@ -97,7 +97,10 @@ func nameList(names []string) string {
 // base series of the series that have no E_b[W_H^2] in their truth
 // (domains.WeightSecondMoment; or a non-finite reference), whose points
 // are left out, "" when none has. truths[s] is series s's truth (nil:
-// none known).
+// none known). A group whose every reference point an earlier group's
+// line already has (series of two bases over the same domain and
+// parameters, e.g. one estimator run over a shorter range of H) draws no
+// second, identical line.
 func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, lines []*panelLine, truths []domains.Truth) ([]PanelLine, []PanelPoint, string) {
 	var groups []string
 	members := map[string][]int{}
@@ -155,6 +158,9 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 		for _, pt := range pts {
 			pl.Points = append(pl.Points, PanelXY{X: pt.X, Y: pt.Y})
 		}
+		if slices.ContainsFunc(out, func(o PanelLine) bool { return coversPoints(o.Points, pl.Points) }) {
+			continue // the same domain and parameters as a group drawn already
+		}
 		points = append(points, pts...)
 		if len(pl.Points) > 0 {
 			out = append(out, pl)
@@ -165,4 +171,14 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 		note = fmt.Sprintf("no E_b[W_H^2] recorded for %s: no reference there", nameList(missing))
 	}
 	return out, points, note
+}
+
+// coversPoints reports whether line has every point of pts, exactly.
+func coversPoints(line, pts []PanelXY) bool {
+	for _, p := range pts {
+		if !slices.Contains(line, p) {
+			return false
+		}
+	}
+	return len(pts) > 0
 }
