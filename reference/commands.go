@@ -65,12 +65,12 @@ const ExitStatus = `Exit status, for every command:
   2    bad input of any kind: flags, a config (an external estimator's
        program that does not exist or is not executable included), logged
        data, a checkpoint or shard file, a results directory read back
-       (plot, claims, merge), work refused as too large for -max-memory, an
-       output directory (-out) that is a file, lies under one or cannot be
-       written, or an output directory or checkpoint in use by another
-       runexp; the message names the file, and the line and field where
-       there is one, nothing is written to standard output, and nothing is
-       left in an output directory that did not exist
+       (plot, claims, merge, leaderboard), work refused as too large for
+       -max-memory, an output directory (-out) that is a file, lies under
+       one or cannot be written, or an output directory or checkpoint in
+       use by another runexp; the message names the file, and the line and
+       field where there is one, nothing is written to standard output, and
+       nothing is left in an output directory that did not exist
   1    a failure of the machine (I/O, permissions, a full disk), an
        external estimator failing at run time, or an estimate that is not
        representable (runexp estimate)

@@ -6,6 +6,7 @@
 //	runexp merge [-out DIR] DIR_OR_SHARD_FILE...
 //	runexp plot DIR
 //	runexp claims DIR...
+//	runexp leaderboard [-out PREFIX] DIR...
 //	runexp estimate [flags] DATA
 //	runexp export [-trials T] [-format csv|jsonl] -out DIR CONFIG.yaml
 //	runexp help [COMMAND | estimators | domains | config | panels | data | files | reference]
@@ -51,7 +52,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order of the usage text.
-var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, estimateCommand, exportCommand}
+var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, leaderboardCommand, estimateCommand, exportCommand}
 
 func lookupCommand(name string) (command, bool) {
 	for _, c := range commands {

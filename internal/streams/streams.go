@@ -27,3 +27,8 @@ func Mix(x uint64) uint64 {
 func New(key, index uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(Mix(key), Mix(index+golden)))
 }
+
+// Seed sets p to the start of stream index of the family key: the source
+// New wraps, so that a generator reseeded in a loop draws exactly what
+// New's would, without allocating.
+func Seed(p *rand.PCG, key, index uint64) { p.Seed(Mix(key), Mix(index+golden)) }

@@ -33,3 +33,19 @@ func TestNewIsPCGOfMixedKey(t *testing.T) {
 		t.Error("indices 3 and 4 gave the same first draw")
 	}
 }
+
+// TestSeedIsNew: a PCG reseeded by Seed draws New's stream, also after
+// it has drawn from another one.
+func TestSeedIsNew(t *testing.T) {
+	var p rand.PCG
+	r := rand.New(&p)
+	for _, index := range []uint64{3, 0, 3} {
+		Seed(&p, 7, index)
+		want := New(7, index)
+		for i := range 5 {
+			if x, y := r.IntN(100), want.IntN(100); x != y {
+				t.Fatalf("index %d, draw %d: %d, want %d", index, i, x, y)
+			}
+		}
+	}
+}
