@@ -63,6 +63,9 @@ type AdaptiveBlend struct {
 	bias   []float64 // b_a
 	x      []float64 // the blend weights of the last Estimate
 	qp     simplexQP
+
+	v3      adaptive3 // version 3's workspace (adaptive3.go)
+	version int       // the version of the last successful Estimate (0: it failed)
 }
 
 // NewAdaptiveBlend returns an AdaptiveBlend estimator (key "adaptive").
@@ -71,22 +74,78 @@ func NewAdaptiveBlend() *AdaptiveBlend { return &AdaptiveBlend{} }
 // Name returns "adaptive".
 func (*AdaptiveBlend) Name() string { return "adaptive" }
 
-// X returns the blend weights of the last Estimate call, one per candidate
-// in the order j = 1, 2, 4, ..., H, then WIS (when H >= 2); empty if it
+// X returns the blend weights of the last Estimate call, one per
+// candidate: version 3's (cwpdis, wdr, g(beta_hat), wis), or version 2's in
+// the order j = 1, 2, 4, ..., H, then WIS (when H >= 2); empty if it
 // failed. The slice is reused by the next call.
 func (e *AdaptiveBlend) X() []float64 { return e.x }
 
-// J returns the windows j of the last Estimate call, in the order of X
-// (WIS, when present, is the position after them).
+// J returns version 2's windows j of the last Estimate call, in the order
+// of X (WIS, when present, is the position after them); empty when
+// version 3 ran.
 func (e *AdaptiveBlend) J() []int { return e.js }
 
-// AppendDiagnostic implements Reporter: diagnostic 0 is the blend weights
-// x (X), by position.
-func (e *AdaptiveBlend) AppendDiagnostic(dst []float64, d int) []float64 { return append(dst, e.x...) }
+// Version returns the version of the last Estimate call: 3 or 2
+// (docs/adaptive.md), 0 if it failed.
+func (e *AdaptiveBlend) Version() int { return e.version }
 
-// Estimate returns the adaptive estimate from b (at least 1 trajectory).
+// Beta returns version 3's coefficient beta_hat of the last Estimate call
+// (0 unless version 3 ran).
+func (e *AdaptiveBlend) Beta() float64 {
+	if e.version != 3 {
+		return 0
+	}
+	return e.v3.beta
+}
+
+// AppendDiagnostic implements Reporter: diagnostic 0 is the blend weights
+// x (X), by position; 1 is beta_hat (one value, none unless version 3
+// ran); 2 is the version (one value, none if the estimate failed).
+func (e *AdaptiveBlend) AppendDiagnostic(dst []float64, d int) []float64 {
+	switch d {
+	case 0:
+		return append(dst, e.x...)
+	case 1:
+		if e.version == 3 {
+			return append(dst, e.v3.beta)
+		}
+	case 2:
+		if e.version != 0 {
+			return append(dst, float64(e.version))
+		}
+	}
+	return dst
+}
+
+// Estimate returns the adaptive estimate from b (at least 1 trajectory):
+// version 3 on primitive data with ids and pi_e and n >= 4, else version
+// 2 (docs/adaptive.md).
 func (e *AdaptiveBlend) Estimate(b *trajectory.Batch) (float64, error) {
 	e.x = e.x[:0]
+	e.version = 0
+	use3, err := applies3(b)
+	if err != nil {
+		return 0, err
+	}
+	version := 2
+	var v float64
+	if use3 {
+		e.js = e.js[:0]
+		version = 3
+		v, err = e.estimate3(b)
+	} else {
+		v, err = e.estimate2(b)
+	}
+	if err != nil {
+		e.x = e.x[:0]
+		return 0, err
+	}
+	e.version = version
+	return v, nil
+}
+
+// estimate2 is version 2.
+func (e *AdaptiveBlend) estimate2(b *trajectory.Batch) (float64, error) {
 	b = e.view.of(b)
 	n := b.N()
 	if n == 0 {
