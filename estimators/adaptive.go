@@ -85,6 +85,21 @@ func (e *AdaptiveBlend) X() []float64 { return e.x }
 // version 3 ran.
 func (e *AdaptiveBlend) J() []int { return e.js }
 
+// Candidates returns the candidates' values of the last Estimate call, in
+// the order of X: version 3's (cwpdis, wdr with the cross-fitted model,
+// g(beta_hat), wis) or version 2's (g_j for j = 1, 2, 4, ..., H, then
+// wis); empty if it failed. The slice is the estimator's and changes with
+// the next call.
+func (e *AdaptiveBlend) Candidates() []float64 {
+	switch e.version {
+	case 3:
+		return e.v3.c[:]
+	case 2:
+		return e.g[:e.k]
+	}
+	return nil
+}
+
 // Version returns the version of the last Estimate call: 3 or 2
 // (docs/adaptive.md), 0 if it failed.
 func (e *AdaptiveBlend) Version() int { return e.version }
