@@ -7,9 +7,19 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// AdaptiveBlend is `adaptive` (docs/adaptive.md, beside SPEC 1b): MAGIC's blend
-// (SPEC 1d) applied to importance sampling alone. Its candidates are the
-// windowed per-decision self-normalised estimates
+// AdaptiveBlend is `adaptive` (docs/adaptive.md, beside SPEC 1b): MAGIC's
+// blend (SPEC 1d) anchored on CWPDIS, in two versions.
+//
+// Version 3 (adaptive3.go) runs on primitive data with observation and
+// action ids and pi_e at every step (what drl reads) and n >= 4: its
+// candidates are CWPDIS, WDR with drl's cross-fitted model, the point
+// g(beta_hat) between them with REG's clipped coefficient, and WIS, and a
+// candidate's bias term is its distance from CWPDIS beyond z paired
+// standard errors.
+//
+// Version 2, on any other data (bit for bit as before version 3), is
+// MAGIC's blend applied to importance sampling alone. Its candidates are
+// the windowed per-decision self-normalised estimates
 //
 //	g_j = sum_t [ sum_i B^i_{t,j} r^i_t / sum_i B^i_{t,j} ]   (0/0 := 0),
 //	B^i_{t,j} = prod_{s = max(1, t-j+1)}^{t} f^i_s           (the last j factors),

@@ -396,7 +396,7 @@ func TestAdaptive3Hand(t *testing.T) {
 }
 
 // TestAdaptive3Reference: on random batches with ids (several n, H and
-// gamma), version 3's pieces equal
+// gamma, some with empty trajectories), version 3's pieces equal
 // reference3's (a direct implementation of docs/adaptive.md on padded
 // arrays, with crossFitted's model): beta_hat, the candidates, b_a, Omega
 // and the estimate; c0 is cwpdis and c3 wis (within 1e-12 relative: the
@@ -408,17 +408,23 @@ func TestAdaptive3Reference(t *testing.T) {
 	for trial, tc := range []struct {
 		n, h, obs, act int
 		gamma          float64
+		empty          int // empty trajectories appended (padding from t = 1)
 	}{
-		{4, 3, 2, 2, 1},
-		{5, 1, 1, 2, 1},
-		{9, 6, 3, 2, 1},
-		{9, 6, 3, 2, 0.9},
-		{30, 10, 4, 3, 1},
-		{31, 10, 4, 3, 0.5},
-		{200, 20, 5, 3, 1},
-		{200, 20, 5, 3, 0.95},
+		{4, 3, 2, 2, 1, 0},
+		{5, 1, 1, 2, 1, 0},
+		{9, 6, 3, 2, 1, 0},
+		{9, 6, 3, 2, 0.9, 0},
+		{30, 10, 4, 3, 1, 0},
+		{31, 10, 4, 3, 0.5, 0},
+		{200, 20, 5, 3, 1, 0},
+		{200, 20, 5, 3, 0.95, 0},
+		{12, 5, 3, 2, 1, 3},
+		{13, 5, 3, 2, 0.8, 1},
 	} {
 		raw := idBatch(rng, tc.n, tc.h, tc.obs, tc.act)
+		for range tc.empty {
+			raw.End()
+		}
 		view := disc.Of(raw, tc.gamma)
 		e := NewAdaptiveBlend()
 		got, err := e.Estimate(view)
