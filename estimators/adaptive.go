@@ -7,9 +7,19 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// AdaptiveBlend is `adaptive` (docs/adaptive.md, beside SPEC 1b): MAGIC's blend
-// (SPEC 1d) applied to importance sampling alone. Its candidates are the
-// windowed per-decision self-normalised estimates
+// AdaptiveBlend is `adaptive` (docs/adaptive.md, beside SPEC 1b): MAGIC's
+// blend (SPEC 1d) anchored on CWPDIS, in two versions.
+//
+// Version 3 (adaptive3.go) runs on primitive data with observation and
+// action ids and pi_e at every step (what drl reads) and n >= 4: its
+// candidates are CWPDIS, WDR with drl's cross-fitted model, the point
+// g(beta_hat) between them with REG's clipped coefficient, and WIS, and a
+// candidate's bias term is its distance from CWPDIS beyond z paired
+// standard errors.
+//
+// Version 2, on any other data (bit for bit as before version 3), is
+// MAGIC's blend applied to importance sampling alone. Its candidates are
+// the windowed per-decision self-normalised estimates
 //
 //	g_j = sum_t [ sum_i B^i_{t,j} r^i_t / sum_i B^i_{t,j} ]   (0/0 := 0),
 //	B^i_{t,j} = prod_{s = max(1, t-j+1)}^{t} f^i_s           (the last j factors),
@@ -63,6 +73,9 @@ type AdaptiveBlend struct {
 	bias   []float64 // b_a
 	x      []float64 // the blend weights of the last Estimate
 	qp     simplexQP
+
+	v3      adaptive3 // version 3's workspace (adaptive3.go)
+	version int       // the version of the last successful Estimate (0: it failed)
 }
 
 // NewAdaptiveBlend returns an AdaptiveBlend estimator (key "adaptive").
@@ -71,22 +84,93 @@ func NewAdaptiveBlend() *AdaptiveBlend { return &AdaptiveBlend{} }
 // Name returns "adaptive".
 func (*AdaptiveBlend) Name() string { return "adaptive" }
 
-// X returns the blend weights of the last Estimate call, one per candidate
-// in the order j = 1, 2, 4, ..., H, then WIS (when H >= 2); empty if it
+// X returns the blend weights of the last Estimate call, one per
+// candidate: version 3's (cwpdis, wdr, g(beta_hat), wis), or version 2's in
+// the order j = 1, 2, 4, ..., H, then WIS (when H >= 2); empty if it
 // failed. The slice is reused by the next call.
 func (e *AdaptiveBlend) X() []float64 { return e.x }
 
-// J returns the windows j of the last Estimate call, in the order of X
-// (WIS, when present, is the position after them).
+// J returns version 2's windows j of the last Estimate call, in the order
+// of X (WIS, when present, is the position after them); empty when
+// version 3 ran.
 func (e *AdaptiveBlend) J() []int { return e.js }
 
-// AppendDiagnostic implements Reporter: diagnostic 0 is the blend weights
-// x (X), by position.
-func (e *AdaptiveBlend) AppendDiagnostic(dst []float64, d int) []float64 { return append(dst, e.x...) }
+// Candidates returns the candidates' values of the last Estimate call, in
+// the order of X: version 3's (cwpdis, wdr with the cross-fitted model,
+// g(beta_hat), wis) or version 2's (g_j for j = 1, 2, 4, ..., H, then
+// wis); empty if it failed. The slice is the estimator's and changes with
+// the next call.
+func (e *AdaptiveBlend) Candidates() []float64 {
+	switch e.version {
+	case 3:
+		return e.v3.c[:]
+	case 2:
+		return e.g[:e.k]
+	}
+	return nil
+}
 
-// Estimate returns the adaptive estimate from b (at least 1 trajectory).
+// Version returns the version of the last Estimate call: 3 or 2
+// (docs/adaptive.md), 0 if it failed.
+func (e *AdaptiveBlend) Version() int { return e.version }
+
+// Beta returns version 3's coefficient beta_hat of the last Estimate call
+// (0 unless version 3 ran).
+func (e *AdaptiveBlend) Beta() float64 {
+	if e.version != 3 {
+		return 0
+	}
+	return e.v3.beta
+}
+
+// AppendDiagnostic implements Reporter: diagnostic 0 is the blend weights
+// x (X), by position; 1 is beta_hat (one value, none unless version 3
+// ran); 2 is the version (one value, none if the estimate failed).
+func (e *AdaptiveBlend) AppendDiagnostic(dst []float64, d int) []float64 {
+	switch d {
+	case 0:
+		return append(dst, e.x...)
+	case 1:
+		if e.version == 3 {
+			return append(dst, e.v3.beta)
+		}
+	case 2:
+		if e.version != 0 {
+			return append(dst, float64(e.version))
+		}
+	}
+	return dst
+}
+
+// Estimate returns the adaptive estimate from b (at least 1 trajectory):
+// version 3 on primitive data with ids and pi_e and n >= 4, else version
+// 2 (docs/adaptive.md).
 func (e *AdaptiveBlend) Estimate(b *trajectory.Batch) (float64, error) {
 	e.x = e.x[:0]
+	e.version = 0
+	use3, err := applies3(b)
+	if err != nil {
+		return 0, err
+	}
+	version := 2
+	var v float64
+	if use3 {
+		e.js = e.js[:0]
+		version = 3
+		v, err = e.estimate3(b)
+	} else {
+		v, err = e.estimate2(b)
+	}
+	if err != nil {
+		e.x = e.x[:0]
+		return 0, err
+	}
+	e.version = version
+	return v, nil
+}
+
+// estimate2 is version 2.
+func (e *AdaptiveBlend) estimate2(b *trajectory.Batch) (float64, error) {
 	b = e.view.of(b)
 	n := b.N()
 	if n == 0 {

@@ -2,9 +2,7 @@ package estimators
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -38,18 +36,11 @@ import (
 // pass per fold, O(n H): well under 3 model fits. The workspace is kept
 // between calls.
 type DRL struct {
-	obsIDs, actIDs compactIDs
-	obs, act       []int32   // compact ids of every step
-	pie            []float64 // pi_e per (compact observation, compact action)
-	na             int
-	pow            []float64 // gamma^(t-1)
-	fold           [2]trajectory.Batch
-	fit            models.Fitter
-	count          []int32
-	d, dn          []float64
-	liveA, liveB   []int32
-	w              []float64 // w_t(o_t) of every step, from the other fold
-	piE            func(o int, dst []float64)
+	cf           crossFit
+	count        []int32
+	d, dn        []float64
+	liveA, liveB []int32
+	w            []float64 // w_t(o_t) of every step, from the other fold
 }
 
 // NewDRL returns a DRL estimator.
@@ -72,45 +63,10 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 	if len(b.PiE) != steps || len(b.PiB) != steps {
 		return 0, fmt.Errorf("drl: %w", ErrNoProbs)
 	}
-	gamma := b.Gamma
-	if gamma == 0 {
-		gamma = 1
-	}
-	n, h := b.N(), b.Horizon()
-	e.obs = growSlice(e.obs, steps)
-	e.act = growSlice(e.act, steps)
-	m := e.obsIDs.build(b.Obs, e.obs)
-	e.na = e.actIDs.build(b.Action, e.act)
-	na := e.na
-	e.pie = growSlice(e.pie, m*na)
-	clear(e.pie)
-	for s := range steps {
-		e.pie[int(e.obs[s])*na+int(e.act[s])] = b.PiE[s]
-	}
-	e.pow = growSlice(e.pow, h+1)
-	for t := range e.pow {
-		e.pow[t] = math.Pow(gamma, float64(t))
-	}
-	if e.piE == nil {
-		e.piE = func(o int, dst []float64) {
-			row := e.pie[o*e.na : (o+1)*e.na]
-			copy(dst, row)
-			s := 0.0
-			for _, x := range row {
-				s += x
-			}
-			dst[e.na] = max(0, 1-s) // an action never logged: q = 0
-		}
-	}
-	sp := models.Space{Obs: m, Actions: na + 1, Horizon: max(h, 1), PiE: e.piE}
-	half := (n + 1) / 2
-	e.split(b, 0, 0, half)
-	e.split(b, 1, half, n)
-	// q and v of each fold from the model of the other
-	for k := range 2 {
-		if err := e.fit.FitTo(&e.fold[1-k], &e.fold[k], sp, gamma); err != nil {
-			return 0, fmt.Errorf("drl: fitting the model on fold %c: %w", 'B'-rune(k), err)
-		}
+	n := b.N()
+	half, m, err := e.cf.fitFolds(b, "drl")
+	if err != nil {
+		return 0, err
 	}
 	// w of each fold from mis over the other
 	e.w = growSlice(e.w, steps)
@@ -124,8 +80,9 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 	e.weights(b, 0, half, half, n)
 
 	total := 0.0
+	pow := e.cf.pow
 	for k, rng := range [2][2]int{{0, half}, {half, n}} {
-		f := &e.fold[k]
+		f := &e.cf.fold[k]
 		for i := rng[0]; i < rng[1]; i++ {
 			lo, hi := b.Offsets[i], b.Offsets[i+1]
 			if hi == lo {
@@ -138,9 +95,9 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 				fs := flo + t
 				next := 0.0
 				if s+1 < hi {
-					next = e.pow[t+1] * f.VHat[fs+1]
+					next = pow[t+1] * f.VHat[fs+1]
 				}
-				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - e.pow[t]*f.QHat[fs])
+				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
 			}
 			total += phi
 		}
@@ -148,39 +105,12 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 	return finite("drl", total/float64(n))
 }
 
-// split copies trajectories lo to hi-1 of b into fold k: offsets from 0,
-// compact ids, and the rewards undiscounted (the view's r_t divided by
-// gamma^(t-1); 0 where that power underflows to 0).
-func (e *DRL) split(b *trajectory.Batch, k, lo, hi int) {
-	f := &e.fold[k]
-	base := b.Offsets[lo]
-	steps := b.Offsets[hi] - base
-	f.Offsets = growSlice(f.Offsets, hi-lo+1)
-	for i := lo; i <= hi; i++ {
-		f.Offsets[i-lo] = b.Offsets[i] - base
-	}
-	f.Reward = growSlice(f.Reward, steps)
-	f.Obs = growSlice(f.Obs, steps)
-	f.Action = growSlice(f.Action, steps)
-	copy(f.Obs, e.obs[base:base+steps])
-	copy(f.Action, e.act[base:base+steps])
-	for i := lo; i < hi; i++ {
-		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
-			r, p := b.Reward[s], e.pow[s-b.Offsets[i]]
-			if p != 1 {
-				r = ratio(r, p)
-			}
-			f.Reward[s-base] = r
-		}
-	}
-}
-
 // weights writes into e.w, at every step of trajectories tlo to thi-1 of
 // b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over trajectories flo to
 // fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
 // e.dn are zero and left zero.
 func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
-	off, rho, obs := b.Offsets, b.Ratio, e.obs
+	off, rho, obs := b.Offsets, b.Ratio, e.cf.obs
 	count, d, dn := e.count, e.d, e.dn
 	mf := float64(fhi - flo)
 	src, dst := e.liveA[:0], e.liveB[:0]

@@ -238,21 +238,35 @@ var magicX = Diagnostic{Name: "magic_x", Index: "position", IndexLabel: "positio
 	Label: "mean blend weight x_j",
 	Doc:   "x_j, the weight MAGIC gives the off-policy j-step return g_j (position 1 is j = 0, the model alone; the last is j = H, wdr); the weights are >= 0 and sum to 1"}
 
-// adaptiveX is adaptive's diagnostic: its blend weights.
-var adaptiveX = Diagnostic{Name: "adaptive_x", Index: "position", IndexLabel: "position of the candidate in (j = 1, 2, 4, ..., H, wis)",
+// adaptiveX is adaptive's first diagnostic: its blend weights.
+var adaptiveX = Diagnostic{Name: "adaptive_x", Index: "position", IndexLabel: "position of the candidate: version 3 (cwpdis, wdr, g(beta), wis); version 2 (j = 1, 2, 4, ..., H, wis)",
 	Label: "mean blend weight x",
-	Doc:   "x_a, the weight adaptive gives candidate a: the windowed CWPDIS g_j keeping the last j factors (positions 1, 2, ... for j = 1, 2, 4, ...; j = H, cwpdis, the anchor), then wis (the last position, when H >= 2); the weights are >= 0 and sum to 1"}
+	Doc: "x_a, the weight adaptive gives candidate a; version 3: positions 1 cwpdis (the anchor), 2 wdr with the cross-fitted model, 3 g(beta_hat), 4 wis; " +
+		"version 2 (data without ids, or n < 4): the windowed CWPDIS g_j keeping the last j factors (positions 1, 2, ... for j = 1, 2, 4, ...; j = H, cwpdis, the anchor), then wis (the last position, when H >= 2); " +
+		"the weights are >= 0 and sum to 1 (adaptive_version says which version a mean is of)"}
 
-// adaptiveWorkspace bounds adaptive's memory: the factors, the sums of
-// cwpdis and wis, five H x |J| tables (products of one trajectory, their
-// exponents and column scales, per-step sums) and the k x k matrices of
-// the blend, k <= |J| + 1 <= log2 H + 3.
+// adaptiveBeta is adaptive's second diagnostic: version 3's coefficient.
+var adaptiveBeta = Diagnostic{Name: "adaptive_beta", Index: "position", IndexLabel: "position (one value: beta_hat)",
+	Label: "mean beta_hat",
+	Doc:   "beta_hat = Cov_n(Y, C) / Var_n(C) clipped to [0, 1], the coefficient of adaptive's third candidate g(beta_hat) (0: cwpdis, 1: wdr); a vector of one value when version 3 ran, none otherwise"}
+
+// adaptiveVersion is adaptive's third diagnostic: the version that ran.
+var adaptiveVersion = Diagnostic{Name: "adaptive_version", Index: "position", IndexLabel: "position (one value: the version)",
+	Label: "mean version",
+	Doc:   "3 when adaptive ran version 3 (primitive data with ids and pi_e, n >= 4), 2 when it ran version 2; a vector of one value"}
+
+// adaptiveWorkspace bounds adaptive's memory: version 2's (the factors,
+// the sums of cwpdis and wis, five H x |J| tables (products of one
+// trajectory, their exponents and column scales, per-step sums) and the
+// k x k matrices of the blend, k <= |J| + 1 <= log2 H + 3) plus version
+// 3's (adaptive3Bytes, beside its code): an estimator that ran both keeps
+// both workspaces.
 var adaptiveWorkspace = workspace{
 	func(n, h float64) float64 {
 		j := math.Log2(max(h, 1)) + 3
-		return 8*n*h + 8*(7*h+3) + 40*h*j + 8*(4*j*j+13*j)
+		return 8*n*h + 8*(7*h+3) + 40*h*j + 8*(4*j*j+13*j) + adaptive3Bytes(n, h)
 	},
-	"8 n H (factors, with changed options only) + 8 (7H+3) (sums of cwpdis and wis) + 40 H J (products, exponents, scales, per-step sums) + 8 (4 J^2 + 13 J) (covariance, M, its Cholesky factor), J = log2 H + 3 bytes"}
+	"version 2's 8 n H (factors, with changed options only) + 8 (7H+3) (sums of cwpdis and wis) + 40 H J (products, exponents, scales, per-step sums) + 8 (4 J^2 + 13 J) (covariance, M, its Cholesky factor), J = log2 H + 3, plus version 3's " + adaptive3BytesDoc + " (an estimator that ran both keeps both) bytes"}
 
 func sumsEntry(name, formula, source string, class Class, def bool, mk func() Estimator) Info {
 	return Info{Name: name, Formula: formula, Source: source, MinN: 1, Class: class, Default: def, memory: sumsWorkspace, new: mk}
@@ -333,10 +347,14 @@ var registry = []Info{
 		Source: "double reinforcement learning, Kallus & Uehara 2020, cross-fitted with 2 folds; SPEC 1f (H = the longest trajectory of the data)",
 		MinN:   2, Class: ModelBased, Needs: IDs | Probs, memory: drlWorkspace,
 		new: func() Estimator { return NewDRL() }},
-	{Name: "adaptive", Formula: "sum_a x_a g_a over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis: x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, Omega the candidates' covariance from their influence terms, b_a = |g_a - cwpdis|",
-		Source: "beyond the paper: MAGIC's blend (SPEC 1d) over importance-sampling candidates; docs/adaptive.md",
-		MinN:   1, Class: Adaptive, Diagnostics: []Diagnostic{adaptiveX}, memory: adaptiveWorkspace,
-		new: func() Estimator { return NewAdaptiveBlend() }},
+	withUses(Info{Name: "adaptive", Formula: "version 3 (primitive data with obs and action ids and pi_e, n >= 4): sum_a x_a c_a over c = (cwpdis, wdr with drl's cross-fitted model, g(beta_hat), wis), " +
+		"g(beta) = cwpdis - beta mean(C), C_i = sum_t (wt_{t,i} q_{t,i} - wt_{t-1,i} v_{t,i}), wt_{t,i} = n W_{t,i} / sum_k W_{t,k} (wt_0 = 1), q, v the fitted model (SPEC 1f) of the other fold, " +
+		"beta_hat = Cov_n(Y, C) / Var_n(C) clipped to [0, 1] (Y_i = sum_t wt_{t,i} r_{t,i}); x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, Omega the candidates' covariance from their influence terms, " +
+		"b_a = max(0, |c_a - cwpdis| - 1.6448536269514722 s_a), s_a the standard error of c_a - cwpdis. " +
+		"Version 2 (otherwise): the same blend over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis, b_a = |g_a - cwpdis|",
+		Source: "beyond the paper: MAGIC's blend (SPEC 1d) anchored on cwpdis; version 3 (issue 25 item 2) blends model-based candidates (drl's cross-fitting, SPEC 1f; REG's coefficient, Kallus & Uehara 2019), version 2 (issue 16) importance-sampling ones; docs/adaptive.md",
+		MinN:   1, Class: Adaptive, Diagnostics: []Diagnostic{adaptiveX, adaptiveBeta, adaptiveVersion}, memory: adaptiveWorkspace,
+		new: func() Estimator { return NewAdaptiveBlend() }}, IDs|Probs, "adaptive version 2 (docs/adaptive.md): the blend of the windowed CWPDIS and wis"),
 }
 
 func withUses(i Info, d Data, without string) Info {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -132,16 +133,25 @@ func fittedModel(model string, md domains.ModelDomain, fitted *evaluate.Fitted, 
 }
 
 // recordedColumns bounds what the domain records beside rewards and
-// ratios for series rs over steps steps when an estimator needs a model:
-// observation and action ids and the model columns (4+4+8+8 bytes a step,
-// append slack doubled), and the exact model's tables.
+// ratios for series rs over steps steps: when an estimator needs a model,
+// observation and action ids and the model columns (4+4+8+8 bytes a
+// step, append slack doubled) and the exact model's tables; otherwise the
+// ids where an estimator needs or uses them (8 bytes a step, doubled);
+// and the action probabilities where one needs or uses them (16 bytes a
+// step, doubled; recordedUpTo).
 func recordedColumns(rs *config.Series, steps float64) float64 {
-	if !rs.NeedsModel() {
-		return 0
+	rec := recordedUpTo(rs)
+	b := 0.0
+	if rs.NeedsModel() {
+		b = 2 * 24 * steps
+		if f := rs.Spec().ExactModelBytes; rs.Model == config.ModelExact && f != nil {
+			b += f(rs.Params)
+		}
+	} else if rec&estimators.IDs != 0 {
+		b = 2 * 8 * steps
 	}
-	b := 2 * 24 * steps
-	if f := rs.Spec().ExactModelBytes; rs.Model == config.ModelExact && f != nil {
-		b += f(rs.Params)
+	if rec&estimators.Probs != 0 {
+		b += 2 * 16 * steps
 	}
 	return b
 }

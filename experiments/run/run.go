@@ -204,9 +204,12 @@ func (w *worker) state(u Unit) error {
 	}
 	// What the domain records, from the union of the estimators' Needs:
 	// ids for a fitted model or an estimator reading them (mis, drl), the
-	// exact model, the action probabilities (drl).
+	// exact model, the action probabilities (drl); and the ids and
+	// probabilities that an estimator Uses without needing them
+	// (adaptive), where the domain can supply them (optionalData).
 	needs := rs.Needs()
-	if needs&(estimators.Model|estimators.IDs) != 0 {
+	opt := optionalData(rs, d)
+	if needs&(estimators.Model|estimators.IDs) != 0 || opt&estimators.IDs != 0 {
 		md, ok := d.(domains.ModelDomain)
 		if !ok {
 			return fmt.Errorf("series %s: domain %s supplies no model and no ids", rs.Name, rs.Domain)
@@ -215,7 +218,7 @@ func (w *worker) state(u Unit) error {
 		fitted := modeled && rs.Model != config.ModelExact
 		// an external estimator's trial files carry the ids too
 		// (FileDomain recorded them; DomainColumns says whether)
-		ids := fitted || needs&estimators.IDs != 0 || rs.HasExternal() && DomainColumns(rs, d).IDs
+		ids := fitted || (needs|opt)&estimators.IDs != 0 || rs.HasExternal() && DomainColumns(rs, d).IDs
 		md.Record(ids, modeled && !fitted)
 		if modeled {
 			req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
@@ -224,12 +227,14 @@ func (w *worker) state(u Unit) error {
 			}
 		}
 	}
-	if needs&estimators.Probs != 0 {
+	if (needs|opt)&estimators.Probs != 0 {
 		pr, ok := d.(domains.ProbRecorder)
 		if !ok {
 			return fmt.Errorf("series %s: domain %s cannot record the action probabilities", rs.Name, rs.Domain)
 		}
-		if err := pr.RecordProbs(true); err != nil {
+		// optional probabilities that the domain refuses are not
+		// recorded: the estimators using them equal their Without
+		if err := pr.RecordProbs(true); err != nil && needs&estimators.Probs != 0 {
 			return fmt.Errorf("series %s: %w", rs.Name, err)
 		}
 	}

@@ -1,0 +1,306 @@
+package estimators
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// Candidates of adaptive's version 3, in the order of its diagnostic
+// adaptive_x (docs/adaptive.md, version 3).
+const (
+	cand3Anchor = iota // c0 = g(0) = CWPDIS
+	cand3WDR           // c1 = g(1) = WDR with the cross-fitted model
+	cand3Beta          // c2 = g(beta_hat)
+	cand3WIS           // c3 = WIS
+	cands3
+)
+
+// adaptive3 is the workspace of adaptive's version 3 (docs/adaptive.md):
+// the blend of CWPDIS, WDR with drl's cross-fitted model, the REG point
+// g(beta_hat) between them, and WIS.
+type adaptive3 struct {
+	cf    crossFit
+	nrm   normalised // S_t, exact (per-step binary scales when needed)
+	wb    []float64  // W_{t,i} / S_t of one trajectory, t = 1..H at t-1
+	rbar  []float64  // per step: sum_i W_{t,i} r_{t,i} / S_t
+	dbar  []float64  // per step: sum_i W_{t,i} (q_{t,i} - v_{t+1,i}) / S_t
+	c     [cands3]float64
+	com   [cands3 * cands3]float64 // sum_i phi_a phi_c, then Omega
+	dif   [cands3]float64          // sum_i (phi_a - phi_0)^2
+	m     [cands3 * cands3]float64 // M
+	bias  [cands3]float64
+	beta  float64
+	meanC float64
+}
+
+// applies3 reports whether version 3 runs on b: primitive data (every
+// step's factor is its action ratio) with an observation and an action
+// id and pi_e at every step, and n >= 4. Negative ids are an error.
+func applies3(b *trajectory.Batch) (bool, error) {
+	steps := b.Steps()
+	if b.N() < 4 || steps == 0 || len(b.Obs) != steps || len(b.Action) != steps || len(b.PiE) != steps {
+		return false, nil
+	}
+	if len(b.OptionRatio) != steps || len(b.Changed) != steps {
+		return false, nil
+	}
+	for s, r := range b.Ratio {
+		if b.Changed[s] || b.OptionRatio[s] != r {
+			return false, nil
+		}
+	}
+	if err := checkIDs("adaptive", b, 4); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// estimate3 is version 3 on b (applies3 holds).
+func (e *AdaptiveBlend) estimate3(b *trajectory.Batch) (float64, error) {
+	a := &e.v3
+	b = e.view.of(b)
+	n, h := b.N(), b.Horizon()
+	nf := float64(n)
+
+	// c0 and c3, exactly as the estimators cwpdis and wis.
+	e.s.accumulate(b, primitiveFactors, false)
+	anchor := 0.0
+	for t := range e.s.num {
+		anchor += e.s.cwpdisTerm(t)
+	}
+	a.c[cand3Anchor], a.c[cand3WIS] = anchor, e.s.wis()
+	if !finiteValue(anchor) || !finiteValue(a.c[cand3WIS]) {
+		return 0, fmt.Errorf("adaptive: cwpdis or wis %w", ErrNotRepresentable)
+	}
+
+	// the cross-fitted model and the normalisers
+	if _, _, err := a.cf.fitFolds(b, "adaptive"); err != nil {
+		return 0, err
+	}
+	a.nrm.normalisers(b)
+	a.wb = zeroFloats(a.wb, h)
+	a.rbar = zeroFloats(a.rbar, h)
+	a.dbar = zeroFloats(a.dbar, h)
+
+	// Pass 1: Y_i, C_i (their moments), v_1, and the per-step sums.
+	var mom regMoments
+	sumV1 := 0.0
+	for i := range n {
+		y, c, v1 := a.pass1(b, i)
+		mom.add(y, c)
+		sumV1 += v1
+	}
+	if !mom.finite() || !finiteValue(sumV1) {
+		return 0, fmt.Errorf("adaptive: the control variate's terms %w", ErrNotRepresentable)
+	}
+	for t := range h {
+		if !finiteValue(a.rbar[t]) || !finiteValue(a.dbar[t]) {
+			return 0, fmt.Errorf("adaptive: the step-%d means %w", t+1, ErrNotRepresentable)
+		}
+	}
+	beta := 0.0
+	if mom.cCC > 0 && finiteValue(mom.cCC) {
+		beta = mom.cYC / mom.cCC
+		if !finiteValue(beta) {
+			beta = 0
+		}
+		beta = min(max(beta, 0), 1)
+	}
+	a.beta = beta
+	a.meanC = mom.sumC / nf
+	a.c[cand3WDR] = anchor - a.meanC
+	a.c[cand3Beta] = anchor - beta*a.meanC
+	vbar1 := sumV1 / nf
+
+	// Pass 2: the influence terms and their co-moments.
+	clear(a.com[:])
+	clear(a.dif[:])
+	for i := range n {
+		p, q, w := a.pass2(b, i, vbar1, a.c[cand3WIS])
+		phi := [cands3]float64{p, p + q, p + beta*q, w}
+		for x := range cands3 {
+			for y := x; y < cands3; y++ {
+				a.com[x*cands3+y] += phi[x] * phi[y]
+			}
+		}
+		a.dif[cand3WDR] += q * q
+		bq := beta * q
+		a.dif[cand3Beta] += bq * bq
+		dw := w - p
+		a.dif[cand3WIS] += dw * dw
+	}
+	inv := 1 / nf
+	for x := range cands3 {
+		for y := x; y < cands3; y++ {
+			v := a.com[x*cands3+y] * inv * inv
+			a.com[x*cands3+y], a.com[y*cands3+x] = v, v
+		}
+	}
+	return e.blend3(n)
+}
+
+// pass1 returns Y_i, C_i and v_{1,i} of trajectory i and adds its terms to
+// rbar and dbar (a.wb is set to its normalised weights).
+func (a *adaptive3) pass1(b *trajectory.Batch, i int) (y, c, v1 float64) {
+	a.fillWeights(b, i)
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	if hi == lo {
+		return 0, 0, 0
+	}
+	qc, vc, fs := a.cf.columns(lo)
+	l := hi - lo
+	rew := b.Reward[lo:hi]
+	qs, vs := qc[fs:fs+l], vc[fs:fs+l]
+	pow := a.cf.pow[:l+1]
+	wb := a.wb[:l]
+	rbar, dbar := a.rbar[:l], a.dbar[:l]
+	nf := float64(b.N())
+	v1 = vs[0] // pow[0] = 1
+	prev := 1.0
+	for t, r := range rew {
+		w := wb[t]
+		wt := nf * w
+		qt, vt := pow[t]*qs[t], pow[t]*vs[t]
+		next := 0.0
+		if t+1 < l {
+			next = pow[t+1] * vs[t+1]
+		}
+		y += wt * r
+		c += wt*qt - prev*vt
+		prev = wt
+		rbar[t] += w * r
+		dbar[t] += w * (qt - next)
+	}
+	return y, c, v1
+}
+
+// pass2 returns trajectory i's influence terms: P_i = phi_i(0) (the
+// anchor's), Q_i (phi_i(beta) = P_i + beta Q_i) and WIS's.
+func (a *adaptive3) pass2(b *trajectory.Batch, i int, vbar1, wis float64) (p, q, w float64) {
+	a.fillWeights(b, i)
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	l := hi - lo
+	nf := float64(b.N())
+	h := len(a.wb)
+	g := 0.0
+	q = -vbar1
+	if l > 0 {
+		qc, vc, fs := a.cf.columns(lo)
+		rew := b.Reward[lo:hi]
+		qs, vs := qc[fs:fs+l], vc[fs:fs+l]
+		pow := a.cf.pow[:l+1]
+		wb := a.wb[:l]
+		rbar, dbar := a.rbar[:l], a.dbar[:l]
+		q += vs[0]
+		for t, r := range rew {
+			wt := nf * wb[t]
+			qt := pow[t] * qs[t]
+			next := 0.0
+			if t+1 < l {
+				next = pow[t+1] * vs[t+1]
+			}
+			p += wt * (r - rbar[t])
+			q -= wt * ((qt - next) - dbar[t])
+			g += r
+		}
+	}
+	// padding: r = d = 0, the weight frozen
+	for t := l; t < h; t++ {
+		wt := nf * a.wb[t]
+		p -= wt * a.rbar[t]
+		q += wt * a.dbar[t]
+	}
+	if h > 0 { // n W_{H,i} (G_i - WIS) / S_H
+		w = nf * a.wb[h-1] * (g - wis)
+	}
+	return p, q, w
+}
+
+// fillWeights sets a.wb to trajectory i's W_{t,i} / S_t, t = 1..H (the
+// weight frozen after the trajectory's end; 0 where S_t = 0), from the
+// normalisers, as WDR computes them.
+func (a *adaptive3) fillWeights(b *trajectory.Batch, i int) {
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	rho := b.Ratio[lo:hi]
+	den := a.nrm.den
+	wb := a.wb
+	if !a.nrm.scaled {
+		w := 1.0
+		for t := range wb {
+			if t < len(rho) {
+				w *= rho[t]
+			}
+			wb[t] = ratio(w, den[t+1])
+		}
+		return
+	}
+	w := scaledWeight{m: 1}
+	for t := range wb {
+		if t < len(rho) {
+			w.mul(rho[t])
+		}
+		v := 0.0
+		if d := den[t+1]; d != 0 {
+			v = math.Ldexp(w.m/d, w.e-a.nrm.exp[t+1])
+		}
+		wb[t] = v
+	}
+}
+
+// blend3 computes b, M and x from the candidates and Omega and returns
+// sum_a x_a c_a (docs/adaptive.md, version 3).
+func (e *AdaptiveBlend) blend3(n int) (float64, error) {
+	a := &e.v3
+	const k = cands3
+	nf := float64(n)
+	c0 := a.c[cand3Anchor]
+	for x := range k {
+		if x == cand3Anchor {
+			a.bias[x] = 0
+			continue
+		}
+		s := math.Sqrt(a.dif[x]) / nf
+		a.bias[x] = max(0, math.Abs(a.c[x]-c0)-magicZ*s)
+	}
+	for x := range k {
+		for y := range k {
+			a.m[x*k+y] = a.com[x*k+y] + a.bias[x]*a.bias[y]
+		}
+	}
+	trace := addRidge(a.m[:], k)
+	for _, v := range a.m {
+		if !finiteValue(v) {
+			return 0, fmt.Errorf("adaptive: the covariance of the candidates %w", ErrNotRepresentable)
+		}
+	}
+	if math.IsInf(trace, 0) {
+		return 0, fmt.Errorf("adaptive: the trace of Omega + b b^T %w", ErrNotRepresentable)
+	}
+	e.x = zeroFloats(e.x, k)
+	if err := e.qp.solve(a.m[:], k, e.x); err != nil {
+		e.x = e.x[:0]
+		return 0, fmt.Errorf("adaptive: blend weights: %w", err)
+	}
+	v := 0.0
+	for x, xa := range e.x {
+		if xa != 0 {
+			v += xa * a.c[x]
+		}
+	}
+	return finite("adaptive", v)
+}
+
+// adaptive3Bytes bounds version 3's workspace for n trajectories of
+// horizon h (steps <= n h): the compact ids of every step and their two id
+// tables (dense: at most 4 steps + 65 entries each; a map: at most one
+// entry a step), both folds as batches (rewards, ids, q and v: 32 bytes a
+// step, and offsets), the fitted model's workspace (models.FitBytes, with
+// at most n h observations and, as drl counts them, at most 4 n h
+// (observation, action) pairs at 36 bytes each with the pi_e table), the
+// normalisers and per-step sums (88 bytes a step t), the powers of gamma.
+func adaptive3Bytes(n, h float64) float64 { return 300*n*h + 24*n + 96*h + 160<<10 }
+
+// adaptive3BytesDoc is adaptive3Bytes's formula, for help texts.
+const adaptive3BytesDoc = "300 n H (compact ids and their tables, both folds with their q and v, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 24 n + 96 H (normalisers, per-step sums) + 160 KiB (the model's 15 slices, rounded)"
