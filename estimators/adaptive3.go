@@ -10,16 +10,19 @@ import (
 // Candidates of adaptive's version 3, in the order of its diagnostic
 // adaptive_x (docs/adaptive.md, version 3).
 const (
-	cand3Anchor = iota // c0 = g(0) = CWPDIS
+	cand3CWPDIS = iota // c0 = g(0) = CWPDIS
 	cand3WDR           // c1 = g(1) = WDR with the cross-fitted model
 	cand3Beta          // c2 = g(beta_hat)
 	cand3WIS           // c3 = WIS
+	cand3DR            // c4 = DR with the cross-fitted model: the anchor of revision 1, not blended
 	cands3
 )
 
 // adaptive3 is the workspace of adaptive's version 3 (docs/adaptive.md):
 // the blend of CWPDIS, WDR with drl's cross-fitted model, the REG point
-// g(beta_hat) between them, and WIS.
+// g(beta_hat) between them, and WIS, their biases measured against DR
+// with the cross-fitted model, the unbiased anchor of revision 1 (never
+// blended itself: its plug-in variance understates its heavy tail).
 type adaptive3 struct {
 	cf    crossFit
 	nrm   normalised // S_t, exact (per-step binary scales when needed)
@@ -28,11 +31,16 @@ type adaptive3 struct {
 	dbar  []float64  // per step: sum_i W_{t,i} (q_{t,i} - v_{t+1,i}) / S_t
 	c     [cands3]float64
 	com   [cands3 * cands3]float64 // sum_i phi_a phi_c, then Omega
-	dif   [cands3]float64          // sum_i (phi_a - phi_0)^2
+	dif   [cands3]float64          // sum_i (phi_a - phi_anchor)^2
 	m     [cands3 * cands3]float64 // M
 	bias  [cands3]float64
 	beta  float64
 	meanC float64
+	// u holds each trajectory's DR term u_i (revision 1); anchor is the
+	// index of the anchor candidate: cand3DR, or cand3CWPDIS when some
+	// u_i is not a float64 (weights beyond the float64 range).
+	u      []float64
+	anchor int
 }
 
 // applies3 reports whether version 3 runs on b: primitive data (every
@@ -70,7 +78,7 @@ func (e *AdaptiveBlend) estimate3(b *trajectory.Batch) (float64, error) {
 	for t := range e.s.num {
 		anchor += e.s.cwpdisTerm(t)
 	}
-	a.c[cand3Anchor], a.c[cand3WIS] = anchor, e.s.wis()
+	a.c[cand3CWPDIS], a.c[cand3WIS] = anchor, e.s.wis()
 	if !finiteValue(anchor) || !finiteValue(a.c[cand3WIS]) {
 		return 0, fmt.Errorf("adaptive: cwpdis or wis %w", ErrNotRepresentable)
 	}
@@ -83,14 +91,24 @@ func (e *AdaptiveBlend) estimate3(b *trajectory.Batch) (float64, error) {
 	a.wb = zeroFloats(a.wb, h)
 	a.rbar = zeroFloats(a.rbar, h)
 	a.dbar = zeroFloats(a.dbar, h)
+	a.u = zeroFloats(a.u, n)
 
 	// Pass 1: Y_i, C_i (their moments), v_1, and the per-step sums.
 	var mom regMoments
 	sumV1 := 0.0
+	sumU, drOK := 0.0, true
 	for i := range n {
 		y, c, v1 := a.pass1(b, i)
 		mom.add(y, c)
 		sumV1 += v1
+		u := a.drTerm(b, i)
+		a.u[i] = u
+		sumU += u
+		drOK = drOK && finiteValue(u)
+	}
+	a.anchor, a.c[cand3DR] = cand3CWPDIS, 0
+	if drOK && finiteValue(sumU) {
+		a.anchor, a.c[cand3DR] = cand3DR, sumU/nf
 	}
 	if !mom.finite() || !finiteValue(sumV1) {
 		return 0, fmt.Errorf("adaptive: the control variate's terms %w", ErrNotRepresentable)
@@ -119,17 +137,20 @@ func (e *AdaptiveBlend) estimate3(b *trajectory.Batch) (float64, error) {
 	clear(a.dif[:])
 	for i := range n {
 		p, q, w := a.pass2(b, i, vbar1, a.c[cand3WIS])
-		phi := [cands3]float64{p, p + q, p + beta*q, w}
+		du := 0.0
+		if a.anchor == cand3DR {
+			du = a.u[i] - a.c[cand3DR] // DR is a plain mean: its own influence term
+		}
+		phi := [cands3]float64{p, p + q, p + beta*q, w, du}
 		for x := range cands3 {
 			for y := x; y < cands3; y++ {
 				a.com[x*cands3+y] += phi[x] * phi[y]
 			}
 		}
-		a.dif[cand3WDR] += q * q
-		bq := beta * q
-		a.dif[cand3Beta] += bq * bq
-		dw := w - p
-		a.dif[cand3WIS] += dw * dw
+		for x := range cands3 {
+			d := phi[x] - phi[a.anchor]
+			a.dif[x] += d * d
+		}
 	}
 	inv := 1 / nf
 	for x := range cands3 {
@@ -174,6 +195,31 @@ func (a *adaptive3) pass1(b *trajectory.Batch, i int) (y, c, v1 float64) {
 		dbar[t] += w * (qt - next)
 	}
 	return y, c, v1
+}
+
+// drTerm returns trajectory i's term of DR with the cross-fitted model,
+// u_i = sum_t W_{t,i} (r_{t,i} - q_{t,i}) + W_{t-1,i} v_{t,i} (q, v
+// discounted to the start as in pass1; W unnormalised, W_0 = 1): the
+// anchor of revision 1, whose mean is unbiased for V(pi_e) whatever the
+// model, as the model of a trajectory is fitted on the other fold. Not
+// finite when a weight leaves the float64 range.
+func (a *adaptive3) drTerm(b *trajectory.Batch, i int) float64 {
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	if hi == lo {
+		return 0
+	}
+	qc, vc, fs := a.cf.columns(lo)
+	l := hi - lo
+	rew, rho := b.Reward[lo:hi], b.Ratio[lo:hi]
+	qs, vs := qc[fs:fs+l], vc[fs:fs+l]
+	pow := a.cf.pow[:l+1]
+	u, prev := 0.0, 1.0
+	for t, r := range rew {
+		w := prev * rho[t]
+		u += w*(r-pow[t]*qs[t]) + prev*pow[t]*vs[t]
+		prev = w
+	}
+	return u
 }
 
 // pass2 returns trajectory i's influence terms: P_i = phi_i(0) (the
@@ -253,11 +299,11 @@ func (a *adaptive3) fillWeights(b *trajectory.Batch, i int) {
 // sum_a x_a c_a (docs/adaptive.md, version 3).
 func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 	a := &e.v3
-	const k = cands3
+	const k = cands3 - 1 // DR, the last candidate, is the anchor only: never blended
 	nf := float64(n)
-	c0 := a.c[cand3Anchor]
+	c0 := a.c[a.anchor]
 	for x := range k {
-		if x == cand3Anchor {
+		if x == a.anchor {
 			a.bias[x] = 0
 			continue
 		}
@@ -266,11 +312,11 @@ func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 	}
 	for x := range k {
 		for y := range k {
-			a.m[x*k+y] = a.com[x*k+y] + a.bias[x]*a.bias[y]
+			a.m[x*k+y] = a.com[x*cands3+y] + a.bias[x]*a.bias[y]
 		}
 	}
-	trace := addRidge(a.m[:], k)
-	for _, v := range a.m {
+	trace := addRidge(a.m[:k*k], k)
+	for _, v := range a.m[:k*k] {
 		if !finiteValue(v) {
 			return 0, fmt.Errorf("adaptive: the covariance of the candidates %w", ErrNotRepresentable)
 		}
@@ -279,7 +325,7 @@ func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 		return 0, fmt.Errorf("adaptive: the trace of Omega + b b^T %w", ErrNotRepresentable)
 	}
 	e.x = zeroFloats(e.x, k)
-	if err := e.qp.solve(a.m[:], k, e.x); err != nil {
+	if err := e.qp.solve(a.m[:k*k], k, e.x); err != nil {
 		e.x = e.x[:0]
 		return 0, fmt.Errorf("adaptive: blend weights: %w", err)
 	}
@@ -300,7 +346,7 @@ func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 // at most n h observations and, as drl counts them, at most 4 n h
 // (observation, action) pairs at 36 bytes each with the pi_e table), the
 // normalisers and per-step sums (88 bytes a step t), the powers of gamma.
-func adaptive3Bytes(n, h float64) float64 { return 300*n*h + 24*n + 96*h + 160<<10 }
+func adaptive3Bytes(n, h float64) float64 { return 300*n*h + 32*n + 96*h + 160<<10 }
 
 // adaptive3BytesDoc is adaptive3Bytes's formula, for help texts.
-const adaptive3BytesDoc = "300 n H (compact ids and their tables, both folds with their q and v, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 24 n + 96 H (normalisers, per-step sums) + 160 KiB (the model's 15 slices, rounded)"
+const adaptive3BytesDoc = "300 n H (compact ids and their tables, both folds with their q and v, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 32 n + 96 H (normalisers, per-trajectory DR terms, per-step sums) + 160 KiB (the model's 15 slices, rounded)"

@@ -59,12 +59,13 @@ func idBatch(rng *rand.Rand, n, h, nObs, nAct int) *trajectory.Batch {
 // padded n x H arrays of b (the discounted view) with the model columns
 // q, v (discounted, per step of b): the weights W and sums S, the family
 // g(beta) by its defining formula, beta_hat from Y and C, the influence
-// terms phi by their formulas, Omega, s_a from Omega's entries, b_a, and
-// the blend weights by exhaustive search over the supports (solveSimplex).
+// terms phi by their formulas, DR's terms u_i (revision 1: the anchor),
+// Omega, s_a from Omega's entries against the anchor, b_a, and the blend
+// weights by exhaustive search over the supports (solveSimplex).
 type ref3 struct {
-	c, bias, s [4]float64
+	c, bias, s [5]float64
 	beta       float64
-	omega      [16]float64
+	omega      [25]float64
 	x          []float64
 	est        float64
 }
@@ -142,7 +143,7 @@ func reference3(b *trajectory.Batch, q, v []float64) ref3 {
 		r.c[k] = g(be)
 	}
 	r.c[3] = wis
-	phi := make([][4]float64, n)
+	phi := make([][5]float64, n)
 	for k, be := range betas {
 		abar := make([]float64, h+1)
 		for t := 1; t <= h; t++ {
@@ -161,30 +162,44 @@ func reference3(b *trajectory.Batch, q, v []float64) ref3 {
 	for i := range n {
 		phi[i][3] = ratio(nf*W[i][h]*(G[i]-wis), S[h])
 	}
-	for x := range 4 {
-		for y := range 4 {
+	// DR with the model: u_i = sum_t W_t (r_t - q_t) + W_{t-1} v_t, the
+	// anchor, a plain mean (phi_i = u_i - mean u)
+	u := make([]float64, n)
+	for i := range n {
+		for t := 1; t <= h; t++ {
+			u[i] += W[i][t]*(R[i][t]-Q[i][t]) + W[i][t-1]*V[i][t]
+		}
+		r.c[4] += u[i] / nf
+	}
+	for i := range n {
+		phi[i][4] = u[i] - r.c[4]
+	}
+	const k, anchor = 5, 4
+	for x := range k {
+		for y := range k {
 			for i := range n {
-				r.omega[x*4+y] += phi[i][x] * phi[i][y] / (nf * nf)
+				r.omega[x*k+y] += phi[i][x] * phi[i][y] / (nf * nf)
 			}
 		}
 	}
 	const z = 1.6448536269514722
-	for k := 1; k < 4; k++ {
-		r.s[k] = math.Sqrt(max(0, r.omega[k*4+k]+r.omega[0]-2*r.omega[k*4]))
-		r.bias[k] = max(0, math.Abs(r.c[k]-r.c[0])-z*r.s[k])
+	for a := range anchor {
+		r.s[a] = math.Sqrt(max(0, r.omega[a*k+a]+r.omega[anchor*k+anchor]-2*r.omega[a*k+anchor]))
+		r.bias[a] = max(0, math.Abs(r.c[a]-r.c[anchor])-z*r.s[a])
 	}
-	m := make([]float64, 16)
+	const kb = 4 // the anchor is not blended
+	m := make([]float64, kb*kb)
 	tr := 0.0
-	for x := range 4 {
-		for y := range 4 {
-			m[x*4+y] = r.omega[x*4+y] + r.bias[x]*r.bias[y]
+	for x := range kb {
+		for y := range kb {
+			m[x*kb+y] = r.omega[x*k+y] + r.bias[x]*r.bias[y]
 		}
-		tr += m[x*4+x]
+		tr += m[x*kb+x]
 	}
-	for x := range 4 {
-		m[x*4+x] += 1e-10 * max(tr/4, 1e-300)
+	for x := range kb {
+		m[x*kb+x] += 1e-10 * max(tr/kb, 1e-300)
 	}
-	r.x = solveSimplex(m, 4)
+	r.x = solveSimplex(m, kb)
 	for k, xa := range r.x {
 		r.est += xa * r.c[k]
 	}
@@ -344,8 +359,17 @@ func crossFitted(t *testing.T, raw *trajectory.Batch, gamma float64) (q, v []flo
 // beta 0.5875.
 // P = wt (r - 2.8) = (-0.96, 0.24, 1.44, -0.72); dbar = 15.75/5 = 3.15,
 // Q = (v_1 - 2.5625) - wt (q - 3.15) = (-0.3325, -0.3325, 0.0925, 0.5725);
-// s_1 = sqrt(sum Q^2)/4 = sqrt(0.557425)/4, b_1 = 0.5875 - z s_1,
-// b_2 = beta b_1 (d_2 = beta d_1, s_2 = beta s_1), b_3 = 0 (phi_3 = P).
+// phi_1 = P + Q, phi_2 = P + beta Q, phi_3 = P (H = 1).
+// Revision 1's anchor, DR with the cross-fitted model: u = W (r - q) + v =
+// (1.5 (2 - 4) + 3.25, 1.5 (3 - 4) + 3.25, 1.5 (4 - 2.5) + 1.875,
+// 0.5 (1 - 0) + 1.875) = (0.25, 1.75, 4.125, 2.375), c4 = 8.5/4 = 2.125,
+// phi_4 = u - 2.125 = (-1.875, -0.375, 2, 0.25).
+// s_0 = s_3 = sqrt(sum (P - phi_4)^2)/4, P - phi_4 = (0.915, 0.615, -0.56,
+// -0.97), sum of squares 2.46995: b_0 = b_3 = 0.675 - z sqrt(2.46995)/4 =
+// 0.0287; phi_1 - phi_4 = (0.5825, 0.2825, -0.4675, -0.3975), sum of
+// squares 0.795675: |d_1| = 0.0875 < z sqrt(0.795675)/4 = 0.367, b_1 = 0;
+// likewise b_2 = 0 (|d_2| = 0.147 < z s_2 = 0.39); b_4 = 0 (the anchor,
+// which is not blended: x has 4 positions).
 func TestAdaptive3Hand(t *testing.T) {
 	var b trajectory.Batch
 	for _, st := range []struct {
@@ -364,8 +388,7 @@ func TestAdaptive3Hand(t *testing.T) {
 		t.Fatal(err)
 	}
 	beta := 7.37 / 8.205625
-	s1 := math.Sqrt(0.557425) / 4
-	b1 := 0.5875 - magicZ*s1
+	b0 := 0.675 - magicZ*math.Sqrt(2.46995)/4
 	for _, tc := range []struct {
 		what      string
 		got, want float64
@@ -376,9 +399,12 @@ func TestAdaptive3Hand(t *testing.T) {
 		{"c3", e.v3.c[3], 2.8},
 		{"beta", e.Beta(), beta},
 		{"mean C", e.v3.meanC, 0.5875},
-		{"b_1", e.v3.bias[1], b1},
-		{"b_2", e.v3.bias[2], beta * b1},
-		{"b_3", e.v3.bias[3], 0},
+		{"c4", e.v3.c[4], 2.125},
+		{"b_0", e.v3.bias[0], b0},
+		{"b_1", e.v3.bias[1], 0},
+		{"b_2", e.v3.bias[2], 0},
+		{"b_3", e.v3.bias[3], b0},
+		{"b_4", e.v3.bias[4], 0},
 		{"Omega_00", e.v3.com[0], (0.96*0.96 + 0.24*0.24 + 1.44*1.44 + 0.72*0.72) / 16},
 	} {
 		if math.Abs(tc.got-tc.want) > 1e-14*max(1, math.Abs(tc.want)) {
@@ -569,13 +595,15 @@ func TestAdaptive3Diagnostics(t *testing.T) {
 }
 
 // TestAdaptive3Scaled: weights beyond the float64 range take the
-// normalisers' scaled path and change nothing: multiplying every
-// trajectory's first factor by 2^1020 (overflow) or 2^-1020 (the later
-// products subnormal) multiplies every column of W by that number, which
-// no self-normalised weight wt, and so no candidate, beta_hat or influence
-// term, sees; the model reads no ratio. The ratios are 1.5 and 0.5 (pi_e =
-// (3/4, 1/4) in every observation, pi_b uniform over 2 actions), so every
-// product, subnormal ones included, is exact.
+// normalisers' scaled path. Multiplying every trajectory's first factor by
+// 2^1020 (overflow) or 2^-1020 (the later products subnormal) multiplies
+// every column of W by that number, which no self-normalised weight wt,
+// and so none of the candidates c0..c3, sees; the model reads no ratio.
+// DR (c4, revision 1's anchor) uses W itself: at 2^1020 its terms
+// overflow, so the anchor falls back to CWPDIS (and the blend to c0..c3);
+// at 2^-1020 it is finite and stays the anchor. The ratios are 1.5 and 0.5
+// (pi_e = (3/4, 1/4) in every observation, pi_b uniform over 2 actions),
+// so every product, subnormal ones included, is exact.
 func TestAdaptive3Scaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 9))
 	b := idBatch(rng, 150, 10, 4, 2)
@@ -585,27 +613,32 @@ func TestAdaptive3Scaled(t *testing.T) {
 		b.OptionRatio[s] = b.Ratio[s]
 	}
 	e := NewAdaptiveBlend()
-	want, err := e.Estimate(b)
-	if err != nil || e.v3.nrm.scaled {
-		t.Fatalf("%v, %v (scaled %v)", want, err, e.v3.nrm.scaled)
+	if _, err := e.Estimate(b); err != nil || e.v3.nrm.scaled || e.v3.anchor != cand3DR {
+		t.Fatalf("%v (scaled %v, anchor %d)", err, e.v3.nrm.scaled, e.v3.anchor)
 	}
-	for _, exp := range []int{1020, -1020} {
+	want := e.v3.c
+	for _, tc := range []struct {
+		exp, anchor int
+	}{{1020, cand3CWPDIS}, {-1020, cand3DR}} {
 		c := *b
 		c.Ratio, c.OptionRatio = slices.Clone(b.Ratio), slices.Clone(b.OptionRatio)
 		for i := range c.N() {
 			s := c.Offsets[i]
-			c.Ratio[s] = math.Ldexp(c.Ratio[s], exp)
+			c.Ratio[s] = math.Ldexp(c.Ratio[s], tc.exp)
 			c.OptionRatio[s] = c.Ratio[s]
 		}
 		got, err := e.Estimate(&c)
-		if err != nil || !e.v3.nrm.scaled || e.Version() != 3 || !near(got, want, 1e-12) {
-			t.Errorf("first factors times 2^%d: %v, %v (scaled %v, version %d); want %v", exp, got, err, e.v3.nrm.scaled, e.Version(), want)
+		if err != nil || !e.v3.nrm.scaled || e.Version() != 3 || e.v3.anchor != tc.anchor || !finiteValue(got) {
+			t.Errorf("first factors times 2^%d: %v, %v (scaled %v, version %d, anchor %d); want anchor %d", tc.exp, got, err, e.v3.nrm.scaled, e.Version(), e.v3.anchor, tc.anchor)
+		}
+		for a := range cand3DR {
+			if !near(e.v3.c[a], want[a], 1e-12) {
+				t.Errorf("first factors times 2^%d: c%d = %v, unscaled %v", tc.exp, a, e.v3.c[a], want[a])
+			}
 		}
 	}
 }
 
-// TestAdaptive3Deterministic: a fresh estimator, a reused one, and one
-// that ran version 2 and other batches in between give the same bits.
 func TestAdaptive3Deterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 10))
 	bs := []*trajectory.Batch{idBatch(rng, 80, 10, 4, 3), subepisodeBatch(rng, 50, 5), idBatch(rng, 7, 3, 2, 2), idBatch(rng, 300, 30, 6, 3)}

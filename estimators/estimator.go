@@ -350,7 +350,7 @@ var registry = []Info{
 	withUses(Info{Name: "adaptive", Formula: "version 3 (primitive data with obs and action ids and pi_e, n >= 4): sum_a x_a c_a over c = (cwpdis, wdr with drl's cross-fitted model, g(beta_hat), wis), " +
 		"g(beta) = cwpdis - beta mean(C), C_i = sum_t (wt_{t,i} q_{t,i} - wt_{t-1,i} v_{t,i}), wt_{t,i} = n W_{t,i} / sum_k W_{t,k} (wt_0 = 1), q, v the fitted model (SPEC 1f) of the other fold, " +
 		"beta_hat = Cov_n(Y, C) / Var_n(C) clipped to [0, 1] (Y_i = sum_t wt_{t,i} r_{t,i}); x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, Omega the candidates' covariance from their influence terms, " +
-		"b_a = max(0, |c_a - cwpdis| - 1.6448536269514722 s_a), s_a the standard error of c_a - cwpdis. " +
+		"b_a = max(0, |c_a - c4| - 1.6448536269514722 s_a), s_a the standard error of c_a - c4, c4 = DR with the same cross-fitted model (unbiased; the anchor only, never blended; cwpdis when DR's weights leave float64) (revision 1). " +
 		"Version 2 (otherwise): the same blend over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis, b_a = |g_a - cwpdis|",
 		Source: "beyond the paper: MAGIC's blend (SPEC 1d) anchored on cwpdis; version 3 (issue 25 item 2) blends model-based candidates (drl's cross-fitting, SPEC 1f; REG's coefficient, Kallus & Uehara 2019), version 2 (issue 16) importance-sampling ones; docs/adaptive.md",
 		MinN:   1, Class: Adaptive, Diagnostics: []Diagnostic{adaptiveX, adaptiveBeta, adaptiveVersion}, memory: adaptiveWorkspace,
