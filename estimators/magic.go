@@ -188,6 +188,7 @@ func appendJ(dst []int, h int) []int {
 // diagonal entry); a failure is an error, never a silent answer.
 type simplexQP struct {
 	k        int
+	floor    float64   // the least pivot of M_SS in exact arithmetic (pivotFloor)
 	m        []float64 // scaled M, k x k
 	l        []float64 // Cholesky factor of M_SS, stride k
 	mx, y, z []float64
@@ -237,9 +238,14 @@ func (p *simplexQP) solve(m []float64, k int, x []float64) error {
 		return fmt.Errorf("M has largest diagonal entry %v, want a positive finite number", top)
 	}
 	_, e := math.Frexp(top)
+	tr := 0.0
 	for i, v := range m[:k*k] {
 		p.m[i] = math.Ldexp(v, -e)
+		if i%(k+1) == 0 {
+			tr += p.m[i]
+		}
 	}
+	p.floor = pivotFloor(tr, k)
 	tol := 16 * float64(k) * 0x1p-52
 	p.set = append(p.set, j0)
 	x[j0] = 1
@@ -338,6 +344,18 @@ func (p *simplexQP) inSet(j int) bool {
 	return false
 }
 
+// pivotFloor is a lower bound of every Cholesky pivot of a principal
+// submatrix of M = A + lambda I, A positive semidefinite and lambda =
+// 1e-10 trace(A)/k (addRidge), from M's trace tr: in exact arithmetic
+// each pivot (a Schur complement of A_SS + lambda I) is >= lambda, and
+// lambda = 1e-10 (tr - k lambda)/k >= 1e-10 tr/k (1 - 1e-10). A pivot that
+// rounding leaves at or below 0 (candidates equal to the last bit, e.g.
+// every j-step return exact under the exact model) is set to this bound
+// instead of failing; a pivot above 0 is never changed.
+func pivotFloor(tr float64, k int) float64 {
+	return 1e-10 * tr / float64(k) * (1 - 2e-10)
+}
+
 // affine sets y to the minimiser of y^T M y over {sum y = 1, y_j = 0 off
 // S}: y_S = z / sum z with M_SS z = 1, solved by Cholesky (M_SS = L L^T).
 func (p *simplexQP) affine() error {
@@ -350,6 +368,9 @@ func (p *simplexQP) affine() error {
 				v -= l[a*k+q] * l[c*k+q]
 			}
 			if a == c {
+				if v <= 0 && p.floor > 0 {
+					v = p.floor // rounding: in exact arithmetic the pivot is >= the ridge
+				}
 				if !(v > 0) {
 					return fmt.Errorf("M restricted to %d of its %d rows is not numerically positive definite", s, k)
 				}
