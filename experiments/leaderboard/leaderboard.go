@@ -33,7 +33,10 @@ const Rule = `Cells are the (run, series, n) of the directories given; a cell wi
 single estimator compares nothing and is left out (and counted). In a
 cell, an estimator's ratio is its MSE (curve.csv's mse) over the smallest
 MSE of the cell (0/0 := 1; x/0 := +Inf, which counts as a cell and as the
-worst ratio, is left out of the geometric mean and is reported); its rank
+worst ratio, is left out of the geometric mean and is reported), an MSE at
+or below (1e-12 |V(pi_e)|)^2 counting as 0 (exact: rounding-size MSEs,
+e.g. 1e-30 where a model makes an estimator exact, would otherwise enter
+the geometric mean as ratios of 1e26); its rank
 is 1 for the smallest MSE, estimators of equal MSE sharing the average of
 their ranks. Per estimator (external ones included), over every cell it
 ran in: the number of cells, the geometric mean of its ratios, the worst
@@ -49,7 +52,7 @@ the run's directory)), internal/streams, as the claims' bootstrap draws):
 every series, n and estimator of the run share the draw, so that an MSE
 and the best it is divided by move together. Every MSE is recomputed as
 the mean of the resampled squared errors (estimate - true_value)^2 of
-trials.csv (curve.csv's true_value), and from them the geometric mean and
+trials.csv (curve.csv's true_value), 0 at or below the same floor, and from them the geometric mean and
 the worst ratio of every estimator. [lo, hi] are the 2.5% and 97.5%
 percentiles (the 50th smallest and the 50th largest of the 2000
 replicates); a replicate in which all of an estimator's ratios are +Inf
@@ -118,7 +121,10 @@ type Options struct {
 type table struct {
 	est    []string    // estimator names, in order of first appearance
 	rowEst []int       // estimator of row g
-	rowMSE []float64   // curve.csv's mse of row g
+	rowMSE []float64   // curve.csv's mse of row g, 0 at or below rowExact
+	// rowExact is row g's exactness floor (ExactRel |V(pi_e)|)^2: an MSE
+	// at or below it counts as 0.
+	rowExact []float64
 	rowSq  [][]float64 // squared errors of row g, one per trial of its run
 	cells  []cellRows
 	// runRows lists, per run, the rows of its competitive cells; runKey
@@ -160,7 +166,10 @@ func layout(runs []*Run) (*table, int, []bool) {
 				ranked = append(ranked, false)
 			}
 			tb.rowEst = append(tb.rowEst, id)
-			tb.rowMSE = append(tb.rowMSE, row.MSE)
+			floor := ExactRel * row.TrueValue
+			floor *= floor
+			tb.rowExact = append(tb.rowExact, floor)
+			tb.rowMSE = append(tb.rowMSE, exactMSE(row.MSE, floor))
 			tb.rowSq = append(tb.rowSq, r.Sq[k*r.Trials:(k+1)*r.Trials])
 			key := sn{row.Series, row.N}
 			c, ok := index[key]
@@ -184,6 +193,22 @@ func layout(runs []*Run) (*table, int, []bool) {
 		}
 	}
 	return tb, single, ranked
+}
+
+// ExactRel is the relative error below which an estimator counts as exact:
+// an MSE at or below (ExactRel |V(pi_e)|)^2 is taken as 0, so that MSEs
+// of rounding size (1e-30 where a model makes an estimator exact) do not
+// enter geometric means as ratios of 1e26; such a cell gives the exact
+// estimators ratio 1 (0/0) and the others +Inf (reported, left out of the
+// geometric mean).
+const ExactRel = 1e-12
+
+// exactMSE is mse, or 0 at or below floor (ExactRel).
+func exactMSE(mse, floor float64) float64 {
+	if mse <= floor {
+		return 0
+	}
+	return mse
 }
 
 // ratio is x over the cell's best: 0/0 := 1, x/0 := +Inf.
@@ -411,7 +436,7 @@ func (r *replicate) run(b int) {
 			w[t] = float64(c[t]) / float64(T)
 		}
 		for _, g := range rows {
-			r.mse[g] = dot(w, tb.rowSq[g])
+			r.mse[g] = exactMSE(dot(w, tb.rowSq[g]), tb.rowExact[g])
 		}
 	}
 	r.acc.reset()

@@ -398,3 +398,35 @@ func TestWriteAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestExactFloor: an MSE at or below (ExactRel |V|)^2 counts as 0. One
+// cell (V = 2, floor (2e-12)^2 = 4e-24) where a model makes "m" exact to
+// rounding (MSE 1e-30) and "p" has MSE 0.01, one cell where both are
+// inexact (0.04 against 0.01): without the floor p's ratios would be 1e28
+// and 4 (geometric mean 2e14); with it, the first cell gives m ratio 1
+// (0/0) and p +Inf (counted, reported, out of the mean), so p's geometric
+// mean is its finite ratio 4 and m's is sqrt(1 x 1) = 1 (the second cell:
+// m 0.01 is best, ratio 1; p 0.04, ratio 4).
+func TestExactFloor(t *testing.T) {
+	rows := []report.Row{
+		{Series: "s", Estimator: "m", N: 10, Trials: 1, TrueValue: 2, MSE: 1e-30},
+		{Series: "s", Estimator: "p", N: 10, Trials: 1, TrueValue: 2, MSE: 0.01},
+		{Series: "s", Estimator: "m", N: 20, Trials: 1, TrueValue: 2, MSE: 0.01},
+		{Series: "s", Estimator: "p", N: 20, Trials: 1, TrueValue: 2, MSE: 0.04},
+	}
+	run := &Run{Dir: "r", Name: "r", Label: "r", Seed: 1, Trials: 1, Rows: rows, Sq: []float64{1e-30, 0.01, 0.01, 0.04}}
+	b, err := Compute([]*Run{run}, Options{Replicates: 10, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range b.Entries {
+		got[e.Estimator] = e
+	}
+	if m := got["m"]; m.GeoMean != 1 || m.Infinite != 0 || m.Cells != 2 {
+		t.Errorf("m: %+v, want geometric mean 1 over 2 cells", m)
+	}
+	if p := got["p"]; p.GeoMean != 4 || p.Infinite != 1 || !math.IsInf(p.Worst, 1) {
+		t.Errorf("p: %+v, want geometric mean 4, one +Inf cell (its worst)", p)
+	}
+}
