@@ -7,8 +7,12 @@
 // the model-based and doubly robust estimators dm, dr, wdr and magic (SPEC
 // 1d) and reg (dr's control variate with a variance-optimal coefficient,
 // issue 24), which read the model columns q_hat and v_hat of the batch (dm
-// uses the model alone, no weights), and adaptive (docs/adaptive.md), a
-// MAGIC-style blend of windowed CWPDIS estimates anchored on CWPDIS.
+// uses the model alone, no weights), mis and drl (SPEC 1f, from the
+// observation and action ids), and adaptive (docs/adaptive.md): version
+// 3, on primitive data with ids, a MAGIC-style blend of CWPDIS,
+// cross-fitted WDR, their REG point and WIS whose bias terms are measured
+// against cross-fitted DR; otherwise version 2, a blend of windowed CWPDIS
+// estimates anchored on CWPDIS.
 //
 // Contract:
 //   - Every estimator weights by the batch's per-step importance factors

@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -60,13 +61,16 @@ func (l *Logged) fitModel(b *trajectory.Batch) (notes []string, err error) {
 		if l.Horizon > 0 {
 			notes = append(notes, "-horizon is the horizon of the model fitted from the obs and action columns, and none is fitted (the data has q_hat and v_hat, or no obs and action)")
 		}
+		if l.ModelName != "" && l.ModelName != ModelFitted {
+			notes = append(notes, fmt.Sprintf("-model %s chooses the model fitted from the obs and action columns, and none is fitted (the data has q_hat and v_hat, or no obs and action)", l.ModelName))
+		}
 		return notes, nil
 	}
 	h := l.Horizon
 	if h == 0 {
 		h = b.Horizon()
 	}
-	l.Model = &Fitted{Space: l.IDs.Space(max(h, 1))}
+	l.Model = fittedOf(l.ModelName, l.IDs.Space(max(h, 1)))
 	if iv := l.Interval; iv != nil && iv.BCa && iv.Replicates > 0 {
 		if m := l.modeledNames(); len(m) > 0 {
 			return notes, inputerr.Errorf("-interval bca: the model of %s is fitted from the data and refitted on every bootstrap replicate, which the BCa jackknife does not do; use -interval percentile (the default) or -bootstrap 0", strings.Join(m, ", "))
@@ -93,7 +97,7 @@ func (l *Logged) modeledNames() []string {
 // model refitted on every replicate before they run, so that the model's
 // own estimation error is in their intervals. The percentile rule is
 // estimators.Bootstrap's.
-func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit *Fitted, view *trajectory.Batch) ([]estimators.Interval, error) {
+func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit spaced, view *trajectory.Batch) ([]estimators.Interval, error) {
 	var plain, modeled []string
 	for _, c := range caps {
 		if c.Needs&estimators.Model != 0 {
@@ -111,7 +115,7 @@ func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit *Fitted, 
 			return nil, err
 		}
 	}
-	refit, err := refitBootstrap(b, modeled, fit.Space, l.gamma(), iv, max(l.Workers, 1))
+	refit, err := refitBootstrap(b, modeled, fit, l.gamma(), iv, max(l.Workers, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +132,11 @@ func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit *Fitted, 
 
 // refitBootstrap returns the percentile intervals of the estimators names
 // over iv.Replicates resamples of b (undiscounted), each refitted with a
-// model over sp and discounted with gamma before they run
+// model of like's kind and space and discounted with gamma before they run
 // (estimators.BootstrapPrepared).
-func refitBootstrap(b *trajectory.Batch, names []string, sp models.Space, gamma float64, iv *Interval, workers int) ([]estimators.Interval, error) {
+func refitBootstrap(b *trajectory.Batch, names []string, like spaced, gamma float64, iv *Interval, workers int) ([]estimators.Interval, error) {
 	refit := func() func(*trajectory.Batch) (*trajectory.Batch, error) {
-		fit := &Fitted{Space: sp}
+		fit := like.fresh()
 		var disc trajectory.Discounted
 		return func(rb *trajectory.Batch) (*trajectory.Batch, error) {
 			rb.QHat, rb.VHat = rb.QHat[:0], rb.VHat[:0]

@@ -25,7 +25,10 @@ type LoggedFlags struct {
 	Gamma, Delta float64
 	// Horizon is -horizon: the horizon of the model fitted from the obs
 	// and action columns (0: the longest trajectory).
-	Horizon   int
+	Horizon int
+	// Model is -model: the model fitted from the obs and action columns,
+	// ModelFitted or ModelFittedT.
+	Model     string
 	Workers   int
 	MaxMemory float64
 	// Explicit reports whether a flag was given (by its name without the
@@ -48,11 +51,13 @@ func (f *LoggedFlags) Logged() (l Logged, names []string, notes []string, err er
 		return l, nil, nil, fmt.Errorf("-gamma %v, want a discount factor in (0, 1]", f.Gamma)
 	case f.Horizon < 0 || (f.Horizon == 0 && f.Explicit != nil && f.Explicit("horizon")):
 		return l, nil, nil, fmt.Errorf("-horizon %d, want > 0", f.Horizon)
+	case f.Model != "" && f.Model != ModelFitted && f.Model != ModelFittedT:
+		return l, nil, nil, fmt.Errorf("-model %q, want %s or %s", f.Model, ModelFitted, ModelFittedT)
 	}
 	if names, err = parseEstimators(f.Estimators); err != nil {
 		return l, nil, nil, err
 	}
-	l = Logged{Request: Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: Columns{}}, MaxMemory: f.MaxMemory, Horizon: f.Horizon}
+	l = Logged{Request: Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: Columns{}}, MaxMemory: f.MaxMemory, Horizon: f.Horizon, ModelName: f.Model}
 	if l.Bounds, err = parseBounds(f.Bounds); err != nil {
 		return l, nil, nil, err
 	}

@@ -68,6 +68,36 @@ func (f *Fitted) Bytes(steps float64) float64 {
 	return 16*steps + models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
 }
 
+// Fitted models of logged data: the Models fitted from the data's
+// observation and action ids over a Space, which `runexp estimate -model`
+// chooses by name and its bootstrap refits on every replicate.
+const (
+	// ModelFitted names Fitted (SPEC 1d, 1f), the default.
+	ModelFitted = "fitted"
+	// ModelFittedT names TimeFitted, the time-indexed model.
+	ModelFittedT = "fitted-t"
+)
+
+// spaced is a Model fitted from the data over a Space (Fitted,
+// TimeFitted); fresh returns a new one of the same kind over the same
+// space, for a bootstrap worker's refits.
+type spaced interface {
+	Model
+	fresh() spaced
+}
+
+func (f *Fitted) fresh() spaced     { return &Fitted{Space: f.Space} }
+func (f *TimeFitted) fresh() spaced { return &TimeFitted{Space: f.Space} }
+
+// fittedOf returns the Model named name (ModelFitted, ModelFittedT) over
+// sp.
+func fittedOf(name string, sp models.Space) spaced {
+	if name == ModelFittedT {
+		return &TimeFitted{Space: sp}
+	}
+	return &Fitted{Space: sp}
+}
+
 // TimeFitted is the `fitted-t` Model: Fitted's tabular maximum-likelihood
 // model indexed by the step t (models.TimeFitter), right on domains
 // Markov in (t, observation). It keeps its workspace and columns between

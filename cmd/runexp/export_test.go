@@ -62,6 +62,9 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 		{"subepisode fitted model", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 10}\n    model: fitted\n", "csv", fittedEsts},
 		{"subepisode fitted model gamma 0.9", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 5, gamma: 0.9}\n    model: fitted\n", "jsonl", fittedEsts},
 		{"credit fitted model", "  - name: credit\n    domain: credit\n    params: {gamma: 0.9}\n    model: fitted\n", "csv", fittedEsts},
+		// the time-indexed model: -model fitted-t is the harness's model: fitted-t
+		{"drift fitted-t model", "  - name: drift\n    domain: drift\n    params: {subepisodes: 5, drift: 0.1}\n    model: fitted-t\n", "csv", fittedEsts},
+		{"subepisode fitted-t model gamma 0.9", "  - name: sub\n    domain: subepisode\n    params: {p_e: 0.75, subepisodes: 5, gamma: 0.9}\n    model: fitted-t\n", "jsonl", fittedEsts},
 		// SPEC 1f: mis and drl on the exported obs, action, pi_b and pi_e
 		{"randommdp mis drl", "  - name: rand\n    domain: randommdp\n    params: {instance: 1}\n", "csv", "pdis,mis,drl"},
 		{"gridworld mis drl gamma 0.9", "  - name: grid\n    domain: gridworld\n    params: {instance: 1, gamma: 0.9}\n", "jsonl", "pdis,mis,drl"},
@@ -108,6 +111,9 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 						t.Fatalf("manifest: horizon %d, want the domain's", ms.Horizon)
 					}
 					args = append(args, "-horizon", strconv.Itoa(ms.Horizon))
+					if strings.Contains(tc.series, "model: fitted-t") {
+						args = append(args, "-model", "fitted-t")
+					}
 				}
 				got := runJSON(t, append(args, filepath.Join(out, file))...)
 				if got.Episodes != p.NMax() {

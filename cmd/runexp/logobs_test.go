@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,16 @@ func TestEstimateFittedFromIDs(t *testing.T) {
 	if same.Estimates["dm"]["value"] != got.Estimates["dm"]["value"] || same.Estimates["dr"]["ci_low"] != got.Estimates["dr"]["ci_low"] {
 		t.Errorf("-horizon 2: %v, without: %v", same.Estimates, got.Estimates)
 	}
+	// -model fitted-t: the time-indexed model, refitted on every replicate
+	timed := runJSON(t, "-bootstrap", "200", "-estimators", "dm,wdr", "-model", "fitted-t", path)
+	for _, name := range []string{"dm", "wdr"} {
+		e := timed.Estimates[name]
+		lo, okLo := e["ci_low"]
+		hi, okHi := e["ci_high"]
+		if !okLo || !okHi || math.IsNaN(e["value"]) || !(lo < hi) {
+			t.Errorf("-model fitted-t: %s = %v [%v, %v]", name, e["value"], lo, hi)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -39,6 +50,7 @@ func TestEstimateFittedFromIDs(t *testing.T) {
 		{[]string{"-horizon", "1", path}, "episode 0 (0-based, in file order: data records 1 to 2) has 2 steps, more than -horizon 1"},
 		{[]string{"-horizon", "0", path}, "-horizon 0, want > 0"},
 		{[]string{"-horizon", "-3", path}, "-horizon -3, want > 0"},
+		{[]string{"-model", "fitted-tt", path}, `-model "fitted-tt", want fitted or fitted-t`},
 		{[]string{"-estimators", "pdis,dm", "-interval", "bca", path}, "-interval bca: the model of dm is fitted from the data and refitted on every bootstrap replicate"},
 	} {
 		code, stdout, stderr := runMain(t, append([]string{"estimate"}, tc.args...)...)
