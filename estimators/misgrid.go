@@ -25,9 +25,10 @@ import (
 // trajectory that reaches t (t+1 for transitions): at most 4 slots a
 // step.
 type misStats struct {
-	obs   []int32    // compact observation of every step (of the batch given to reset)
+	obs   []int32    // the observation of every step (of the batch given to reset): its id, or own
+	own   []int32    // compact ids, when the ids are large
 	ids   compactIDs // observation id -> compact index
-	m     int        // distinct observations
+	m     int        // observations: 1 + the largest (compact) id
 	cells []misCell  // every (t, o) seen
 	trans []misTrans // every (t, o, o') seen
 	x     []float64  // per cell: d_t(o)/n_t(o), estimate's
@@ -42,8 +43,9 @@ type misStats struct {
 	cellTab        misHash // else
 	transTab       misHash
 
-	d, dn []float64 // d_t and d_{t+1} per compact observation (zero between calls)
-	live  []int32   // trajectories that have a step t (data order)
+	d, dn  []float64 // d_t and d_{t+1} per compact observation (zero between calls)
+	live   []int32   // trajectories that have a step t (data order)
+	gather []misStep // their steps at t
 
 	hashed bool // tests: the hash tables whatever the sizes
 }
@@ -59,6 +61,13 @@ type misCell struct {
 type misTrans struct {
 	p        float64 // sum_{i: o^i_t = o, o^i_{t+1} = o'} rho^i_t
 	from, to int32   // the cell of (t, o); compact o'
+}
+
+// misStep is one step as add reads it: o_t, o_{t+1} (-1: none), rho_t,
+// rho_t r_t.
+type misStep struct {
+	obs, next int32
+	rho, rr   float64
 }
 
 // misRun is cells or transitions lo to hi-1, and the next run of the same
@@ -101,8 +110,20 @@ func (h *misHash) table(t int, key uint64) ([]int32, uint32) {
 // warm misStats allocates nothing for a batch no larger than before.
 func (w *misStats) reset(b *trajectory.Batch) {
 	steps, h := b.Steps(), b.Horizon()
-	w.obs = growSlice(w.obs, steps)
-	m := w.ids.build(b.Obs, w.obs)
+	// the ids themselves when they are small (as compactIDs decides), else
+	// compact ones
+	top := int32(-1)
+	for _, o := range b.Obs {
+		top = max(top, o)
+	}
+	m := int(top) + 1
+	if int64(top) < 4*int64(steps)+64 {
+		w.obs = b.Obs
+	} else {
+		w.own = growSlice(w.own, steps)
+		m = w.ids.build(b.Obs, w.own)
+		w.obs = w.own
+	}
 	w.m = m
 	// distinct (t, o) <= min(steps, H m); distinct (t, o, o') <= min(steps, cells m)
 	hm := int64(h) * int64(m)
@@ -165,6 +186,7 @@ func (w *misStats) reset(b *trajectory.Batch) {
 	clear(w.d)
 	clear(w.dn)
 	w.live = growSlice(w.live, b.N())[:0]
+	w.gather = growSlice(w.gather, b.N())
 }
 
 // add adds trajectories lo to hi-1 of b (the batch given to reset, or a
@@ -181,15 +203,28 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 		}
 	}
 	for t := 0; len(live) > 0; t++ {
+		// gather the steps at t (one pass over the batch, whose loads
+		// miss the cache: kept short), keeping the trajectories that go on
+		g := w.gather[:len(live)]
+		k := 0 // trajectories that go on to t+1
+		for j, i := range live {
+			s := off[i] + t
+			st := misStep{obs: obs[s], next: -1, rho: rho[s], rr: rho[s] * r[s]}
+			if s+1 < off[i+1] {
+				st.next = obs[s+1]
+				live[k] = i
+				k++
+			}
+			g[j] = st
+		}
+		live = live[:k]
 		c0, tr0 := int32(len(w.cells)), int32(len(w.trans))
 		var row []int32
 		if w.dense {
 			row = w.cellOf[t*w.m : (t+1)*w.m]
 		}
-		k := 0 // trajectories that go on to t+1
-		for _, i := range live {
-			s := off[i] + t
-			c := obs[s]
+		for _, st := range g {
+			c := st.obs
 			var q int32
 			if w.dense {
 				q = row[c] - 1
@@ -202,9 +237,8 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 			}
 			cl := &w.cells[q]
 			cl.n++
-			cl.r += rho[s] * r[s]
-			if s+1 < off[i+1] {
-				c2 := obs[s+1]
+			cl.r += st.rr
+			if c2 := st.next; c2 >= 0 {
 				var tr int32
 				if w.denseTr {
 					j := int(q)*w.m + int(c2)
@@ -216,14 +250,11 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 				} else {
 					tr = w.hashedTrans(t, q, c2)
 				}
-				w.trans[tr].p += rho[s]
-				live[k] = i
-				k++
+				w.trans[tr].p += st.rho
 			}
 		}
 		w.run(w.cFirst, w.cLast, t, c0, int32(len(w.cells)))
 		w.run(w.trFirst, w.trLast, t, tr0, int32(len(w.trans)))
-		live = live[:k]
 	}
 	w.live = live[:0]
 }
