@@ -9,14 +9,15 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// taxiIDBatch collects n noisytaxi episodes (the defaults: cap 200,
-// epsilon 0.3 against 0.05) with observation and action ids and the
-// action probabilities, the data of SPEC 1f: at n = 10^4 about 229000
-// steps, H = 76, 500 observations, 6 actions, about 15000 distinct
-// (t, o).
-func taxiIDBatch(b *testing.B, n int) *trajectory.Batch {
+// idDomainBatch collects n episodes of a suite domain (its defaults)
+// with observation and action ids and the action probabilities, the data
+// of SPEC 1f. noisytaxi at n = 10^4: about 229000 steps, H = 76 to 88,
+// 500 observations, 6 actions, about 15000 distinct (t, o) and 75000
+// distinct (t, o, o'); randommdp: about 166000 steps, H = 20, 10
+// observations, 3 actions, 200 (t, o).
+func idDomainBatch(b *testing.B, domain string, n int) *trajectory.Batch {
 	b.Helper()
-	d, _, err := domains.New("noisytaxi", nil)
+	d, _, err := domains.New(domain, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -29,45 +30,56 @@ func taxiIDBatch(b *testing.B, n int) *trajectory.Batch {
 	return &batch
 }
 
+// taxiIDBatch is idDomainBatch's noisytaxi.
+func taxiIDBatch(b *testing.B, n int) *trajectory.Batch {
+	return idDomainBatch(b, "noisytaxi", n)
+}
+
 // suiteGrid is configs/suite.yaml's grid of n.
 var suiteGrid = []int{10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
 
-// BenchmarkMIS: one mis estimate from 10^4 noisytaxi episodes
-// (taxiIDBatch), the workspace warm. allocs/op must be 0.
+// BenchmarkMIS: one mis estimate from 10^4 episodes with ids, the
+// workspace warm: n=10000 is noisytaxi (many distinct (t, o, o')),
+// randommdp/n=10000 a domain of 10 observations. allocs/op must be 0.
 func BenchmarkMIS(b *testing.B) {
-	batch := taxiIDBatch(b, 10000)
-	e := NewMIS()
-	b.Run("n=10000", func(b *testing.B) {
-		if _, err := e.Estimate(batch); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
+	for _, c := range []struct{ name, domain string }{{"n=10000", "noisytaxi"}, {"randommdp/n=10000", "randommdp"}} {
+		batch := idDomainBatch(b, c.domain, 10000)
+		e := NewMIS()
+		b.Run(c.name, func(b *testing.B) {
 			if _, err := e.Estimate(batch); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Estimate(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkMISGrid: mis at every n of configs/suite.yaml's grid (10 ...
-// 5000) from one batch of 5000 noisytaxi episodes, with EstimateGrid (one
-// trial's mis work in the nested protocol), the workspace warm.
+// 5000) from one batch of 5000 episodes, noisytaxi and randommdp, with
+// EstimateGrid (one trial's mis work in the nested protocol), the
+// workspace warm.
 func BenchmarkMISGrid(b *testing.B) {
-	batch := taxiIDBatch(b, suiteGrid[len(suiteGrid)-1])
-	e := NewMIS()
-	out := make([]float64, len(suiteGrid))
-	b.Run("suite", func(b *testing.B) {
-		if err := EstimateGrid(e, batch, suiteGrid, out, nil); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
+	for _, domain := range []string{"noisytaxi", "randommdp"} {
+		batch := idDomainBatch(b, domain, suiteGrid[len(suiteGrid)-1])
+		e := NewMIS()
+		out := make([]float64, len(suiteGrid))
+		b.Run(domain, func(b *testing.B) {
 			if err := EstimateGrid(e, batch, suiteGrid, out, nil); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := EstimateGrid(e, batch, suiteGrid, out, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkDRL: one drl estimate (two model fits on half the data each,
