@@ -38,6 +38,7 @@ type misStats struct {
 	cFirst, cLast, trFirst, trLast []int32
 
 	dense, denseTr bool    // the tables are dense
+	fresh          []bool  // per t: its tables are not emptied yet
 	cellOf         []int32 // dense: t |O| + o -> 1 + the cell (0: none)
 	transOf        []int32 // dense: cell |O| + o' -> 1 + the transition (0: none)
 	cellTab        misHash // else
@@ -82,7 +83,8 @@ type misHash struct {
 	bits []uint8
 }
 
-// layout empties the tables, t's with room for reach(t) entries.
+// layout places the tables, t's with room for reach(t) entries; empty(t)
+// empties t's.
 func (h *misHash) layout(hor int, reach func(t int) int) {
 	h.base = growSlice(h.base, hor)
 	h.bits = growSlice(h.bits, hor)
@@ -96,14 +98,18 @@ func (h *misHash) layout(hor int, reach func(t int) int) {
 		size += 1 << bits
 	}
 	h.slab = growSlice(h.slab, size)
-	clear(h.slab)
 }
 
-// table returns t's slots and the first slot to probe for key.
-func (h *misHash) table(t int, key uint64) ([]int32, uint32) {
-	tab := h.slab[h.base[t] : h.base[t]+1<<h.bits[t]]
-	return tab, uint32(key * 0x9E3779B97F4A7C15 >> (64 - h.bits[t]))
+// empty empties t's table.
+func (h *misHash) empty(t int) { clear(h.slab[h.base[t] : h.base[t]+1<<h.bits[t]]) }
+
+// table returns t's slots and the shift that makes a hash a slot.
+func (h *misHash) table(t int) ([]int32, uint8) {
+	return h.slab[h.base[t] : h.base[t]+1<<h.bits[t]], 64 - h.bits[t]
 }
+
+// misSlot is key's first slot to probe in a table of shift sh.
+func misSlot(key uint64, sh uint8) uint32 { return uint32(key * 0x9E3779B97F4A7C15 >> sh) }
 
 // reset empties the statistics for trajectories of b (ids checked):
 // compact ids of all its steps, and room for every cell and transition. A
@@ -146,13 +152,18 @@ func (w *misStats) reset(b *trajectory.Batch) {
 	small := 4*int64(steps) + 4096
 	w.dense = hm <= small && !w.hashed
 	w.denseTr = cells*int64(m) <= small && !w.hashed
+	// the tables of step t are emptied when add first reaches t (fresh),
+	// and a cell's row of transOf when the cell is made: just before
+	// their use, and only those used
+	w.fresh = growSlice(w.fresh, h)
+	for t := range w.fresh {
+		w.fresh[t] = true
+	}
 	if w.dense {
 		w.cellOf = growSlice(w.cellOf, int(hm))
-		clear(w.cellOf)
 	}
 	if w.denseTr {
 		w.transOf = growSlice(w.transOf, int(cells)*m)
-		clear(w.transOf)
 	}
 	if !w.dense || !w.denseTr {
 		// reach[t]: the trajectories that have a step t (cFirst, for now)
@@ -218,10 +229,27 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 			g[j] = st
 		}
 		live = live[:k]
+		if w.fresh[t] {
+			w.fresh[t] = false
+			if w.dense {
+				clear(w.cellOf[t*w.m : (t+1)*w.m])
+			} else {
+				w.cellTab.empty(t)
+			}
+			if !w.denseTr {
+				w.transTab.empty(t)
+			}
+		}
 		c0, tr0 := int32(len(w.cells)), int32(len(w.trans))
-		var row []int32
+		var row, ctab, ttab []int32
+		var csh, tsh uint8
 		if w.dense {
 			row = w.cellOf[t*w.m : (t+1)*w.m]
+		} else {
+			ctab, csh = w.cellTab.table(t)
+		}
+		if !w.denseTr {
+			ttab, tsh = w.transTab.table(t)
 		}
 		for _, st := range g {
 			c := st.obs
@@ -233,7 +261,7 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 					row[c] = q + 1
 				}
 			} else {
-				q = w.hashedCell(t, c)
+				q = w.hashedCell(ctab, csh, c)
 			}
 			cl := &w.cells[q]
 			cl.n++
@@ -248,7 +276,7 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 						w.transOf[j] = tr + 1
 					}
 				} else {
-					tr = w.hashedTrans(t, q, c2)
+					tr = w.hashedTrans(ttab, tsh, q, c2)
 				}
 				w.trans[tr].p += st.rho
 			}
@@ -261,8 +289,12 @@ func (w *misStats) add(b *trajectory.Batch, lo, hi int) {
 
 // newCell appends a cell of observation c and returns its index.
 func (w *misStats) newCell(c int32) int32 {
+	q := len(w.cells)
 	w.cells = append(w.cells, misCell{obs: c})
-	return int32(len(w.cells) - 1)
+	if w.denseTr {
+		clear(w.transOf[q*w.m : (q+1)*w.m])
+	}
+	return int32(q)
 }
 
 // newTrans appends a transition from cell q to c2 and returns its index.
@@ -271,11 +303,11 @@ func (w *misStats) newTrans(q, c2 int32) int32 {
 	return int32(len(w.trans) - 1)
 }
 
-// hashedCell returns the cell of (t, c) from t's hash table, created if
-// new.
-func (w *misStats) hashedCell(t int, c int32) int32 {
-	tab, p := w.cellTab.table(t, uint64(uint32(c)))
+// hashedCell returns the cell of (t, c) from t's hash table tab (shift
+// sh), created if new.
+func (w *misStats) hashedCell(tab []int32, sh uint8, c int32) int32 {
 	mask := uint32(len(tab) - 1)
+	p := misSlot(uint64(uint32(c)), sh)
 	for ; tab[p] != 0; p = (p + 1) & mask {
 		if w.cells[tab[p]-1].obs == c {
 			return tab[p] - 1
@@ -287,10 +319,10 @@ func (w *misStats) hashedCell(t int, c int32) int32 {
 }
 
 // hashedTrans returns the transition from cell q (of step t) to c2 from
-// t's hash table, created if new.
-func (w *misStats) hashedTrans(t int, q, c2 int32) int32 {
-	tab, p := w.transTab.table(t, uint64(q)<<32|uint64(uint32(c2)))
+// t's hash table tab (shift sh), created if new.
+func (w *misStats) hashedTrans(tab []int32, sh uint8, q, c2 int32) int32 {
 	mask := uint32(len(tab) - 1)
+	p := misSlot(uint64(q)<<32|uint64(uint32(c2)), sh)
 	for ; tab[p] != 0; p = (p + 1) & mask {
 		if tr := &w.trans[tab[p]-1]; tr.from == q && tr.to == c2 {
 			return tab[p] - 1
