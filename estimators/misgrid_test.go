@@ -48,12 +48,12 @@ func referenceMIS(b *trajectory.Batch) float64 {
 	return total
 }
 
-// idBatch draws n trajectories of random length in [0, h] (some empty,
+// misIDBatch draws n trajectories of random length in [0, h] (some empty,
 // some ended early), with observation ids in [0, nObs) that depend on the
 // step and on the previous id (so that cells have several transitions),
 // action ids in [0, 3), ratios in {0, 0.5, 1.5, 2} and rewards, zero or
 // normal; when sparse, the ids are spread far apart (compactIDs's map).
-func idBatch(rng *rand.Rand, n, h, nObs int, sparse bool) *trajectory.Batch {
+func misIDBatch(rng *rand.Rand, n, h, nObs int, sparse bool) *trajectory.Batch {
 	var b trajectory.Batch
 	ratios := []float64{0, 0.5, 1.5, 2}
 	for range n {
@@ -166,7 +166,7 @@ func TestMISGridMatchesPrefixes(t *testing.T) {
 	for trial := range 60 {
 		n := 1 + rng.IntN(80)
 		nObs := []int{1, 2, 3, 7, 40, 1000}[trial%6]
-		b := idBatch(rng, n, 1+rng.IntN(12), nObs, trial%3 == 2)
+		b := misIDBatch(rng, n, 1+rng.IntN(12), nObs, trial%3 == 2)
 		grid := randomGrid(rng, n)
 		label := "trial " + strconv.Itoa(trial)
 		checkMISGrid(t, label, e, b, grid)
@@ -174,7 +174,7 @@ func TestMISGridMatchesPrefixes(t *testing.T) {
 		checkMISGrid(t, label+", hash tables", eh, b, grid)
 		// warm estimators moved to another batch
 		for _, x := range []*MIS{e, eh} {
-			if _, err := x.Estimate(idBatch(rng, 5, 3, 2, false)); err != nil {
+			if _, err := x.Estimate(misIDBatch(rng, 5, 3, 2, false)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -189,7 +189,7 @@ func TestMISGridLarge(t *testing.T) {
 		n, grid = 500, grid[:6]
 	}
 	rng := rand.New(rand.NewPCG(23, 24))
-	b := idBatch(rng, n, 60, 50, false)
+	b := misIDBatch(rng, n, 60, 50, false)
 	checkMISGrid(t, "suite grid", NewMIS(), b, grid)
 	var disc trajectory.Discounted
 	checkMISGrid(t, "suite grid, gamma 0.9", NewMIS(), disc.Of(b, 0.9), grid)
@@ -212,7 +212,7 @@ func TestMISMatchesReference(t *testing.T) {
 	e := NewMIS()
 	var disc trajectory.Discounted
 	for trial := range 100 {
-		b := idBatch(rng, 1+rng.IntN(60), 1+rng.IntN(15), 1+rng.IntN(10), trial%4 == 3)
+		b := misIDBatch(rng, 1+rng.IntN(60), 1+rng.IntN(15), 1+rng.IntN(10), trial%4 == 3)
 		for _, v := range []*trajectory.Batch{b, disc.Of(b, 0.9)} {
 			got, err := e.Estimate(v)
 			if err != nil {
@@ -290,7 +290,7 @@ func TestMISGridErrors(t *testing.T) {
 // TestMISGridNoAllocs: a warm mis allocates nothing, over a grid or once.
 func TestMISGridNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
-	b := idBatch(rng, 2000, 40, 30, false)
+	b := misIDBatch(rng, 2000, 40, 30, false)
 	grid := []int{10, 20, 50, 100, 200, 500, 1000, 2000}
 	out := make([]float64, len(grid))
 	e := NewMIS()
@@ -307,9 +307,9 @@ func TestMISGridNoAllocs(t *testing.T) {
 		label string
 		b     *trajectory.Batch
 	}{
-		{"sparse ids", idBatch(rng, 500, 20, 30, true)},
-		{"many observations", idBatch(rng, 500, 20, 600, false)},
-		{"more observations than steps", idBatch(rng, 500, 10, 100000, true)},
+		{"sparse ids", misIDBatch(rng, 500, 20, 30, true)},
+		{"many observations", misIDBatch(rng, 500, 20, 600, false)},
+		{"more observations than steps", misIDBatch(rng, 500, 10, 100000, true)},
 	} {
 		e := NewMIS()
 		e.Estimate(c.b)
@@ -338,7 +338,7 @@ func TestMISIndexModes(t *testing.T) {
 		{"more observations than steps", 400, 10, 100000, false, false},
 	} {
 		for trial := range 4 {
-			b := idBatch(rng, tc.n, tc.h, tc.nObs, trial%2 == 1)
+			b := misIDBatch(rng, tc.n, tc.h, tc.nObs, trial%2 == 1)
 			e := NewMIS()
 			got, err := e.Estimate(b)
 			if err != nil {
