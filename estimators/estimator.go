@@ -217,13 +217,17 @@ var (
 		"8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) + 8 (4 J^2 + 13 J), J = log2 H + 3 >= |J| (covariance, M, its Cholesky factor) bytes"}
 )
 
-// misWorkspace bounds mis's memory: the compact observation of every step
-// and n_t, d_t, d_{t+1} per distinct observation (at most one a step),
-// the id table (dense, at most 4 steps + 65 entries, or a map of at most
-// one entry a step), the trajectories alive at t.
+// misWorkspace bounds mis's memory (misStats, misgrid.go), per step at
+// most: the compact observation (4) and the id table (56: dense, at most
+// 4 steps + 65 entries, or a map of at most one entry a step), one (t, o)
+// cell with its x (24) and one (t, o, o') transition (16), their indexes
+// (16 each: dense tables of at most 4 steps + 4096 entries, or hash
+// tables of at most 4 slots a step), d_t and d_{t+1} (16); per t its
+// lists, runs and hash tables' bounds (128); the trajectories alive at t
+// (4 n).
 var misWorkspace = workspace{
-	func(n, h float64) float64 { return 80*n*h + 4*n + 1024 },
-	"80 n H (compact ids, n_t, d_t, d_{t+1}, the id table) + 4 n + 1024 bytes"}
+	func(n, h float64) float64 { return 152*n*h + 4*n + 128*h + 64<<10 },
+	"152 n H (compact ids, the id table, the (t, o) and (t, o, o') sums and their indexes, d_t, d_{t+1}) + 4 n + 128 H + 64 KiB bytes"}
 
 // drlWorkspace bounds drl's memory: mis's tables, both folds as batches
 // (rewards, ids, q and v: 32 bytes a step), two id tables, the weights,

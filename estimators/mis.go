@@ -111,17 +111,15 @@ func growSlice[T any](s []T, n int) []T {
 // every trajectory's own observations it is PDIS, with pi_e = pi_b the
 // on-policy mean return.
 //
-// Cost O(n H + steps): each step t, one pass over the trajectories that
-// have a step t counts n_t(o), a second adds c^i = d_t(o^i_t) rho^i_t /
-// n_t(o^i_t) times r^i_t to the estimate and to d_{t+1}(o^i_{t+1}). The
-// workspace (compact ids of every step, and three numbers per distinct
-// observation) is kept between calls: a warm MIS allocates nothing.
+// Cost O(n H + H |O|): one pass over the steps, step t by step t,
+// accumulates the sufficient statistics (per (t, o): n_t(o) and sum rho r;
+// per (t, o, o'): sum rho, each in data order), and one pass over them
+// propagates d_t (misStats, misgrid.go). EstimateGrid shares the first
+// pass between the prefixes of a grid. The workspace (compact ids of every
+// step, the statistics, and a few numbers per distinct observation) is
+// kept between calls: a warm MIS allocates nothing.
 type MIS struct {
-	ids   compactIDs
-	obs   []int32   // compact observation of every step
-	count []int32   // n_t per compact observation
-	d, dn []float64 // d_t and d_{t+1} per compact observation
-	live  []int32   // trajectories that have a step t
+	st misStats
 }
 
 // NewMIS returns a MIS estimator.
@@ -139,75 +137,8 @@ func (e *MIS) Estimate(b *trajectory.Batch) (float64, error) {
 	if b.Steps() == 0 {
 		return 0, nil
 	}
-	return finite("mis", e.estimate(b, 0, b.N()))
-}
-
-// estimate returns MIS over trajectories lo to hi-1 of b (ids checked).
-func (e *MIS) estimate(b *trajectory.Batch, lo, hi int) float64 {
-	e.obs = growSlice(e.obs, b.Steps())
-	m := e.ids.build(b.Obs, e.obs)
-	e.count = growSlice(e.count, m)
-	e.d = growSlice(e.d, m)
-	e.dn = growSlice(e.dn, m)
-	clear(e.count)
-	clear(e.d)
-	clear(e.dn)
-	return misPass(b, lo, hi, e.obs, e.count, e.d, e.dn, &e.live, nil)
-}
-
-// misPass runs MIS over trajectories lo to hi-1 of b, obs the compact
-// observation of every step of b; count, d and dn (one slot per compact
-// observation) must be zero and are left zero. When w is not nil, it
-// also writes w_t(o^i_t) = d_t(o) / (n_t(o)/m), m = hi - lo, at every
-// step s of those trajectories into w[s] (drl's weights).
-func misPass(b *trajectory.Batch, lo, hi int, obs, count []int32, d, dn []float64, live *[]int32, w []float64) float64 {
-	off, rho, r := b.Offsets, b.Ratio, b.Reward
-	nf := float64(hi - lo)
-	l := (*live)[:0]
-	for i := lo; i < hi; i++ {
-		if off[i+1] > off[i] {
-			l = append(l, int32(i))
-			count[obs[off[i]]]++
-		}
-	}
-	for _, i := range l { // d_1(o) = n_1(o)/n
-		c := obs[off[i]]
-		d[c] = float64(count[c]) / nf
-	}
-	for _, i := range l {
-		count[obs[off[i]]] = 0
-	}
-	total := 0.0
-	for t := 0; len(l) > 0; t++ {
-		for _, i := range l {
-			count[obs[off[i]+t]]++
-		}
-		for _, i := range l {
-			s := off[i] + t
-			c := obs[s]
-			x := d[c] / float64(count[c])
-			if w != nil {
-				w[s] = x * nf
-			}
-			x *= rho[s]
-			total += x * r[s]
-			if s+1 < off[i+1] {
-				dn[obs[s+1]] += x
-			}
-		}
-		// clear d_t and n_t, keep the trajectories that go on
-		k := 0
-		for _, i := range l {
-			s := off[i] + t
-			d[obs[s]], count[obs[s]] = 0, 0
-			if s+1 < off[i+1] {
-				l[k] = i
-				k++
-			}
-		}
-		l = l[:k]
-		d, dn = dn, d
-	}
-	*live = l[:0]
-	return total
+	n := b.N()
+	e.st.reset(b)
+	e.st.add(b, 0, n)
+	return finite("mis", e.st.estimate(n))
 }
