@@ -12,7 +12,7 @@ import (
 )
 
 // gridEstimators are the estimators that must implement GridEstimator.
-var gridEstimators = []string{"is", "pdis", "wis", "cwpdis", "options-pdis", "partitioned-pdis", "incris", "incris-printed"}
+var gridEstimators = []string{"is", "pdis", "wis", "cwpdis", "options-pdis", "partitioned-pdis", "incris", "incris-printed", "mis"}
 
 func TestGridEstimatorImplemented(t *testing.T) {
 	for _, name := range gridEstimators {
@@ -252,6 +252,12 @@ func (o onlyEstimate) AppendDiagnostic(dst []float64, d int) []float64 {
 // allocates nothing (k* slots given with capacity).
 func TestEstimateGridNoAllocs(t *testing.T) {
 	b := subepisodeBatch(rand.New(rand.NewPCG(4, 4)), 300, 10)
+	// ids for mis (the others ignore them): the sub-episode MDP's state
+	// (s1 at odd steps, s2 or s3 after a1 or a2) and a made-up action
+	b.Obs, b.Action = make([]int32, b.Steps()), make([]int32, b.Steps())
+	for s := range b.Obs {
+		b.Obs[s], b.Action[s] = int32(s%3), int32(s%2)
+	}
 	grid := []int{10, 20, 50, 100, 300}
 	out := make([]float64, len(grid))
 	ks := make([][]float64, len(grid))
