@@ -113,7 +113,7 @@ docs: build
 ## readme: refresh the README's speed table (from docs/bench.txt), the
 ## claims tables: the paper's figures in the README, every run in
 ## docs/results.md (from the committed results), and the README's
-## leaderboard: the header and the top 10 rows of results/leaderboard.md
+## leaderboard: the header and the top 5 rows of results/leaderboard.md
 PAPER_RUNS := results/fig2 results/fig3 results/fig4
 CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long results/horizon
 FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
@@ -125,5 +125,5 @@ readme: build
 	$(BIN) claims $(CLAIM_RUNS) > .claims.md
 	$(call FILL,.claims.md,claims) docs/results.md > .results.tmp && mv .results.tmp docs/results.md && rm -f .claims.md
 	$(BIN) leaderboard $(LEADER_RUNS)
-	awk '/^\|/{print; if (++k == 12) exit}' results/leaderboard.md > .leaderboard.md
+	awk '/^\|/{print; if (++k == 7) exit}' results/leaderboard.md > .leaderboard.md
 	$(call FILL,.leaderboard.md,leaderboard) README.md > .README.tmp && mv .README.tmp README.md && rm -f .leaderboard.md

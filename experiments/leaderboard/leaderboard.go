@@ -119,14 +119,14 @@ type Options struct {
 // run (global index g), and the cells that compare two or more
 // estimators.
 type table struct {
-	est    []string    // estimator names, in order of first appearance
-	rowEst []int       // estimator of row g
-	rowMSE []float64   // curve.csv's mse of row g, 0 at or below rowExact
+	est    []string  // estimator names, in order of first appearance
+	rowEst []int     // estimator of row g
+	rowMSE []float64 // curve.csv's mse of row g, 0 at or below rowExact
 	// rowExact is row g's exactness floor (ExactRel |V(pi_e)|)^2: an MSE
 	// at or below it counts as 0.
 	rowExact []float64
-	rowSq  [][]float64 // squared errors of row g, one per trial of its run
-	cells  []cellRows
+	rowSq    [][]float64 // squared errors of row g, one per trial of its run
+	cells    []cellRows
 	// runRows lists, per run, the rows of its competitive cells; runKey
 	// is its stream key.
 	runRows [][]int
