@@ -48,16 +48,25 @@ func (Columns) Bytes(float64) float64 { return 0 }
 type Fitted struct {
 	Space models.Space
 	fit   models.Fitter
-	q, v  []float64
+	cols  modelColumns
 }
 
 // Apply fits the model on b and writes its columns into b.
 func (f *Fitted) Apply(b *trajectory.Batch, gamma float64) error {
-	b.QHat, b.VHat = f.q[:0], f.v[:0]
-	if err := f.fit.Fit(b, f.Space, gamma); err != nil {
-		return fmt.Errorf("fitting the model: %w", err)
+	return f.cols.fill(b, "the model", func() error { return f.fit.Fit(b, f.Space, gamma) })
+}
+
+// modelColumns keeps a fitted Model's columns between calls: fill hands
+// their memory to b, runs fit (which appends b.QHat and b.VHat), and keeps
+// what fit grew. what names the model in errors.
+type modelColumns struct{ q, v []float64 }
+
+func (c *modelColumns) fill(b *trajectory.Batch, what string, fit func() error) error {
+	b.QHat, b.VHat = c.q[:0], c.v[:0]
+	if err := fit(); err != nil {
+		return fmt.Errorf("fitting %s: %w", what, err)
 	}
-	f.q, f.v = b.QHat, b.VHat
+	c.q, c.v = b.QHat, b.VHat
 	return nil
 }
 
@@ -105,17 +114,12 @@ func fittedOf(name string, sp models.Space) spaced {
 type TimeFitted struct {
 	Space models.Space
 	fit   models.TimeFitter
-	q, v  []float64
+	cols  modelColumns
 }
 
 // Apply fits the time-indexed model on b and writes its columns into b.
 func (f *TimeFitted) Apply(b *trajectory.Batch, gamma float64) error {
-	b.QHat, b.VHat = f.q[:0], f.v[:0]
-	if err := f.fit.Fit(b, f.Space, gamma); err != nil {
-		return fmt.Errorf("fitting the time-indexed model: %w", err)
-	}
-	f.q, f.v = b.QHat, b.VHat
-	return nil
+	return f.cols.fill(b, "the time-indexed model", func() error { return f.fit.Fit(b, f.Space, gamma) })
 }
 
 // Bytes is the columns (doubled for append's slack) and the fit's
