@@ -10,6 +10,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -125,7 +126,8 @@ func TestAdaptive3FailureModes(t *testing.T) {
 		{"subepisode", nil},
 	} {
 		md, truth := adaptiveDomain(t, dom.name, dom.set)
-		fit := &evaluate.Fitted{Space: md.Space()}
+		kind, _ := models.Lookup("fitted")
+		fit := evaluate.ModelOf(kind, md.Space())
 		ests := make([]estimators.Estimator, iC1)
 		for j, name := range names[:iC1] {
 			base := strings.TrimSuffix(name, "-v2")

@@ -190,7 +190,8 @@ func TestEvaluateFitted(t *testing.T) {
 		}
 		b.End()
 	}
-	fitted := &Fitted{Space: spaceForTest()}
+	kind, _ := models.Lookup("fitted")
+	fitted := ModelOf(kind, spaceForTest())
 	ev, err := New(Request{Methods: methods(t, "dm", "wdr"), Model: fitted})
 	if err != nil {
 		t.Fatal(err)
@@ -202,9 +203,8 @@ func TestEvaluateFitted(t *testing.T) {
 	}
 	for j, n := range grid {
 		pre := b.Prefix(n)
-		var f Fitted
-		f.Space = spaceForTest()
-		if err := f.Apply(&pre, 1); err != nil {
+		var f models.Fitter
+		if err := f.Fit(&pre, spaceForTest(), 1); err != nil {
 			t.Fatal(err)
 		}
 		for m, name := range []string{"dm", "wdr"} {

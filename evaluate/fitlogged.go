@@ -61,7 +61,7 @@ func (l *Logged) fitModel(b *trajectory.Batch) (notes []string, err error) {
 		if l.Horizon > 0 {
 			notes = append(notes, "-horizon is the horizon of the model fitted from the obs and action columns, and none is fitted (the data has q_hat and v_hat, or no obs and action)")
 		}
-		if l.ModelName != "" && l.ModelName != ModelFitted {
+		if l.ModelName != "" && l.ModelName != models.Default {
 			notes = append(notes, fmt.Sprintf("-model %s chooses the model fitted from the obs and action columns, and none is fitted (the data has q_hat and v_hat, or no obs and action)", l.ModelName))
 		}
 		return notes, nil
@@ -70,7 +70,15 @@ func (l *Logged) fitModel(b *trajectory.Batch) (notes []string, err error) {
 	if h == 0 {
 		h = b.Horizon()
 	}
-	l.Model = fittedOf(l.ModelName, l.IDs.Space(max(h, 1)))
+	name := l.ModelName
+	if name == "" {
+		name = models.Default
+	}
+	kind, err := models.Get(name)
+	if err != nil {
+		return notes, err
+	}
+	l.Model = ModelOf(kind, l.IDs.Space(max(h, 1)))
 	if iv := l.Interval; iv != nil && iv.BCa && iv.Replicates > 0 {
 		if m := l.modeledNames(); len(m) > 0 {
 			return notes, inputerr.Errorf("-interval bca: the model of %s is fitted from the data and refitted on every bootstrap replicate, which the BCa jackknife does not do; use -interval percentile (the default) or -bootstrap 0", strings.Join(m, ", "))
@@ -97,7 +105,7 @@ func (l *Logged) modeledNames() []string {
 // model refitted on every replicate before they run, so that the model's
 // own estimation error is in their intervals. The percentile rule is
 // estimators.Bootstrap's.
-func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit spaced, view *trajectory.Batch) ([]estimators.Interval, error) {
+func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit *Fitted, view *trajectory.Batch) ([]estimators.Interval, error) {
 	var plain, modeled []string
 	for _, c := range caps {
 		if c.Needs&estimators.Model != 0 {
@@ -134,9 +142,9 @@ func (l *Logged) fittedIntervals(b *trajectory.Batch, caps []Caps, fit spaced, v
 // over iv.Replicates resamples of b (undiscounted), each refitted with a
 // model of like's kind and space and discounted with gamma before they run
 // (estimators.BootstrapPrepared).
-func refitBootstrap(b *trajectory.Batch, names []string, like spaced, gamma float64, iv *Interval, workers int) ([]estimators.Interval, error) {
+func refitBootstrap(b *trajectory.Batch, names []string, like *Fitted, gamma float64, iv *Interval, workers int) ([]estimators.Interval, error) {
 	refit := func() func(*trajectory.Batch) (*trajectory.Batch, error) {
-		fit := like.fresh()
+		fit := like.Fresh()
 		var disc trajectory.Discounted
 		return func(rb *trajectory.Batch) (*trajectory.Batch, error) {
 			rb.QHat, rb.VHat = rb.QHat[:0], rb.VHat[:0]

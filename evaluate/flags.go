@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // LoggedFlags are the settings of an estimate on logged data as a user
@@ -26,8 +27,8 @@ type LoggedFlags struct {
 	// Horizon is -horizon: the horizon of the model fitted from the obs
 	// and action columns (0: the longest trajectory).
 	Horizon int
-	// Model is -model: the model fitted from the obs and action columns,
-	// ModelFitted or ModelFittedT.
+	// Model is -model: the kind of the model fitted from the obs and
+	// action columns, a learned kind of package models' registry.
 	Model     string
 	Workers   int
 	MaxMemory float64
@@ -51,8 +52,11 @@ func (f *LoggedFlags) Logged() (l Logged, names []string, notes []string, err er
 		return l, nil, nil, fmt.Errorf("-gamma %v, want a discount factor in (0, 1]", f.Gamma)
 	case f.Horizon < 0 || (f.Horizon == 0 && f.Explicit != nil && f.Explicit("horizon")):
 		return l, nil, nil, fmt.Errorf("-horizon %d, want > 0", f.Horizon)
-	case f.Model != "" && f.Model != ModelFitted && f.Model != ModelFittedT:
-		return l, nil, nil, fmt.Errorf("-model %q, want %s or %s", f.Model, ModelFitted, ModelFittedT)
+	}
+	if f.Model != "" {
+		if k, ok := models.Lookup(f.Model); !ok || !k.Learned() {
+			return l, nil, nil, fmt.Errorf("-model %q, want one of %s (runexp help models)", f.Model, strings.Join(LearnedModels(), ", "))
+		}
 	}
 	if names, err = parseEstimators(f.Estimators); err != nil {
 		return l, nil, nil, err

@@ -41,8 +41,9 @@ type Logged struct {
 	// 1f): on data without the model columns, Check gives the request the
 	// model fitted over them (Have should then hold estimators.Model).
 	IDs *LoggedIDs
-	// ModelName is the model fitted from the obs and action columns
-	// (-model): ModelFitted ("" too) or ModelFittedT.
+	// ModelName is the kind of the model fitted from the obs and action
+	// columns (-model): a learned kind of package models' registry; ""
+	// for models.Default.
 	ModelName string
 	// Horizon is the fitted model's H (-horizon; 0: the longest
 	// trajectory); a trajectory longer than a positive Horizon is bad
@@ -136,7 +137,7 @@ func (l *Logged) Need(b *trajectory.Batch) Need {
 	if b.HasModel() {
 		perCopy += 2 * 16 * steps
 	}
-	if fit, ok := l.Model.(spaced); ok && len(l.modeledNames()) > 0 {
+	if fit, ok := l.Model.(*Fitted); ok && len(l.modeledNames()) > 0 {
 		perCopy += 2 * 4 * steps // the ids
 		work += fit.Bytes(steps) // each worker refits the model
 	}
@@ -210,7 +211,7 @@ func (l *Logged) intervals(b *trajectory.Batch, caps []Caps) ([]estimators.Inter
 	}
 	var disc trajectory.Discounted
 	view := disc.Of(b, l.gamma())
-	if fit, ok := l.Model.(spaced); ok {
+	if fit, ok := l.Model.(*Fitted); ok {
 		return l.fittedIntervals(b, caps, fit, view)
 	}
 	iv := l.Interval

@@ -20,6 +20,7 @@ type Topic struct {
 // Topics are the reference's sections, in its order.
 var Topics = []Topic{
 	{"estimators", "Estimators", WriteEstimators},
+	{"models", "Models (series[].model, runexp estimate -model)", WriteModels},
 	{"domains", "Domains", WriteDomains},
 	{"config", "Config files", WriteConfig},
 	{"panels", "Panel quantities (plot.panels[].y)", WritePanels},

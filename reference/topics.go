@@ -12,6 +12,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // WriteEstimators writes the reference's section.
@@ -46,6 +47,26 @@ bound is what `+"`runexp estimate`"+` checks before running.
 			fmt.Fprintf(w, "- diagnostic `%s` (per %s, written to %s.csv): %s\n", d.Name, d.Index, d.Name, d.Doc)
 		}
 		fmt.Fprintf(w, "- workspace: %s\n\n", i.MemoryDoc())
+	}
+}
+
+// WriteModels writes the reference's section: every model kind of
+// package models' registry.
+func WriteModels(w io.Writer) {
+	fmt.Fprint(w, `The model whose columns q_hat and v_hat the estimators that need a model
+read (SPEC 1d): in a config, `+"`series[].model`"+` (default `+"`"+models.Default+"`"+` when an
+estimator of the series needs one); on logged data with obs and action
+columns, `+"`runexp estimate -model`"+` (a learned kind; data with q_hat and v_hat
+columns uses them). A learned model is fitted on the same data set as each
+estimate, and refitted on every bootstrap replicate.
+
+`)
+	for _, k := range models.Kinds() {
+		fmt.Fprintf(w, "### `%s`\n\n%s.\n\n- source: %s\n- made from: %s\n", k.Name, k.Doc, k.Source, k.Needs)
+		if k.Learned() {
+			fmt.Fprintf(w, "- memory of a fit: %s bytes\n", k.BytesDoc)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -63,7 +64,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
 	fs.Float64Var(&lf.Gamma, "gamma", 1, "discount factor in (0, 1]: the reward, q_hat and v_hat of 1-based step t count gamma^(t-1) (SPEC 1c)")
 	fs.StringVar(&lf.Bounds, "bounds", "", "comma-separated one-sided lower bounds (SPEC 1e): "+strings.Join(estimators.BoundNames(), ", ")+" (default none)")
-	fs.StringVar(&lf.Model, "model", evaluate.ModelFitted, "the model fitted from the obs and action columns: "+evaluate.ModelFitted+" (time-homogeneous, SPEC 1f) or "+evaluate.ModelFittedT+" (indexed by the step t: right when the dynamics or rewards change with t)")
+	fs.StringVar(&lf.Model, "model", models.Default, "the kind of the model fitted from the obs and action columns (SPEC 1f): "+strings.Join(evaluate.LearnedModels(), ", ")+" (runexp help models)")
 	fs.IntVar(&lf.Horizon, "horizon", 0, "H > 0 of the model fitted from the obs and action columns (SPEC 1f; default: the longest episode); a longer episode is bad input")
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())

@@ -273,9 +273,10 @@ func TestBoundsNeedMemory(t *testing.T) {
 	// instance of each estimator with a bound; none without bounds.
 	sub := p.Series[1]
 	info, _ := estimators.Lookup("pdis")
-	with := seriesNeed(p, &sub, 20, 6).Bytes
+	need := func() float64 { st := setupOf(p, &sub); return st.need(&sub, 20, 6).Bytes }
+	with := need()
 	sub.Bounds = nil
-	if got, want := with-seriesNeed(p, &sub, 20, 6).Bytes, 16*20+info.Memory(20, 6); got != want {
+	if got, want := with-need(), 16*20+info.Memory(20, 6); got != want {
 		t.Errorf("sub: the bounds take %v bytes, want %v", got, want)
 	}
 }
@@ -292,7 +293,7 @@ func TestBoundsAllocateOnlyResults(t *testing.T) {
 	without.Series = append([]config.Series(nil), without.Series...)
 	without.Series[0].Bounds, without.Series[0].ReturnRange = nil, nil
 	allocs := func(p *config.Plan) float64 {
-		w := newWorker(p)
+		w := newWorker(p, setupsOf(p))
 		u := Unit{Series: 0, Trial: 1}
 		if _, err := w.run(u); err != nil {
 			t.Fatal(err)
