@@ -28,7 +28,15 @@ ends early is padded with reward 0, ratio 1 and q_hat = v_hat = 0; 0/0 :=
 representable as a float64 is an error, never Inf or NaN. The class says
 what closed forms of a domain apply to it (none to the model-based ones);
 "needs" names data without which the estimator cannot run; the workspace
-bound is what `+"`runexp estimate`"+` checks before running.
+bound is what `+"`runexp estimate`"+` checks before running. Every estimator
+here gets bootstrap intervals (`+"`runexp estimate -bootstrap`"+`: each replicate
+resamples whole episodes and reruns it, a learned model refitted first);
+those listing lower bounds get them at every n (`+"`series[].bounds`"+`,
+`+"`runexp estimate -bounds`"+`). The cross-fitted ones (drl, adaptive's version 3)
+are rerun on each replicate with its own two folds, so a resampled episode
+can fall in both folds, which their own cross-fitting rules out: read their
+intervals as approximate. An external estimator (docs/external.md)
+gets bootstrap intervals in `+"`runexp estimate`"+` and no lower bound.
 
 `)
 	for _, i := range estimators.All() {
@@ -42,6 +50,9 @@ bound is what `+"`runexp estimate`"+` checks before running.
 		}
 		if i.Default {
 			fmt.Fprintf(w, "- computed by `runexp estimate` when no estimators are named\n")
+		}
+		if len(i.Bounds) > 0 {
+			fmt.Fprintf(w, "- lower bounds (SPEC 1e): %s\n", strings.Join(i.Bounds, ", "))
 		}
 		for _, d := range i.Diagnostics {
 			fmt.Fprintf(w, "- diagnostic `%s` (per %s, written to %s.csv): %s\n", d.Name, d.Index, d.Name, d.Doc)

@@ -51,7 +51,6 @@ func TestEstimateFittedFromIDs(t *testing.T) {
 		{[]string{"-horizon", "0", path}, "-horizon 0, want > 0"},
 		{[]string{"-horizon", "-3", path}, "-horizon -3, want > 0"},
 		{[]string{"-model", "fitted-tt", path}, `-model "fitted-tt", want one of fitted, fitted-t (runexp help models)`},
-		{[]string{"-estimators", "pdis,dm", "-interval", "bca", path}, "-interval bca: the model of dm is fitted from the data and refitted on every bootstrap replicate"},
 	} {
 		code, stdout, stderr := runMain(t, append([]string{"estimate"}, tc.args...)...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {

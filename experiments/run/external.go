@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ope-lab/longhorizon/evaluate"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ope-lab/longhorizon/evaluate"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/logdata"
@@ -584,11 +585,7 @@ type externalMethod struct {
 	name string
 }
 
-func (m *externalMethod) Caps() evaluate.Caps {
-	c := evaluate.CapsOf(m.pr.x.Info())
-	c.Resamplable = false // a process per replicate is not what a config asked for
-	return c
-}
+func (m *externalMethod) Caps() evaluate.Caps { return evaluate.CapsOf(m.pr.x.Info()) }
 
 func (m *externalMethod) Estimate(in evaluate.Input, grid []int, out evaluate.Out) error {
 	if err := externalEstimate(m.pr, m.cols, in.Raw, grid, in.Gamma, out.Values); err != nil {

@@ -1,4 +1,4 @@
-package evaluate
+package main
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
+	"github.com/ope-lab/longhorizon/evaluate"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// Report is what runexp estimate prints; as JSON, the documented
+// estimateReport is what runexp estimate prints; as JSON, the documented
 // object.
-type Report struct {
+type estimateReport struct {
 	Episodes int `json:"episodes"`
 	Steps    int `json:"steps"`
 	Horizon  int `json:"horizon"`
@@ -27,12 +29,12 @@ type Report struct {
 	Estimates   orderedObject `json:"estimates"` // estimator -> estimateJSON, in the order asked
 
 	ess    float64 // every estimator weights by the same factors
-	caps   []Caps
-	res    *Result
+	caps   []evaluate.Caps
+	res    *evaluate.Result
 	names  []string
 	values []float64
 	errs   []error
-	ivs    []estimators.Interval
+	ivs    []confidence.Interval
 	bca    bool // ivs are BCa intervals
 	kinds  []string
 	delta  float64
@@ -102,9 +104,36 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// newEstimateReport returns the report of job j's result res on b.
+func newEstimateReport(j *estimateJob, b *trajectory.Batch, res *evaluate.LoggedResult) *estimateReport {
+	rep := &estimateReport{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: res.ESS,
+		caps: res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
+	if g := j.Gamma; g != 1 && g != 0 {
+		rep.Gamma = &g
+	}
+	if len(j.Bounds) > 0 {
+		rep.Delta = &rep.delta
+		if len(evaluate.NeedingRange(j.Bounds)) > 0 {
+			rep.ReturnRange = &[2]float64{j.Lo, j.Hi}
+		}
+	}
+	if iv := j.Intervals; iv != nil && iv.Replicates > 0 {
+		rep.Bootstrap = &bootstrapJSON{Replicates: iv.Replicates, Confidence: iv.Confidence, Seed: iv.Seed}
+		if j.intervalNamed {
+			rep.Bootstrap.Interval = intervalPercentile
+			if iv.BCa {
+				rep.Bootstrap.Interval = intervalBCa
+			}
+		}
+		rep.bca = iv.BCa
+	}
+	rep.fill()
+	return rep
+}
+
 // fill sets Estimates from the estimates, errors, intervals and bounds of
 // the one-point result.
-func (r *Report) fill() {
+func (r *estimateReport) fill() {
 	r.names = namesOf(r.caps)
 	r.values = make([]float64, len(r.caps))
 	r.errs = r.res.Errs
@@ -156,7 +185,7 @@ func percent(x float64) string {
 
 // WriteJSON writes the report as one indented JSON object (the format of
 // `runexp estimate -json`).
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *estimateReport) WriteJSON(w io.Writer) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("estimate: %w", err)
@@ -167,7 +196,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // WriteTable writes the report as an aligned text table (the default
 // output of `runexp estimate`).
-func (r *Report) WriteTable(w io.Writer) {
+func (r *estimateReport) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d", r.Episodes, r.Steps, r.Horizon)
 	if r.Gamma != nil {
 		fmt.Fprintf(w, ", discounted with gamma = %v", *r.Gamma)
@@ -223,7 +252,7 @@ func (r *Report) WriteTable(w io.Writer) {
 // WriteFailures writes failed estimates, bounds and bootstrap replicates
 // to stderr, each line after prefix, and returns an error counting the
 // failed estimates and bounds (nil when none failed).
-func (r *Report) WriteFailures(stderr io.Writer, prefix string) error {
+func (r *estimateReport) WriteFailures(stderr io.Writer, prefix string) error {
 	failed, failedBounds := 0, 0
 	for j, n := range r.names {
 		if err := r.errs[j]; err != nil {

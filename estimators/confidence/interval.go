@@ -1,97 +1,97 @@
-package estimators
+package confidence
 
 import (
-	"errors"
-	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/ope-lab/longhorizon/trajectory"
+	"github.com/ope-lab/longhorizon/internal/streams"
 )
 
-// BootstrapBCa returns, for each estimator in names, the bias-corrected and
-// accelerated (BCa) bootstrap interval (Efron 1987; SPEC 1e) at the given
-// confidence level over reps resamples of b's trajectories. It has
-// Bootstrap's contract: the same replicates (replicate r resamples n
-// indices by IntN(n) from ReplicateStream(seed, r), every estimator on the
-// same resample), the same failed-replicate accounting (Interval.Failed;
-// NaN bounds when every replicate failed) and results that do not depend
-// on workers.
-//
-// With theta the estimate on b, m successful replicates and alpha = 1 -
-// confidence:
+// Interval is a bootstrap confidence interval of one estimator.
+type Interval struct {
+	Low, High float64
+	// Failed counts replicates whose estimate failed (for instance, not
+	// representable as a float64); they are left out of the percentiles.
+	// When every replicate failed, Low and High are NaN.
+	Failed int
+}
+
+// ReplicateStream returns the random stream of bootstrap replicate r: a
+// PCG generator seeded from (seed, r) only (streams.New), so that
+// neighbouring seeds and replicates get unrelated states.
+func ReplicateStream(seed uint64, r int) *rand.Rand {
+	return streams.New(seed^0x6a09e667f3bcc909, uint64(r))
+}
+
+// Percentile returns the percentile bootstrap interval at level
+// confidence of the replicates v (NaN marks a failed one; v is sorted and
+// compacted in place): with alpha = 1 - confidence and m successful
+// replicates sorted, k = max(1, floor(m alpha/2)); Low is the k-th
+// smallest replicate and High the k-th largest, so that at least a
+// fraction confidence of them lie in [Low, High], symmetrically. When
+// every replicate failed, Low and High are NaN.
+func Percentile(v []float64, confidence float64) Interval { return percentileInterval(v, confidence) }
+
+// BCa returns the bias-corrected and accelerated interval (Efron 1987;
+// SPEC 1e) at level confidence from the replicates v, the delete-one
+// jackknife values jack and the estimate theta on the whole data (NaN
+// marks a failure in each; v and jack are reordered in place). With m
+// successful replicates and alpha = 1 - confidence:
 //
 //	z0 = Phi^{-1}((#{replicates < theta} + #{replicates = theta}/2) / m)
 //	a  = sum_i (thetabar - theta_(i))^3 / (6 (sum_i (thetabar - theta_(i))^2)^{3/2})
 //	alpha1 = Phi(z0 + (z0 + z_{alpha/2}) / (1 - a (z0 + z_{alpha/2})))
 //	alpha2 = Phi(z0 + (z0 + z_{1-alpha/2}) / (1 - a (z0 + z_{1-alpha/2})))
 //
-// where theta_(i) is the estimate on b without trajectory i (the
-// delete-one jackknife; thetabar their mean; failed ones are left out)
-// and z_p = Phi^{-1}(p). Where 1 - a (z0 + z) <= 0 the level is the
+// theta_(i) the jackknife values (thetabar their mean; failed ones left
+// out), z_p = Phi^{-1}(p). Where 1 - a (z0 + z) <= 0 the level is the
 // formula's limit, 1 when z0 + z > 0 and 0 otherwise. The interval is the
-// replicates' quantiles at alpha1 and alpha2 with Bootstrap's
+// replicates' quantiles at alpha1 and alpha2 with Percentile's
 // order-statistic convention: Low is the k1-th smallest replicate, k1 =
-// floor(m alpha1), and High the k2-th largest, k2 = floor(m (1 -
-// alpha2)), each clamped to [1, m]; with z0 = a = 0 this is Bootstrap's
-// interval.
+// floor(m alpha1), and High the k2-th largest, k2 = floor(m (1 - alpha2)),
+// each clamped to [1, m]; with z0 = a = 0 this is Percentile's interval.
 //
-// Degenerate cases fall back to the percentile interval of Bootstrap (the
-// same numbers Bootstrap returns): every successful replicate equal to the
-// estimate; no replicate on one side of it (z0 infinite); a jackknife
-// without spread (every leave-one-out estimate equal, or fewer than two
-// of them succeeded: a is 0/0); or an estimate on b itself that failed.
-//
-// Cost: the jackknife adds n estimates (on n - 1 trajectories) per
-// estimator to the reps of Bootstrap, so it needs n >= MinN + 1 (an error
-// wrapping ErrTooFew otherwise) and its time grows like n^2; replicates
-// and jackknife share the workers, each owning one batch (memory about
-// (workers + 1) copies of b, as Bootstrap).
-func BootstrapBCa(b *trajectory.Batch, names []string, reps int, confidence float64, seed uint64, workers int) ([]Interval, error) {
-	if err := bootstrapArgs("bootstrap (BCa)", reps, confidence, names); err != nil {
-		return nil, err
-	}
-	n := b.N()
-	for _, name := range names {
-		info, _ := Lookup(name)
-		if need := max(info.MinN, 1) + 1; n < need {
-			return nil, fmt.Errorf("bootstrap (BCa): %s: %w: n = %d, its jackknife needs n >= %d", name, ErrTooFew, n, need)
+// Degenerate cases fall back to Percentile's interval: every successful
+// replicate equal to theta; no replicate on one side of it (z0 infinite);
+// a jackknife without spread (every value equal, or fewer than two of
+// them succeeded: a is 0/0); or a failed theta.
+func BCa(v, jack []float64, theta, confidence float64) Interval {
+	return bcaInterval(v, jack, theta, confidence)
+}
+
+// percentileInterval sorts the replicates (NaN = failed) in place and
+// returns the interval of Bootstrap's percentile rule.
+func percentileInterval(v []float64, confidence float64) Interval {
+	ok := v[:0]
+	failed := 0
+	for _, x := range v {
+		if math.IsNaN(x) {
+			failed++
+			continue
 		}
+		ok = append(ok, x)
 	}
-	if n < 2 {
-		return nil, fmt.Errorf("bootstrap (BCa): %w: n = %d, the jackknife needs n >= 2", ErrTooFew, n)
+	iv := Interval{Failed: failed, Low: math.NaN(), High: math.NaN()}
+	m := len(ok)
+	if m == 0 {
+		return iv
 	}
-	theta := make([]float64, len(names)) // NaN: the estimate on b failed
-	for j, name := range names {
-		e, _ := New(name) // names were looked up above
-		v, err := e.Estimate(b)
-		if err != nil {
-			if errors.Is(err, ErrTooFew) {
-				return nil, fmt.Errorf("bootstrap (BCa): %w", err)
-			}
-			v = math.NaN()
-		}
-		theta[j] = v
-	}
-	est, jack, err := replicates(b, names, reps, seed, workers, true, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Interval, len(names))
-	for j, name := range names {
-		out[j] = bcaInterval(name, est[j], jack[j], theta[j], confidence)
-	}
-	return out, nil
+	slices.Sort(ok)
+	// the small tolerance keeps 0.05/2 * 2000 = 50.000000000000004 at 50
+	k := max(1, int(math.Floor((1-confidence)/2*float64(m)+1e-9)))
+	iv.Low, iv.High = ok[k-1], ok[m-k]
+	return iv
 }
 
 // bcaInterval returns the BCa interval of BootstrapBCa from the replicates
 // v (NaN = failed; sorted and compacted in place), the jackknife values
 // jack (NaN = failed; reordered in place) and the estimate theta (NaN =
 // failed), falling back to percentileInterval in the degenerate cases.
-func bcaInterval(name string, v, jack []float64, theta, confidence float64) Interval {
-	iv := percentileInterval(name, v, confidence)
+func bcaInterval(v, jack []float64, theta, confidence float64) Interval {
+	iv := percentileInterval(v, confidence)
 	m := len(v) - iv.Failed
 	sorted := v[:m] // percentileInterval left the successful replicates here, sorted
 	if m == 0 || math.IsNaN(theta) || (sorted[0] == theta && sorted[m-1] == theta) {

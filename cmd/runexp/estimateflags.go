@@ -1,4 +1,4 @@
-package evaluate
+package main
 
 import (
 	"fmt"
@@ -9,17 +9,19 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
+	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/models"
 )
 
-// LoggedFlags are the settings of an estimate on logged data as a user
+// loggedFlags are the settings of an estimate on logged data as a user
 // writes them (`runexp estimate`'s flags), before they are checked. Its
 // messages name the flags.
-type LoggedFlags struct {
+type loggedFlags struct {
 	Estimators   string // comma-separated keys; "" for the defaults
 	Bounds       string // comma-separated bound keys; "" for none
 	ReturnRange  string // "LO,HI"; "" for none
-	Interval     string // IntervalPercentile or IntervalBCa
+	Interval     string // intervalPercentile or intervalBCa
 	Replicates   int
 	Confidence   float64
 	Seed         uint64
@@ -37,93 +39,79 @@ type LoggedFlags struct {
 	Explicit func(name string) bool
 }
 
-// Logged checks f and returns the request it asks for, without its
-// methods (Methods sets them once the data's columns are known), and notes
-// on flags that have no effect. Errors are the user's: they name the flag.
-func (f *LoggedFlags) Logged() (l Logged, names []string, notes []string, err error) {
+// job checks f and returns the estimate it asks for, without its data
+// (setData gives it once the file is read), and notes on flags that have
+// no effect. Errors are the user's: they name the flag.
+func (f *loggedFlags) job() (j *estimateJob, names []string, notes []string, err error) {
 	switch {
 	case f.Replicates < 0:
-		return l, nil, nil, fmt.Errorf("-bootstrap %d, want >= 0", f.Replicates)
+		return nil, nil, nil, fmt.Errorf("-bootstrap %d, want >= 0", f.Replicates)
 	case !(f.Confidence > 0 && f.Confidence < 1):
-		return l, nil, nil, fmt.Errorf("-confidence %v, want a number in (0, 1)", f.Confidence)
+		return nil, nil, nil, fmt.Errorf("-confidence %v, want a number in (0, 1)", f.Confidence)
 	case f.Workers < 1:
-		return l, nil, nil, fmt.Errorf("-workers %d, want >= 1", f.Workers)
+		return nil, nil, nil, fmt.Errorf("-workers %d, want >= 1", f.Workers)
 	case !(f.Gamma > 0 && f.Gamma <= 1):
-		return l, nil, nil, fmt.Errorf("-gamma %v, want a discount factor in (0, 1]", f.Gamma)
+		return nil, nil, nil, fmt.Errorf("-gamma %v, want a discount factor in (0, 1]", f.Gamma)
 	case f.Horizon < 0 || (f.Horizon == 0 && f.Explicit != nil && f.Explicit("horizon")):
-		return l, nil, nil, fmt.Errorf("-horizon %d, want > 0", f.Horizon)
+		return nil, nil, nil, fmt.Errorf("-horizon %d, want > 0", f.Horizon)
 	}
-	if f.Model != "" {
-		if k, ok := models.Lookup(f.Model); !ok || !k.Learned() {
-			return l, nil, nil, fmt.Errorf("-model %q, want one of %s (runexp help models)", f.Model, strings.Join(LearnedModels(), ", "))
-		}
+	kind, err := models.Get(f.Model)
+	if err != nil || !kind.Learned() {
+		return nil, nil, nil, fmt.Errorf("-model %q, want one of %s (runexp help models)", f.Model, strings.Join(evaluate.LearnedModels(), ", "))
 	}
 	if names, err = parseEstimators(f.Estimators); err != nil {
-		return l, nil, nil, err
+		return nil, nil, nil, err
 	}
-	l = Logged{Request: Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: Columns{}}, MaxMemory: f.MaxMemory, Horizon: f.Horizon, ModelName: f.Model}
-	if l.Bounds, err = parseBounds(f.Bounds); err != nil {
-		return l, nil, nil, err
+	j = &estimateJob{Logged: evaluate.Logged{Request: evaluate.Request{Gamma: f.Gamma, Delta: f.Delta, Workers: f.Workers, Model: evaluate.Columns{}}},
+		maxMemory: f.MaxMemory, horizon: f.Horizon, kind: kind}
+	if j.Bounds, err = parseBounds(f.Bounds); err != nil {
+		return nil, nil, nil, err
 	}
 	if !(f.Delta > 0 && f.Delta < 1) {
-		return l, nil, nil, fmt.Errorf("-delta %v, want a number in (0, 1)", f.Delta)
+		return nil, nil, nil, fmt.Errorf("-delta %v, want a number in (0, 1)", f.Delta)
 	}
 	if f.ReturnRange != "" {
-		if l.Lo, l.Hi, err = parseReturnRange(f.ReturnRange); err != nil {
-			return l, nil, nil, err
+		if j.Lo, j.Hi, err = parseReturnRange(f.ReturnRange); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	for _, k := range NeedingRange(l.Bounds) {
+	for _, k := range evaluate.NeedingRange(j.Bounds) {
 		if f.ReturnRange == "" {
-			return l, nil, nil, fmt.Errorf("-bounds %s: the %s bound needs -return-range LO,HI, a range holding every episode's return (see runexp help estimate)", k, k)
+			return nil, nil, nil, fmt.Errorf("-bounds %s: the %s bound needs -return-range LO,HI, a range holding every episode's return (see runexp help estimate)", k, k)
 		}
 	}
-	if f.Interval != IntervalPercentile && f.Interval != IntervalBCa {
-		return l, nil, nil, fmt.Errorf("-interval %q, want %s or %s", f.Interval, IntervalPercentile, IntervalBCa)
+	if f.Interval != intervalPercentile && f.Interval != intervalBCa {
+		return nil, nil, nil, fmt.Errorf("-interval %q, want %s or %s", f.Interval, intervalPercentile, intervalBCa)
 	}
 	for _, name := range []string{"delta", "return-range"} {
-		if l.Bounds == nil && f.Explicit(name) {
+		if j.Bounds == nil && f.Explicit(name) {
 			notes = append(notes, fmt.Sprintf("-%s is for the lower bounds, and no -bounds were asked for", name))
 		}
 	}
-	if l.Bounds != nil && f.ReturnRange != "" && len(NeedingRange(l.Bounds)) == 0 {
-		notes = append(notes, fmt.Sprintf("-return-range is used only by the bounds that need one (%s), and none was asked for", strings.Join(NeedingRange(estimators.BoundNames()), ", ")))
+	if j.Bounds != nil && f.ReturnRange != "" && len(evaluate.NeedingRange(j.Bounds)) == 0 {
+		notes = append(notes, fmt.Sprintf("-return-range is used only by the bounds that need one (%s), and none was asked for", strings.Join(evaluate.NeedingRange(confidence.Names()), ", ")))
 	}
-	if f.Interval == IntervalBCa && f.Replicates == 0 {
+	if f.Interval == intervalBCa && f.Replicates == 0 {
 		notes = append(notes, "-interval bca has no effect with -bootstrap 0")
 	}
 	if f.Replicates > 0 {
-		l.Interval = &Interval{Replicates: f.Replicates, Confidence: f.Confidence, Seed: f.Seed, BCa: f.Interval == IntervalBCa, Named: f.Explicit("interval")}
+		j.Intervals = &evaluate.Intervals{Replicates: f.Replicates, Confidence: f.Confidence, Seed: f.Seed, BCa: f.Interval == intervalBCa, Workers: f.Workers}
+		j.intervalNamed = f.Explicit("interval")
 	}
-	return l, names, notes, nil
+	return j, names, notes, nil
 }
 
-// SetData gives l the data it runs on: what the data has beyond rewards
-// and ratios, its name for messages, and the methods: names (known keys),
-// or the registry's defaults that the data supports when names is nil.
-func (l *Logged) SetData(have estimators.Data, where string, names []string) {
-	l.Have, l.Where = have, where
-	if names == nil {
-		names = Defaults(have)
-	}
-	l.Methods = l.Methods[:0]
-	for _, n := range names {
-		m, _ := Registry(n) // parseEstimators knows n
-		l.Methods = append(l.Methods, m)
-	}
-}
-
-// The bootstrap intervals LoggedFlags.Interval chooses between.
+// The bootstrap intervals loggedFlags.Interval chooses between.
 const (
-	IntervalPercentile = "percentile"
-	IntervalBCa        = "bca"
+	intervalPercentile = "percentile"
+	intervalBCa        = "bca"
 )
 
 // parseBounds reads -bounds: nil when empty of any key (no bounds), each
-// key of estimators.BoundNames once.
+// key of confidence.Names once.
 func parseBounds(list string) ([]string, error) {
-	return parseKeys(list, "bound", "-bounds", estimators.BoundNames(), func(k string) bool {
-		_, ok := estimators.LookupBound(k)
+	return parseKeys(list, "bound", "-bounds", confidence.Names(), func(k string) bool {
+		_, ok := confidence.Lookup(k)
 		return ok
 	})
 }
