@@ -18,15 +18,14 @@
 //     that loop once, with a recorder struct saying what to record
 //     (policies.PairRecord, policies.TaxiRecord; zero after no Record or
 //     RecordProbs), so recording never changes the draws.
-//   - This package keeps the truths: true values are closed forms or exact
-//     dynamic programs (each Spec's TruthDoc says which; the taxi's exact
-//     DP, Monte Carlo cross-check and exact q values in
-//     noisytaxi_truth.go), and the exact models that ModelDomain records
-//     are handed to the rollouts as policies.PairModel or
+//   - Each domain kind keeps its truth beside it: true values are closed
+//     forms or exact dynamic programs (each Spec's TruthDoc says which;
+//     the taxi's exact DP, Monte Carlo cross-check and exact q values in
+//     package domains/taxi), and the exact models that ModelDomain
+//     records are handed to the rollouts as policies.PairModel or
 //     policies.TaxiModel. Expensive truths (Spec.CacheTruth) are cached on
-//     disk (TruthCache) under a key made of everything that determines
-//     them; an entry is used only when its checksum holds and it records
-//     exactly the domain and parameters asked for, else it is recomputed.
+//     disk by package domains/truthcache, which the harness calls; this
+//     package never reads or writes a file.
 //   - Closed forms speak of classes of estimators (ClassUnweighted,
 //     ClassSelfNormalized, as package estimators classifies its entries),
 //     never of estimator names.

@@ -87,7 +87,7 @@ type tabularBuilt struct {
 // build calls ts.Build and checks what it returns: a valid MDP, two
 // policies of it, and coverage (pi_b(a|s) > 0 wherever pi_e(a|s) > 0).
 func (ts tabularSpec) build(p Params) (*tabularBuilt, error) {
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +185,9 @@ func (ts tabularSpec) newDomain(p Params) (*tabularDomain, error) {
 func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	steps := n * d.m.Horizon
 	b.Grow(n, steps)
-	growColumns(b, steps, d.ids, d.exact)
+	GrowColumns(b, steps, d.ids, d.exact)
 	if d.probs {
-		growProbs(b, steps)
+		GrowProbs(b, steps)
 	}
 	na, ns := d.m.Actions, d.m.States
 	for range n {

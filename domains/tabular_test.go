@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/ope-lab/longhorizon/envs/tabular"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -188,7 +190,7 @@ func TestTabularSpec(t *testing.T) {
 			if sp.Obs != 3 || sp.Actions != 2 || sp.Horizon != 3 || dst[0] != 0.8 || dst[1] != 0.2 {
 				t.Errorf("space %+v, pi_e(.|2) = %v", sp, dst)
 			}
-			tr, err := spec.TrueValue(p, TruthOptions{})
+			tr, err := spec.Truth(p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -444,4 +446,11 @@ func TestSoftmaxPolicy(t *testing.T) {
 	if sure < 40 {
 		t.Errorf("temperature 0.01: %d of 50 rows above 0.99, want most", sure)
 	}
+}
+
+// meanSE returns the mean of x and its standard error (sample standard
+// deviation, denominator n-1, over sqrt(n)).
+func meanSE(x []float64) (mean, se float64) {
+	mean, sd := stat.MeanStdDev(x, nil)
+	return mean, sd / math.Sqrt(float64(len(x)))
 }
