@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
-	_ "github.com/ope-lab/longhorizon/domains/taxi"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // the tabular suite
+	_ "github.com/ope-lab/longhorizon/domains/taxi"  // noisytaxi
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
