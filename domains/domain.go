@@ -186,7 +186,8 @@ type Spec struct {
 var registry = map[string]*Spec{}
 
 // Register adds a domain kind. Domains register themselves from init
-// functions of this package; registering a name twice panics (a
+// functions, of this package and of the packages of domains under it
+// (domains/taxi, domains/suite); registering a name twice panics (a
 // programming error).
 func Register(s *Spec) {
 	if _, dup := registry[s.Name]; dup {

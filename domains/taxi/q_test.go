@@ -69,7 +69,7 @@ func TestTaxiQValue(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got := q.Value(); math.Abs(got-ex.Value) > 1e-14*math.Abs(ex.Value) {
-					t.Errorf("cap %d eps %v gamma %v: TaxiQ value %v, TaxiExactValue %v", cap, eps, gamma, got, ex.Value)
+					t.Errorf("cap %d eps %v gamma %v: Q value %v, ExactValue %v", cap, eps, gamma, got, ex.Value)
 				}
 				if q.Cap() != cap || q.Layers() < 1 || q.Layers() > cap+1 {
 					t.Errorf("cap %d: Cap %d, %d layers, want 1..cap+1", cap, q.Cap(), q.Layers())
@@ -111,12 +111,12 @@ func TestTaxiQFixedPoint(t *testing.T) {
 	}
 	ex, _ := ExactValue(p, 0.05, 1, 1, nil)
 	if got := q2000.Value(); math.Abs(got-ex.Value) > 1e-14*math.Abs(ex.Value) {
-		t.Errorf("cap 2000: TaxiQ value %v, TaxiExactValue %v", got, ex.Value)
+		t.Errorf("cap 2000: Q value %v, ExactValue %v", got, ex.Value)
 	}
 	// 2 (slack) x 8 bytes x 500 states x 201 layers + 500 x 6 x (4 + 8)
 	// bytes of tables = 1608000 + 36000
 	if b := QBytes(200); b != 1644000 {
-		t.Errorf("TaxiQBytes(200) = %v, want 1644000", b)
+		t.Errorf("QBytes(200) = %v, want 1644000", b)
 	}
 	if used := float64(8 * noisytaxi.NumStates * q2000.Layers()); used > QBytes(2000) {
 		t.Errorf("%v bytes of layers above the bound %v", used, QBytes(2000))

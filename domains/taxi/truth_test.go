@@ -237,36 +237,36 @@ func TestTaxiValueErrors(t *testing.T) {
 	bad := p
 	bad.Cap = 0
 	if _, err := ExactValue(bad, 0.05, 1, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted cap 0")
+		t.Error("ExactValue accepted cap 0")
 	}
 	if _, err := ExactValue(p, 1.5, 1, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted eps 1.5")
+		t.Error("ExactValue accepted eps 1.5")
 	}
 	if _, err := ExactValue(p, 0.05, 0, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted m 0")
+		t.Error("ExactValue accepted m 0")
 	}
 	if _, err := MonteCarlo(p, 0.05, 1, 1, 1, 1, 1, nil); err == nil {
-		t.Error("TaxiMonteCarlo accepted 1 episode")
+		t.Error("MonteCarlo accepted 1 episode")
 	}
 	if _, err := MonteCarlo(bad, 0.05, 1, 1, 100, 1, 1, nil); err == nil {
-		t.Error("TaxiMonteCarlo accepted cap 0")
+		t.Error("MonteCarlo accepted cap 0")
 	}
 	for _, g := range []float64{0, -0.5, 1.5, math.NaN(), math.Inf(1)} {
 		if _, err := ExactValue(p, 0.05, 1, g, nil); err == nil {
-			t.Errorf("TaxiExactValue accepted gamma %v", g)
+			t.Errorf("ExactValue accepted gamma %v", g)
 		}
 		if _, err := MonteCarlo(p, 0.05, 1, g, 100, 1, 1, nil); err == nil {
-			t.Errorf("TaxiMonteCarlo accepted gamma %v", g)
+			t.Errorf("MonteCarlo accepted gamma %v", g)
 		}
 		if _, err := NewQ(p, 0.05, g); err == nil {
-			t.Errorf("NewTaxiQ accepted gamma %v", g)
+			t.Errorf("NewQ accepted gamma %v", g)
 		}
 	}
 	if _, err := NewQ(bad, 0.05, 1); err == nil {
-		t.Error("NewTaxiQ accepted cap 0")
+		t.Error("NewQ accepted cap 0")
 	}
 	if _, err := NewQ(p, -0.1, 1); err == nil {
-		t.Error("NewTaxiQ accepted eps -0.1")
+		t.Error("NewQ accepted eps -0.1")
 	}
 }
 
@@ -374,13 +374,13 @@ func TestTaxiExactDiscountedVsMonteCarlo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("eps %v m %d: exact %.5f (gamma 1: %.5f), brute force %.5f +- %.5f, TaxiMonteCarlo %.5f +- %.5f",
+		t.Logf("eps %v m %d: exact %.5f (gamma 1: %.5f), brute force %.5f +- %.5f, MonteCarlo %.5f +- %.5f",
 			tc.eps, tc.m, ex.Value, undisc.Value, bf.mean, bf.se(), mc.Mean, mc.SE)
 		if math.Abs(bf.mean-ex.Value) > 4*bf.se() {
 			t.Errorf("eps %v m %d: brute force %v +- %v, exact %v", tc.eps, tc.m, bf.mean, bf.se(), ex.Value)
 		}
 		if math.Abs(mc.Mean-ex.Value) > 4*mc.SE {
-			t.Errorf("eps %v m %d: TaxiMonteCarlo %v +- %v, exact %v", tc.eps, tc.m, mc.Mean, mc.SE, ex.Value)
+			t.Errorf("eps %v m %d: MonteCarlo %v +- %v, exact %v", tc.eps, tc.m, mc.Mean, mc.SE, ex.Value)
 		}
 		if math.Abs(undisc.Value-ex.Value) < 10*bf.se() {
 			t.Errorf("eps %v m %d: gamma 1 value %v within 10 se of gamma 0.9's %v: the check has no power", tc.eps, tc.m, undisc.Value, ex.Value)
