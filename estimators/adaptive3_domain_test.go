@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // registers drift, randommdp, sparse
+	_ "github.com/ope-lab/longhorizon/domains/taxi"  // registers noisytaxi
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/models"

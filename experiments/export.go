@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
@@ -35,7 +36,7 @@ type ExportOptions struct {
 	// TruthCache, TruthProgress and Log are as in Options: where the true
 	// values are cached, who hears about long computations of them, and
 	// who hears about corrupt cache entries.
-	TruthCache    *domains.TruthCache
+	TruthCache    *truthcache.Cache
 	TruthProgress func(series string, frac float64)
 	Log           func(string)
 }

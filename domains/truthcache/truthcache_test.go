@@ -1,4 +1,4 @@
-package domains
+package truthcache
 
 import (
 	"encoding/json"
@@ -7,25 +7,28 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/taxi" // registers noisytaxi, the real cached domain
 )
 
 // thirdsSpec is a domain kind (not registered) whose cached truth is x/3,
 // with extras that need every digit of a float64: what a truth read back
 // from the cache must reproduce exactly. calls counts its computations.
-func thirdsSpec(calls *int) *Spec {
-	return &Spec{Name: "thirds", CacheTruth: true, Truth: func(p Params, _ func(float64)) (Truth, error) {
+func thirdsSpec(calls *int) *domains.Spec {
+	return &domains.Spec{Name: "thirds", CacheTruth: true, Truth: func(p domains.Params, _ func(float64)) (domains.Truth, error) {
 		*calls++
-		return Truth{Value: p["x"] / 3, Method: "test: x/3",
+		return domains.Truth{Value: p["x"] / 3, Method: "test: x/3",
 			Extra: map[string]float64{"third": 1.0 / 3, "neg_tenth": -0.1, "big": 1e300}}, nil
 	}}
 }
 
 // thirdsTruth is the truth thirdsSpec computes for x, written out by hand.
-func thirdsTruth(x float64) Truth {
-	return Truth{Value: x / 3, Method: "test: x/3", Extra: map[string]float64{"third": 1.0 / 3, "neg_tenth": -0.1, "big": 1e300}}
+func thirdsTruth(x float64) domains.Truth {
+	return domains.Truth{Value: x / 3, Method: "test: x/3", Extra: map[string]float64{"third": 1.0 / 3, "neg_tenth": -0.1, "big": 1e300}}
 }
 
-// warnings collects the messages of TruthOptions.Warn.
+// warnings collects the messages of Options.Warn.
 type warnings []string
 
 func (w *warnings) warn(msg string) { *w = append(*w, msg) }
@@ -37,12 +40,12 @@ func (w *warnings) warn(msg string) { *w = append(*w, msg) }
 func TestTruthCacheSoundEntryIsUsed(t *testing.T) {
 	var calls int
 	spec := thirdsSpec(&calls)
-	cache := &TruthCache{Dir: t.TempDir()}
+	cache := &Cache{Dir: t.TempDir()}
 	var w warnings
-	opt := TruthOptions{Cache: cache, Warn: w.warn}
-	p := Params{"x": 0.7, "y": 2}
+	opt := Options{Cache: cache, Warn: w.warn}
+	p := domains.Params{"x": 0.7, "y": 2}
 	for i := range 2 {
-		got, err := spec.TrueValue(p, opt)
+		got, err := TrueValue(spec, p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,8 +73,8 @@ func TestTruthCacheSoundEntryIsUsed(t *testing.T) {
 // the file and the fault, and rewrites the entry, which the next call then
 // uses silently.
 func TestTruthCacheHostileEntries(t *testing.T) {
-	p := Params{"x": 0.7, "y": 2}
-	other := Params{"x": 1.3, "y": 2}
+	p := domains.Params{"x": 0.7, "y": 2}
+	other := domains.Params{"x": 1.3, "y": 2}
 	for _, tc := range []struct {
 		name string
 		// tamper changes the sound entries of p and other in the cache.
@@ -107,7 +110,7 @@ func TestTruthCacheHostileEntries(t *testing.T) {
 		}, "records the parameters of another entry (x = 1.3, want 0.7"},
 		{"old format without checksum", func(t *testing.T, path, _ string) {
 			// version 1 wrote json.Marshal(Truth): value, method, extra
-			old, err := json.Marshal(Truth{Value: 999, Method: "test: x/3"})
+			old, err := json.Marshal(domains.Truth{Value: 999, Method: "test: x/3"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,9 +131,9 @@ func TestTruthCacheHostileEntries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls int
 			spec := thirdsSpec(&calls)
-			cache := &TruthCache{Dir: t.TempDir()}
-			for _, q := range []Params{p, other} {
-				if _, err := spec.TrueValue(q, TruthOptions{Cache: cache}); err != nil {
+			cache := &Cache{Dir: t.TempDir()}
+			for _, q := range []domains.Params{p, other} {
+				if _, err := TrueValue(spec, q, Options{Cache: cache}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -139,7 +142,7 @@ func TestTruthCacheHostileEntries(t *testing.T) {
 
 			calls = 0
 			var w warnings
-			got, err := spec.TrueValue(p, TruthOptions{Cache: cache, Warn: w.warn})
+			got, err := TrueValue(spec, p, Options{Cache: cache, Warn: w.warn})
 			if err != nil {
 				t.Fatalf("TrueValue: %v, want the recomputed truth", err)
 			}
@@ -165,7 +168,7 @@ func TestTruthCacheHostileEntries(t *testing.T) {
 			}
 			// rewritten: the next call reads it back without warning
 			w, calls = nil, 0
-			if got, err := spec.TrueValue(p, TruthOptions{Cache: cache, Warn: w.warn}); err != nil || !reflect.DeepEqual(got, thirdsTruth(0.7)) || calls != 0 || len(w) != 0 {
+			if got, err := TrueValue(spec, p, Options{Cache: cache, Warn: w.warn}); err != nil || !reflect.DeepEqual(got, thirdsTruth(0.7)) || calls != 0 || len(w) != 0 {
 				t.Errorf("after the rewrite: truth %+v (%v), %d computations, warnings %q; want thirdsTruth(0.7) from the cache, silently", got, err, calls, w)
 			}
 		})
@@ -177,26 +180,93 @@ func TestTruthCacheHostileEntries(t *testing.T) {
 // uncached computation returns, and warns.
 func TestTruthCacheHostileTaxi(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // never the user's cache
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	p := spec.Defaults()
 	p["mc_episodes"] = 2000
-	want, err := spec.TrueValue(p, TruthOptions{}) // uncached
+	want, err := TrueValue(spec, p, Options{}) // uncached
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &TruthCache{Dir: t.TempDir()}
-	if _, err := spec.TrueValue(p, TruthOptions{Cache: cache}); err != nil {
+	cache := &Cache{Dir: t.TempDir()}
+	if _, err := TrueValue(spec, p, Options{Cache: cache}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(cache.Dir, cache.key("noisytaxi", p)+".json")
 	editEntry(t, path, func(e map[string]any) { e["value"] = 999 })
 	var w warnings
-	got, err := spec.TrueValue(p, TruthOptions{Cache: cache, Warn: w.warn})
+	got, err := TrueValue(spec, p, Options{Cache: cache, Warn: w.warn})
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("truth %+v (%v), want the uncached %+v", got, err, want)
 	}
 	if len(w) != 1 || w[0] != "truth cache entry "+path+": checksum mismatch (edited or corrupt); recomputing" {
 		t.Errorf("warnings %q, want the checksum mismatch of %s", w, path)
+	}
+}
+
+// TestTruthCacheFormat: the on-disk format is that of the cache before
+// it left package domains (commit d662686, printed by that code): the
+// same file name (key) and the same bytes for thirdsSpec at x = 0.7,
+// y = 2, and the same key for noisytaxi at its defaults, so that entries
+// already in users' caches are read back.
+func TestTruthCacheFormat(t *testing.T) {
+	const (
+		wantName  = "thirds-b6f2d30fe47f7030d58dd1fc.json"
+		wantEntry = "{\n  \"version\": 2,\n  \"domain\": \"thirds\",\n  \"params\": {\n    \"x\": 0.7,\n    \"y\": 2\n  },\n  \"value\": 0.2333333333333333,\n  \"method\": \"test: x/3\",\n  \"extra\": {\n    \"big\": 1e+300,\n    \"neg_tenth\": -0.1,\n    \"third\": 0.3333333333333333\n  },\n  \"checksum\": \"sha256:33abda733484ec082bc5b47e2fb6fbc4f9d846867d86d1718ab9e4bb2a66acb1\"\n}\n"
+		wantTaxi  = "noisytaxi-d778c06a940ce6a42dc66968"
+	)
+	var calls int
+	cache := &Cache{Dir: t.TempDir()}
+	if _, err := TrueValue(thirdsSpec(&calls), domains.Params{"x": 0.7, "y": 2}, Options{Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(cache.Dir, "*"))
+	if err != nil || len(files) != 1 || filepath.Base(files[0]) != wantName {
+		t.Fatalf("cache holds %v (%v), want the one entry %s", files, err, wantName)
+	}
+	if got := string(readCacheFile(t, files[0])); got != wantEntry {
+		t.Errorf("entry\n%s\nwant\n%s", got, wantEntry)
+	}
+	spec, _ := domains.Lookup("noisytaxi")
+	if got := cache.key("noisytaxi", spec.Defaults()); got != wantTaxi {
+		t.Errorf("noisytaxi's key at its defaults %s, want %s", got, wantTaxi)
+	}
+}
+
+// TestTruthCacheTaxi: on NoisyTaxi, a second computation of the same
+// truth reads the cache and returns the identical value and extras;
+// different parameters (gamma among them) get different keys; a nil cache
+// computes.
+func TestTruthCacheTaxi(t *testing.T) {
+	spec, _ := domains.Lookup("noisytaxi")
+	p := spec.Defaults()
+	p["mc_episodes"] = 2000
+	cache := &Cache{Dir: t.TempDir()}
+	a, err := TrueValue(spec, p, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache.Dir, "noisytaxi-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("cache holds %v, want one noisytaxi entry", files)
+	}
+	b, err := TrueValue(spec, p, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("cached truth differs: %+v vs %+v", a, b)
+	}
+	if k1, k2 := cache.key("noisytaxi", p), cache.key("noisytaxi", domains.Params{"eps_e": 0.05}); k1 == k2 {
+		t.Error("different parameters share a cache key")
+	}
+	discounted := spec.Defaults()
+	discounted["gamma"] = 0.9
+	if cache.key("noisytaxi", spec.Defaults()) == cache.key("noisytaxi", discounted) {
+		t.Error("gamma 1 and 0.9 share a truth cache key")
+	}
+	c, err := TrueValue(spec, p, Options{})
+	if err != nil || c.Value != a.Value {
+		t.Errorf("uncached truth %v (%v), cached %v", c.Value, err, a.Value)
 	}
 }
 
@@ -207,7 +277,7 @@ func TestTruthCacheUnwritable(t *testing.T) {
 	writeCacheFile(t, dir, []byte("not a directory\n"))
 	var calls int
 	var w warnings
-	got, err := thirdsSpec(&calls).TrueValue(Params{"x": 3}, TruthOptions{Cache: &TruthCache{Dir: dir}, Warn: w.warn})
+	got, err := TrueValue(thirdsSpec(&calls), domains.Params{"x": 3}, Options{Cache: &Cache{Dir: dir}, Warn: w.warn})
 	if err != nil || !reflect.DeepEqual(got, thirdsTruth(3)) {
 		t.Errorf("truth %+v (%v), want the computed %+v", got, err, thirdsTruth(3))
 	}

@@ -1,15 +1,16 @@
-package domains
+package suite
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
 func init() {
-	registerTabular(tabularSpec{
+	domains.RegisterTabular(domains.TabularSpec{
 		Name: "sparse",
 		Doc: "suite (issue 16): sparse, rare, heavy-tailed rewards on a random MDP: each (state, action) pays 0 except, " +
 			"with a small probability, a Pareto(alpha, scale) reward (finite mean alpha scale/(alpha-1), infinite variance " +
@@ -20,15 +21,15 @@ func init() {
 			"probability 0.027, some 0.54 rewards an episode of 20 steps; V(pi_e) = 16.3 and V(pi_b) = 14.0 (instance 1: an " +
 			"estimator that drops the ratios is off by 2.2), and E_b[W^2] is 13 to 21 over instances 1 to 4: feasible at " +
 			"n = 10^4, hard at n = 100, where a data set holds some 50 rewards and one huge one can dominate",
-		Params: []ParamSpec{
-			{Name: "states", Kind: Int, Default: 10, Min: 1, Max: 1000, Doc: "number of states"},
-			{Name: "actions", Kind: Int, Default: 3, Min: 1, Max: 100, Doc: "number of actions"},
-			{Name: "horizon", Kind: Int, Default: 20, Min: 1, Max: 100000, Doc: "steps of an episode (episodes never end early)"},
-			{Name: "rare_prob", Kind: Float, Default: 0.02, Min: 0, Max: 0.5, Doc: "mean probability that a step pays: (state, action) pays with probability rare_prob x 2U, U uniform on [0, 1) drawn by the instance"},
-			{Name: "alpha", Kind: Float, Default: 1.5, Min: 1.01, Max: 100, Doc: "Pareto tail index of a paid reward (finite mean for alpha > 1, infinite variance for alpha <= 2)"},
-			{Name: "scale", Kind: Float, Default: 10, Min: 1e-9, Max: 1e9, Doc: "Pareto scale: the smallest paid reward"},
-			{Name: "temperature", Kind: Float, Default: 0.5, Min: 0.01, Max: 100, Doc: "pi_e(a|s) is proportional to exp(q(s, a) / (rare_prob temperature)), q(s, a) the pay probability: it prefers the actions that pay more often, more so at a lower temperature"},
-			{Name: "mix", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy: (1 - mix) pi_e + mix x uniform"},
+		Params: []domains.ParamSpec{
+			{Name: "states", Kind: domains.Int, Default: 10, Min: 1, Max: 1000, Doc: "number of states"},
+			{Name: "actions", Kind: domains.Int, Default: 3, Min: 1, Max: 100, Doc: "number of actions"},
+			{Name: "horizon", Kind: domains.Int, Default: 20, Min: 1, Max: 100000, Doc: "steps of an episode (episodes never end early)"},
+			{Name: "rare_prob", Kind: domains.Float, Default: 0.02, Min: 0, Max: 0.5, Doc: "mean probability that a step pays: (state, action) pays with probability rare_prob x 2U, U uniform on [0, 1) drawn by the instance"},
+			{Name: "alpha", Kind: domains.Float, Default: 1.5, Min: 1.01, Max: 100, Doc: "Pareto tail index of a paid reward (finite mean for alpha > 1, infinite variance for alpha <= 2)"},
+			{Name: "scale", Kind: domains.Float, Default: 10, Min: 1e-9, Max: 1e9, Doc: "Pareto scale: the smallest paid reward"},
+			{Name: "temperature", Kind: domains.Float, Default: 0.5, Min: 0.01, Max: 100, Doc: "pi_e(a|s) is proportional to exp(q(s, a) / (rare_prob temperature)), q(s, a) the pay probability: it prefers the actions that pay more often, more so at a lower temperature"},
+			{Name: "mix", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy: (1 - mix) pi_e + mix x uniform"},
 		},
 		Build: buildSparse,
 		TruthDoc: "exact dynamic program over (step, state) on the exact mean rewards, " +
@@ -45,7 +46,7 @@ func init() {
 // horizon. A step of (s, a) pays, with probability q(s, a), the
 // Pareto draw scale U^(-1/alpha) (U uniform on (0, 1]) and else 0, so
 // its mean is q(s, a) alpha scale / (alpha - 1).
-func buildSparse(p Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func buildSparse(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	ns, na := p.Int("states"), p.Int("actions")
 	alpha, scale := p["alpha"], p["scale"]
 	if !(alpha > 1) {

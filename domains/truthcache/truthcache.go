@@ -1,4 +1,4 @@
-package domains
+package truthcache
 
 import (
 	"bytes"
@@ -16,13 +16,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
-// TruthOptions control how a true value is obtained, never what it is.
-type TruthOptions struct {
+// Options control how a true value is obtained, never what it is.
+type Options struct {
 	// Cache, when not nil, keeps expensive true values on disk.
-	Cache *TruthCache
+	Cache *Cache
 	// Progress, when not nil, hears the fraction done of a long
 	// computation.
 	Progress func(frac float64)
@@ -33,13 +34,13 @@ type TruthOptions struct {
 	Warn func(msg string)
 }
 
-// TrueValue returns the evaluation policy's true value for parameters p:
-// from opt.Cache when the domain caches its truth and the cache holds a
-// sound entry for (domain, p), else computed (and then cached). An entry
-// that is not sound is reported through opt.Warn, recomputed and
-// rewritten; it never decides the result.
-func (s *Spec) TrueValue(p Params, opt TruthOptions) (Truth, error) {
-	compute := func() (Truth, error) { return s.Truth(p, opt.Progress) }
+// TrueValue returns the true value of domain kind s for parameters p
+// (s.Truth, told opt.Progress): from opt.Cache when the domain caches its
+// truth (s.CacheTruth) and the cache holds a sound entry for (s.Name, p),
+// else computed (and then cached). An entry that is not sound is reported
+// through opt.Warn, recomputed and rewritten; it never decides the result.
+func TrueValue(s *domains.Spec, p domains.Params, opt Options) (domains.Truth, error) {
+	compute := func() (domains.Truth, error) { return s.Truth(p, opt.Progress) }
 	if !s.CacheTruth || opt.Cache == nil || opt.Cache.Dir == "" {
 		return compute()
 	}
@@ -56,7 +57,7 @@ const truthCacheVersion = 2
 // entries take about 2 KB.
 const maxTruthEntry = 1 << 20
 
-// TruthCache is a directory of computed true values, one JSON file per
+// Cache is a directory of computed true values, one JSON file per
 // (domain, parameters), keyed by a hash of everything that determines the
 // value. Each entry records the cache version, the domain, every parameter
 // and its value, the truth, and a SHA-256 checksum over a canonical
@@ -65,22 +66,22 @@ const maxTruthEntry = 1 << 20
 // parameters and version asked for; the checksum detects edits and
 // corruption, it is no signature. A cache that cannot be read or written
 // is ignored: it saves time, it never decides a result.
-type TruthCache struct {
+type Cache struct {
 	Dir string
 }
 
-// DefaultTruthCache returns the cache in the user's cache directory (e.g.
+// Default returns the cache in the user's cache directory (e.g.
 // ~/.cache/ope-longhorizon/truth), or nil when there is none.
-func DefaultTruthCache() *TruthCache {
+func Default() *Cache {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return nil
 	}
-	return &TruthCache{Dir: filepath.Join(d, "ope-longhorizon", "truth")}
+	return &Cache{Dir: filepath.Join(d, "ope-longhorizon", "truth")}
 }
 
 // key names a cache entry: a hash of the domain and its parameters.
-func (c *TruthCache) key(domain string, p Params) string {
+func (c *Cache) key(domain string, p domains.Params) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "v%d\n%s\n", truthCacheVersion, domain)
 	for _, k := range slices.Sorted(maps.Keys(p)) {
@@ -95,7 +96,7 @@ type truthEntry struct {
 	Version int                `json:"version"`
 	Domain  string             `json:"domain"`
 	Params  map[string]float64 `json:"params"`
-	Truth
+	domains.Truth
 	// Checksum is "sha256:" and the hex SHA-256 of the canonical encoding
 	// of the other fields.
 	Checksum string `json:"checksum"`
@@ -122,7 +123,7 @@ func (e *truthEntry) checksum() string {
 
 // get returns the cached truth of (domain, p) or computes and caches it,
 // telling warn (when not nil) why an entry was not used or not written.
-func (c *TruthCache) get(domain string, p Params, compute func() (Truth, error), warn func(string)) (Truth, error) {
+func (c *Cache) get(domain string, p domains.Params, compute func() (domains.Truth, error), warn func(string)) (domains.Truth, error) {
 	path := filepath.Join(c.Dir, c.key(domain, p)+".json")
 	report := func(format string, args ...any) {
 		if warn != nil {
@@ -152,65 +153,65 @@ var errNoEntry = errors.New("no entry")
 // readTruthEntry reads the entry at path and returns its truth, or
 // errNoEntry when there is none, or an error saying why the entry is not
 // sound for (domain, p).
-func readTruthEntry(path, domain string, p Params) (Truth, error) {
+func readTruthEntry(path, domain string, p domains.Params) (domains.Truth, error) {
 	// Stat first: opening a named pipe would block.
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return Truth{}, errNoEntry
+		return domains.Truth{}, errNoEntry
 	case errors.Is(err, syscall.ENOTDIR):
 		// the cache directory is a file: writing the entry reports it
-		return Truth{}, errNoEntry
+		return domains.Truth{}, errNoEntry
 	case err != nil:
-		return Truth{}, fmt.Errorf("unreadable: %w", err)
+		return domains.Truth{}, fmt.Errorf("unreadable: %w", err)
 	case !fi.Mode().IsRegular():
-		return Truth{}, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
+		return domains.Truth{}, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
 	case fi.Size() > maxTruthEntry:
-		return Truth{}, fmt.Errorf("%d bytes, more than an entry's %d", fi.Size(), maxTruthEntry)
+		return domains.Truth{}, fmt.Errorf("%d bytes, more than an entry's %d", fi.Size(), maxTruthEntry)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return Truth{}, fmt.Errorf("unreadable: %w", err)
+		return domains.Truth{}, fmt.Errorf("unreadable: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxTruthEntry+1))
 	if err != nil {
-		return Truth{}, fmt.Errorf("unreadable: %w", err)
+		return domains.Truth{}, fmt.Errorf("unreadable: %w", err)
 	}
 	if len(data) > maxTruthEntry {
-		return Truth{}, fmt.Errorf("more than an entry's %d bytes", maxTruthEntry)
+		return domains.Truth{}, fmt.Errorf("more than an entry's %d bytes", maxTruthEntry)
 	}
 	var e truthEntry
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return Truth{}, fmt.Errorf("does not parse (truncated or corrupt): %v", err)
+		return domains.Truth{}, fmt.Errorf("does not parse (truncated or corrupt): %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Truth{}, errors.New("does not parse (corrupt): data after the entry")
+		return domains.Truth{}, errors.New("does not parse (corrupt): data after the entry")
 	}
 	switch {
 	case e.Checksum == "":
-		return Truth{}, errors.New("no checksum (an entry of an older format, or edited)")
+		return domains.Truth{}, errors.New("no checksum (an entry of an older format, or edited)")
 	case e.Version != truthCacheVersion:
-		return Truth{}, fmt.Errorf("format version %d, want %d", e.Version, truthCacheVersion)
+		return domains.Truth{}, fmt.Errorf("format version %d, want %d", e.Version, truthCacheVersion)
 	case e.Checksum != e.checksum():
-		return Truth{}, errors.New("checksum mismatch (edited or corrupt)")
+		return domains.Truth{}, errors.New("checksum mismatch (edited or corrupt)")
 	case e.Domain != domain:
-		return Truth{}, fmt.Errorf("records domain %q, want %q (copied from another entry?)", e.Domain, domain)
+		return domains.Truth{}, fmt.Errorf("records domain %q, want %q (copied from another entry?)", e.Domain, domain)
 	}
 	if diff := paramsDiff(e.Params, p); diff != "" {
-		return Truth{}, fmt.Errorf("records the parameters of another entry (%s; copied or renamed?)", diff)
+		return domains.Truth{}, fmt.Errorf("records the parameters of another entry (%s; copied or renamed?)", diff)
 	}
 	if e.Method == "" {
-		return Truth{}, errors.New("records no method")
+		return domains.Truth{}, errors.New("records no method")
 	}
 	return e.Truth, nil
 }
 
 // paramsDiff describes how the recorded parameters differ from those
 // asked for, at most three differences; "" when they are the same.
-func paramsDiff(recorded, asked Params) string {
+func paramsDiff(recorded, asked domains.Params) string {
 	var diffs []string
 	for _, k := range slices.Sorted(maps.Keys(asked)) {
 		switch v, ok := recorded[k]; {
@@ -233,7 +234,7 @@ func paramsDiff(recorded, asked Params) string {
 
 // writeTruthEntry writes the entry of (domain, p) with truth t to path in
 // dir, atomically: a reader sees the old entry or the new one.
-func writeTruthEntry(dir, path, domain string, p Params, t Truth) error {
+func writeTruthEntry(dir, path, domain string, p domains.Params, t domains.Truth) error {
 	e := truthEntry{Version: truthCacheVersion, Domain: domain, Params: p, Truth: t}
 	e.Checksum = e.checksum()
 	data, err := json.MarshalIndent(&e, "", "  ")

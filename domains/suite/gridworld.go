@@ -1,15 +1,16 @@
-package domains
+package suite
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
 func init() {
-	registerTabular(tabularSpec{
+	domains.RegisterTabular(domains.TabularSpec{
 		Name: "gridworld",
 		Doc: "suite (issue 16): a W x H gridworld with slips and pits, start in the top-left corner, goal in the bottom-right one; " +
 			"the episode ends at the goal (+1) or in a pit (-1), so its length depends on the policy. " +
@@ -20,15 +21,15 @@ func init() {
 			"in 11.2 and 12.3 steps on average; a ratio is 0.925/0.625 = 1.48 on the preferred action and 0.025/0.125 = 0.2 " +
 			"off it, and E_b[W^2], the variance scale of IS, is about 64 (45 to 95 over instances 1 to 4): hard at n = 100, " +
 			"feasible at 10^4",
-		Params: []ParamSpec{
-			{Name: "width", Kind: Int, Default: 5, Min: 2, Max: 32, Doc: "columns of the grid"},
-			{Name: "height", Kind: Int, Default: 5, Min: 2, Max: 32, Doc: "rows of the grid"},
-			{Name: "pits", Kind: Int, Default: 3, Min: 0, Max: 32*32 - 2, Doc: "number of pits, placed by the instance uniformly among the cells other than start and goal, redrawn until a path avoiding them joins start and goal"},
-			{Name: "slip", Kind: Float, Default: 0.2, Min: 0, Max: 1, Doc: "probability that a move goes, instead, in one of the three other directions (uniformly)"},
-			{Name: "step_cost", Kind: Float, Default: 0.01, Min: 0, Max: 1e6, Doc: "cost of a step in an ordinary cell (paid as a reward of -step_cost)"},
-			{Name: "horizon", Kind: Int, Default: 30, Min: 1, Max: 10000, Doc: "the episode's cap in steps"},
-			{Name: "eps_e", Kind: Float, Default: 0.1, Min: 0, Max: 1, Doc: "evaluation policy: the optimal action with probability 1 - eps_e, else uniform over the 4 actions"},
-			{Name: "eps_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy: the optimal action with probability 1 - eps_b, else uniform over the 4 actions"},
+		Params: []domains.ParamSpec{
+			{Name: "width", Kind: domains.Int, Default: 5, Min: 2, Max: 32, Doc: "columns of the grid"},
+			{Name: "height", Kind: domains.Int, Default: 5, Min: 2, Max: 32, Doc: "rows of the grid"},
+			{Name: "pits", Kind: domains.Int, Default: 3, Min: 0, Max: 32*32 - 2, Doc: "number of pits, placed by the instance uniformly among the cells other than start and goal, redrawn until a path avoiding them joins start and goal"},
+			{Name: "slip", Kind: domains.Float, Default: 0.2, Min: 0, Max: 1, Doc: "probability that a move goes, instead, in one of the three other directions (uniformly)"},
+			{Name: "step_cost", Kind: domains.Float, Default: 0.01, Min: 0, Max: 1e6, Doc: "cost of a step in an ordinary cell (paid as a reward of -step_cost)"},
+			{Name: "horizon", Kind: domains.Int, Default: 30, Min: 1, Max: 10000, Doc: "the episode's cap in steps"},
+			{Name: "eps_e", Kind: domains.Float, Default: 0.1, Min: 0, Max: 1, Doc: "evaluation policy: the optimal action with probability 1 - eps_e, else uniform over the 4 actions"},
+			{Name: "eps_b", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy: the optimal action with probability 1 - eps_b, else uniform over the 4 actions"},
 		},
 		Build: buildGridworld,
 		TruthDoc: "exact dynamic program over (step, cell); the goal and each pit pay their reward on the step after they are " +
@@ -164,7 +165,7 @@ func (g *gridworld) plan(h int, slip, cost float64) {
 // distinct cells drawn uniformly among those other than start and goal
 // (a partial Fisher-Yates shuffle), redrawn until a safe path joins start
 // and goal.
-func newGridworld(p Params) (*gridworld, error) {
+func newGridworld(p domains.Params) (*gridworld, error) {
 	w, h, npits := p.Int("width"), p.Int("height"), p.Int("pits")
 	n := w * h
 	if npits > n-2 {
@@ -207,7 +208,7 @@ func newGridworld(p Params) (*gridworld, error) {
 //
 // a*(c) = best(c), the optimal first action of an episode of horizon
 // steps (gridworld.plan).
-func buildGridworld(p Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func buildGridworld(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	g, err := newGridworld(p)
 	if err != nil {
 		return nil, nil, nil, err

@@ -1,4 +1,4 @@
-package domains
+package taxi
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -15,17 +16,17 @@ import (
 
 // taxiModelDomain builds noisytaxi with set over its defaults (mc_episodes
 // 0) as a ModelDomain.
-func taxiModelDomain(t *testing.T, set map[string]float64) (ModelDomain, Params) {
+func taxiModelDomain(t *testing.T, set map[string]float64) (domains.ModelDomain, domains.Params) {
 	t.Helper()
 	all := map[string]float64{"mc_episodes": 0}
 	for k, v := range set {
 		all[k] = v
 	}
-	d, p, err := New("noisytaxi", all)
+	d, p, err := domains.New("noisytaxi", all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, ok := d.(ModelDomain)
+	md, ok := d.(domains.ModelDomain)
 	if !ok {
 		t.Fatalf("noisytaxi %v is not a ModelDomain", set)
 	}
@@ -35,7 +36,7 @@ func taxiModelDomain(t *testing.T, set map[string]float64) (ModelDomain, Params)
 // TestTaxiModels: the model columns are offered for primitive data
 // (option_length 1) only (SPEC 1d).
 func TestTaxiModels(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	p := spec.Defaults()
 	if spec.Models == nil || spec.Models(p) != nil {
 		t.Fatalf("Models at option_length 1: want nil")
@@ -97,7 +98,7 @@ func TestTaxiSpace(t *testing.T) {
 
 // collectTaxi collects n episodes from md after Record(ids, exact) with
 // the stream (seed, 7), and returns the batch and the stream's next draw.
-func collectTaxi(md ModelDomain, ids, exact bool, n int, seed uint64) (*trajectory.Batch, uint64) {
+func collectTaxi(md domains.ModelDomain, ids, exact bool, n int, seed uint64) (*trajectory.Batch, uint64) {
 	md.Record(ids, exact)
 	var b trajectory.Batch
 	rng := rand.New(rand.NewPCG(seed, 7))

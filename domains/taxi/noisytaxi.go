@@ -1,10 +1,11 @@
-package domains
+package taxi
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"time"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/policies"
@@ -12,29 +13,29 @@ import (
 )
 
 func init() {
-	Register(&Spec{
+	domains.Register(&domains.Spec{
 		Name: "noisytaxi",
 		Doc:  "NoisyTaxi of Experiments 1 and 2 (SPEC 2.3): epsilon-greedy options policies with option length m over a partially observable 5x5 Taxi",
-		Params: []ParamSpec{
-			{Name: "eps_b", Kind: Float, Default: 0.3, Min: 0, Max: 1, Doc: "behavior policy's epsilon"},
-			{Name: "eps_e", Kind: Float, Default: 0.05, Min: 0, Max: 1, Doc: "evaluation policy's epsilon"},
-			{Name: "option_length", Kind: Int, Default: 1, Min: 1, Max: 200, Doc: "m, primitive steps per option (1: primitive epsilon-greedy policy)"},
-			{Name: "cap", Kind: Int, Default: 200, Min: 1, Max: 100000, Interp: true, Doc: "episode cap in primitive steps; the value is that of the capped episode (the exact value takes time linear in cap x option_length: about 25 s at 2000 x 200, with progress)"},
-			{Name: "position_noise", Kind: Float, Default: 0.075, Min: 0, Max: 0.5, Doc: "probability of seeing the taxi's row (column) one lower, and likewise one higher, clamped into the grid"},
-			{Name: "switch_prob", Kind: Float, Default: 0.15, Min: 0, Max: 1, Doc: "probability that the passenger's location, before pickup, is seen as a uniform draw from R, G, Y, B"},
-			{Name: "dest_may_equal_passenger", Kind: Bool, Default: 1, Interp: true, Doc: "destination uniform over R, G, Y, B independently of the passenger (false: over the other three)"},
-			{Name: "mc_episodes", Kind: Int, Default: 1000000, Min: 0, Max: taxiMaxMCEpisodes, Doc: "episodes of the Monte Carlo cross-check of the exact true value (0: none); " +
+		Params: []domains.ParamSpec{
+			{Name: "eps_b", Kind: domains.Float, Default: 0.3, Min: 0, Max: 1, Doc: "behavior policy's epsilon"},
+			{Name: "eps_e", Kind: domains.Float, Default: 0.05, Min: 0, Max: 1, Doc: "evaluation policy's epsilon"},
+			{Name: "option_length", Kind: domains.Int, Default: 1, Min: 1, Max: 200, Doc: "m, primitive steps per option (1: primitive epsilon-greedy policy)"},
+			{Name: "cap", Kind: domains.Int, Default: 200, Min: 1, Max: 100000, Interp: true, Doc: "episode cap in primitive steps; the value is that of the capped episode (the exact value takes time linear in cap x option_length: about 25 s at 2000 x 200, with progress)"},
+			{Name: "position_noise", Kind: domains.Float, Default: 0.075, Min: 0, Max: 0.5, Doc: "probability of seeing the taxi's row (column) one lower, and likewise one higher, clamped into the grid"},
+			{Name: "switch_prob", Kind: domains.Float, Default: 0.15, Min: 0, Max: 1, Doc: "probability that the passenger's location, before pickup, is seen as a uniform draw from R, G, Y, B"},
+			{Name: "dest_may_equal_passenger", Kind: domains.Bool, Default: 1, Interp: true, Doc: "destination uniform over R, G, Y, B independently of the passenger (false: over the other three)"},
+			{Name: "mc_episodes", Kind: domains.Int, Default: 1000000, Min: 0, Max: taxiMaxMCEpisodes, Doc: "episodes of the Monte Carlo cross-check of the exact true value (0: none); " +
 				"at most 1e8, which take about 70 s on 2 cores at the other defaults (1e6 episodes: 0.7 s), longer in proportion to the mean episode length (about 20 steps at the defaults)"},
-			{Name: "gamma", Kind: Float, Default: 1, Min: 0, Max: 1, Doc: "discount factor: the reward of 1-based primitive step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"},
+			{Name: "gamma", Kind: domains.Float, Default: 1, Min: 0, Max: 1, Doc: "discount factor: the reward of 1-based primitive step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"},
 		},
 		New:        newTaxi,
-		MaxSteps:   func(p Params) int { return p.Int("cap") },
+		MaxSteps:   func(p domains.Params) int { return p.Int("cap") },
 		Truth:      taxiTruth,
 		CacheTruth: true,
 		TruthDoc: "exact finite-horizon dynamic programming over (hidden state, option state, steps left), with a deterministic Monte Carlo " +
 			"cross-check of mc_episodes episodes recorded in meta.json; cached on disk, keyed by every parameter; discounted by gamma (SPEC 1c)",
 		Splits:          "the step of the first successful pickup (sound for option_length 1; with options it may fall inside an option)",
-		ExactModelBytes: func(p Params) float64 { return TaxiQBytes(float64(p.Int("cap"))) },
+		ExactModelBytes: func(p domains.Params) float64 { return QBytes(float64(p.Int("cap"))) },
 		Models:          taxiModels,
 	})
 }
@@ -42,22 +43,22 @@ func init() {
 // taxiModels says whether noisytaxi with parameters p supplies SPEC 1d's
 // model columns: for option_length 1 only (the model-based estimators
 // weight one action ratio per step).
-func taxiModels(p Params) error {
+func taxiModels(p domains.Params) error {
 	if m := p.Int("option_length"); m != 1 {
 		return fmt.Errorf("option_length = %d: the model-based estimators need primitive data (SPEC 1d)", m)
 	}
 	return nil
 }
 
-func taxiParams(p Params) noisytaxi.Params {
+func taxiParams(p domains.Params) noisytaxi.Params {
 	return noisytaxi.Params{Cap: p.Int("cap"), PositionNoise: p["position_noise"], SwitchProb: p["switch_prob"],
 		DestMayEqualPassenger: p.Bool("dest_may_equal_passenger")}
 }
 
 // taxiDomain is noisytaxi with its behavior and evaluation policies. With
-// option_length 1 it is a ModelDomain: observation ids are
+// option_length 1 it is a domains.ModelDomain: observation ids are
 // noisytaxi.Obs.Index of the observation the behavior policy acted on, and
-// the exact model is the evaluation policy's TaxiQ.
+// the exact model is the evaluation policy's Q.
 type taxiDomain struct {
 	env     *noisytaxi.Env
 	rollout *policies.TaxiRollout
@@ -69,11 +70,11 @@ type taxiDomain struct {
 	// exact q values, computed on the first Collect that needs them.
 	ids, exact bool
 	probs      bool // record pi_b and pi_e (RecordProbs)
-	q          *TaxiQ
+	q          *Q
 }
 
-func newTaxi(p Params) (Domain, error) {
-	gamma, err := gammaOf(p)
+func newTaxi(p domains.Params) (domains.Domain, error) {
+	gamma, err := p.Gamma()
 	if err != nil {
 		return nil, err
 	}
@@ -102,19 +103,19 @@ func (d *taxiDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	b.Grow(n, steps)
 	rec := policies.TaxiRecord{Probs: d.probs}
 	if d.probs {
-		growProbs(b, steps)
+		domains.GrowProbs(b, steps)
 		if d.rollout.M() != 1 {
-			growOptionProbs(b, steps)
+			domains.GrowOptionProbs(b, steps)
 		}
 	}
 	if d.rollout.M() == 1 { // options data has no ids or model columns
 		rec.IDs = d.ids
-		growColumns(b, steps, d.ids, d.exact)
+		domains.GrowColumns(b, steps, d.ids, d.exact)
 		if d.exact {
 			if d.q == nil {
-				q, err := NewTaxiQ(d.env.Params(), d.epsE, d.gamma)
+				q, err := NewQ(d.env.Params(), d.epsE, d.gamma)
 				if err != nil {
-					// newTaxi validated every input of NewTaxiQ
+					// newTaxi validated every input of NewQ
 					panic(fmt.Sprintf("domains: noisytaxi: the exact model: %v", err))
 				}
 				d.q = q
@@ -168,16 +169,16 @@ func (d *taxiDomain) Space() models.Space {
 }
 
 // Record sets what the following Collect calls record besides rewards and
-// ratios (ModelDomain): with ids, the observation and action ids; with
-// exact, the true q_hat and v_hat of pi_e under gamma (TaxiQ,
+// ratios (domains.ModelDomain): with ids, the observation and action ids; with
+// exact, the true q_hat and v_hat of pi_e under gamma (Q,
 // SPEC 1d): q_hat_t = r_t + the expected discounted return from step t+1
 // on, given the hidden state at step t, the steps left before the cap and
 // the logged action; v_hat_t = sum_a pi_e(a|o_t) q(state_t, a). The q
 // values are computed on the first Collect that records them, once per
 // domain: 4000 bytes per layer of values, at most cap + 1 layers (0.6 MB at
-// the defaults; see TaxiQ). Call it before collecting into an
+// the defaults; see Q). Call it before collecting into an
 // empty batch, so that every step carries the columns. With option_length
-// >= 2 (which Spec.Models refuses) it changes nothing.
+// >= 2 (which domains.Spec.Models refuses) it changes nothing.
 func (d *taxiDomain) Record(ids, exact bool) {
 	d.ids, d.exact = ids, exact
 }
@@ -203,7 +204,7 @@ const truthProgressEvery = 2 * time.Second
 // the Monte Carlo cross-check and episode statistics under behavior and
 // evaluation, reporting the cross-check's progress every couple of
 // seconds.
-func taxiTruth(p Params, progress func(float64)) (Truth, error) {
+func taxiTruth(p domains.Params, progress func(float64)) (domains.Truth, error) {
 	return taxiTruthEvery(p, progress, truthProgressEvery)
 }
 
@@ -225,7 +226,7 @@ func throttle(progress func(float64), every time.Duration) func(float64) {
 
 // taxiTruthEvery is taxiTruth reporting progress at most once every every
 // (and at the end).
-func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Truth, error) {
+func taxiTruthEvery(p domains.Params, progress func(float64), every time.Duration) (domains.Truth, error) {
 	tp := taxiParams(p)
 	m := p.Int("option_length")
 	report := throttle(progress, every)
@@ -241,19 +242,19 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 		}
 		return func(f float64) { report(phase * (float64(i) + f) / 2) }
 	}
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if err != nil {
-		return Truth{}, err
+		return domains.Truth{}, err
 	}
-	eval, err := TaxiExactValue(tp, p["eps_e"], m, gamma, dpDone(0))
+	eval, err := ExactValue(tp, p["eps_e"], m, gamma, dpDone(0))
 	if err != nil {
-		return Truth{}, err
+		return domains.Truth{}, err
 	}
-	beh, err := TaxiExactValue(tp, p["eps_b"], m, gamma, dpDone(1))
+	beh, err := ExactValue(tp, p["eps_b"], m, gamma, dpDone(1))
 	if err != nil {
-		return Truth{}, err
+		return domains.Truth{}, err
 	}
-	t := Truth{
+	t := domains.Truth{
 		Value:  eval.Value,
 		Method: "exact: finite-horizon dynamic programming over (hidden state, option state, steps left), observation noise averaged per hidden state (SPEC 2.3)",
 		Extra: map[string]float64{
@@ -275,9 +276,9 @@ func taxiTruthEvery(p Params, progress func(float64), every time.Duration) (Trut
 			if report != nil {
 				chunkDone = func(done int) { report(0.5 + (float64(i)+float64(done)/float64(eps))/4) }
 			}
-			mc, err := TaxiMonteCarlo(tp, who.eps, m, gamma, eps, taxiMCSeed+uint64(i), 0, chunkDone)
+			mc, err := MonteCarlo(tp, who.eps, m, gamma, eps, taxiMCSeed+uint64(i), 0, chunkDone)
 			if err != nil {
-				return Truth{}, err
+				return domains.Truth{}, err
 			}
 			t.Extra[who.name+"_mc_value"] = mc.Mean
 			t.Extra[who.name+"_mc_se"] = mc.SE

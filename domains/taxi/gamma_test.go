@@ -1,4 +1,4 @@
-package domains
+package taxi
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -14,19 +15,19 @@ import (
 // asks (a number in [0, 1], default 1, the paper's undiscounted setting),
 // New refuses 0, and the truth refuses it too.
 func TestTaxiGammaParam(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	ps, ok := spec.Param("gamma")
-	want := ParamSpec{Name: "gamma", Kind: Float, Default: 1, Min: 0, Max: 1,
+	want := domains.ParamSpec{Name: "gamma", Kind: domains.Float, Default: 1, Min: 0, Max: 1,
 		Doc: "discount factor: the reward of 1-based primitive step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"}
 	if !ok || ps != want {
 		t.Errorf("gamma parameter %+v, want %+v", ps, want)
 	}
 	for _, g := range []float64{1, 0.5, 1e-9} {
-		if _, _, err := New("noisytaxi", map[string]float64{"gamma": g}); err != nil {
+		if _, _, err := domains.New("noisytaxi", map[string]float64{"gamma": g}); err != nil {
 			t.Errorf("gamma %v: %v", g, err)
 		}
 	}
-	_, _, err := New("noisytaxi", map[string]float64{"gamma": 0})
+	_, _, err := domains.New("noisytaxi", map[string]float64{"gamma": 0})
 	if err == nil || err.Error() != "gamma = 0, want a value in (0, 1]" {
 		t.Errorf("gamma 0: error %v, want \"gamma = 0, want a value in (0, 1]\"", err)
 	}
@@ -35,7 +36,7 @@ func TestTaxiGammaParam(t *testing.T) {
 	if _, err := taxiTruth(p, nil); err == nil {
 		t.Error("the truth accepted gamma 0")
 	}
-	if _, _, err := New("noisytaxi", map[string]float64{"gamma": 1.5}); err == nil {
+	if _, _, err := domains.New("noisytaxi", map[string]float64{"gamma": 1.5}); err == nil {
 		t.Error("gamma 1.5 accepted")
 	}
 }
@@ -72,7 +73,7 @@ var taxiTruthsFig2 = map[int]map[string]float64{
 // for m = 1 with gamma explicit and the default 1e6-episode cross-check
 // every extra.
 func TestTaxiTruthGammaOneUnchanged(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	for _, m := range []int{1, 2, 3} {
 		want := taxiTruthsFig2[m]
 		p := spec.Defaults()
@@ -81,7 +82,7 @@ func TestTaxiTruthGammaOneUnchanged(t *testing.T) {
 			p["mc_episodes"] = 0 // the DP only: the cross-check takes a second or two
 		}
 		for _, absent := range []bool{false, true} {
-			q := Params{}
+			q := domains.Params{}
 			for k, v := range p {
 				q[k] = v
 			}
@@ -115,12 +116,12 @@ func TestTaxiTruthGammaOneUnchanged(t *testing.T) {
 }
 
 // TestTaxiTruthDiscounted: under gamma = 0.9 the truth is the discounted
-// DP (TaxiExactValue with gamma), far from the undiscounted one;
+// DP (ExactValue with gamma), far from the undiscounted one;
 // the Monte Carlo cross-check sums discounted returns, so it agrees within
 // 4 standard errors for both policies; the episode statistics are not
 // discounted (those of gamma = 1); the method says gamma.
 func TestTaxiTruthDiscounted(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	p := spec.Defaults()
 	p["mc_episodes"] = 20 * 4096
 	one, err := taxiTruth(p, nil)
@@ -132,7 +133,7 @@ func TestTaxiTruthDiscounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, _ := TaxiExactValue(taxiParams(p), 0.05, 1, 0.9, nil)
+	ex, _ := ExactValue(taxiParams(p), 0.05, 1, 0.9, nil)
 	if got.Value != ex.Value || got.Extra["exact_value"] != ex.Value {
 		t.Errorf("value %v, extra %v, discounted DP %v", got.Value, got.Extra["exact_value"], ex.Value)
 	}
@@ -155,11 +156,6 @@ func TestTaxiTruthDiscounted(t *testing.T) {
 	if want := one.Method + "; discounted by gamma = 0.9 (SPEC 1c)"; got.Method != want {
 		t.Errorf("method %q, want %q", got.Method, want)
 	}
-	cache := &TruthCache{Dir: t.TempDir()}
-	q := spec.Defaults()
-	if cache.key("noisytaxi", q) == cache.key("noisytaxi", p) {
-		t.Error("gamma 1 and 0.9 share a truth cache key")
-	}
 }
 
 // TestTaxiGammaRewardsUndiscounted: gamma changes no trajectory: rewards
@@ -169,7 +165,7 @@ func TestTaxiTruthDiscounted(t *testing.T) {
 func TestTaxiGammaRewardsUndiscounted(t *testing.T) {
 	var batches [2]trajectory.Batch
 	for i, g := range []float64{1, 0.9} {
-		d, _, err := New("noisytaxi", map[string]float64{"gamma": g})
+		d, _, err := domains.New("noisytaxi", map[string]float64{"gamma": g})
 		if err != nil {
 			t.Fatal(err)
 		}

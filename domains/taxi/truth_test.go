@@ -1,4 +1,4 @@
-package domains
+package taxi
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/policies"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -18,9 +19,9 @@ import (
 // and reporting changes no number (the truth equals taxiTruth's without a
 // progress function).
 func TestTaxiTruthProgress(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	p := spec.Defaults()
-	p["mc_episodes"] = 10 * 4096 // 10 chunks of TaxiMonteCarlo per policy
+	p["mc_episodes"] = 10 * 4096 // 10 chunks of MonteCarlo per policy
 	var fracs []float64
 	got, err := taxiTruthEvery(p, func(f float64) { fracs = append(fracs, f) }, 0)
 	if err != nil {
@@ -63,7 +64,7 @@ func TestTaxiTruthProgress(t *testing.T) {
 // minutes, see taxiMaxMCEpisodes), its Doc states the bound, and the
 // default that committed results use is unchanged.
 func TestTaxiMCEpisodesBound(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
+	spec, _ := domains.Lookup("noisytaxi")
 	ps, _ := spec.Param("mc_episodes")
 	if ps.Max != 1e8 || ps.Default != 1e6 || !strings.Contains(ps.Doc, "at most 1e8") {
 		t.Errorf("mc_episodes max %v, default %v, doc %q: want max 1e8 stated in the doc, default 1e6", ps.Max, ps.Default, ps.Doc)
@@ -84,7 +85,7 @@ func TestTaxiExactHandValues(t *testing.T) {
 	// (-4 + (-1/25 - 10*24/25) - 10) / 6 = -23.64/6 = -3.94.
 	p := noisytaxi.DefaultParams()
 	p.Cap = 1
-	st, err := TaxiExactValue(p, 1, 1, 1, nil)
+	st, err := ExactValue(p, 1, 1, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestTaxiExactHandValues(t *testing.T) {
 			l += pr * float64(d1+d2+2)
 		}
 		for _, m := range []int{1, 2, 3, 7} {
-			st, err := TaxiExactValue(p, 0, m, 1, nil)
+			st, err := ExactValue(p, 0, m, 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,11 +184,11 @@ func TestTaxiExactVsMonteCarlo(t *testing.T) {
 		{"dest differs eps 0.3 m 1", other, 0.3, 1},
 	}
 	for i, tc := range tests {
-		ex, err := TaxiExactValue(tc.p, tc.eps, tc.m, 1, nil)
+		ex, err := ExactValue(tc.p, tc.eps, tc.m, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mc, err := TaxiMonteCarlo(tc.p, tc.eps, tc.m, 1, n, uint64(100+i), 2, nil)
+		mc, err := MonteCarlo(tc.p, tc.eps, tc.m, 1, n, uint64(100+i), 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,12 +211,12 @@ func TestTaxiExactVsMonteCarlo(t *testing.T) {
 func TestTaxiMonteCarloDeterministic(t *testing.T) {
 	p := noisytaxi.DefaultParams()
 	const n = 3*taxiChunk + 17
-	ref, err := TaxiMonteCarlo(p, 0.3, 2, 1, n, 42, 1, nil)
+	ref, err := MonteCarlo(p, 0.3, 2, 1, n, 42, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 3, 8, 0} {
-		got, err := TaxiMonteCarlo(p, 0.3, 2, 1, n, 42, w, nil)
+		got, err := MonteCarlo(p, 0.3, 2, 1, n, 42, w, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +224,7 @@ func TestTaxiMonteCarloDeterministic(t *testing.T) {
 			t.Errorf("workers %d: %+v, with 1 worker %+v", w, got, ref)
 		}
 	}
-	if other, _ := TaxiMonteCarlo(p, 0.3, 2, 1, n, 43, 2, nil); other == ref {
+	if other, _ := MonteCarlo(p, 0.3, 2, 1, n, 43, 2, nil); other == ref {
 		t.Error("seeds 42 and 43 give the same estimate")
 	}
 	if ref.Episodes != n {
@@ -235,37 +236,37 @@ func TestTaxiValueErrors(t *testing.T) {
 	p := noisytaxi.DefaultParams()
 	bad := p
 	bad.Cap = 0
-	if _, err := TaxiExactValue(bad, 0.05, 1, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted cap 0")
+	if _, err := ExactValue(bad, 0.05, 1, 1, nil); err == nil {
+		t.Error("ExactValue accepted cap 0")
 	}
-	if _, err := TaxiExactValue(p, 1.5, 1, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted eps 1.5")
+	if _, err := ExactValue(p, 1.5, 1, 1, nil); err == nil {
+		t.Error("ExactValue accepted eps 1.5")
 	}
-	if _, err := TaxiExactValue(p, 0.05, 0, 1, nil); err == nil {
-		t.Error("TaxiExactValue accepted m 0")
+	if _, err := ExactValue(p, 0.05, 0, 1, nil); err == nil {
+		t.Error("ExactValue accepted m 0")
 	}
-	if _, err := TaxiMonteCarlo(p, 0.05, 1, 1, 1, 1, 1, nil); err == nil {
-		t.Error("TaxiMonteCarlo accepted 1 episode")
+	if _, err := MonteCarlo(p, 0.05, 1, 1, 1, 1, 1, nil); err == nil {
+		t.Error("MonteCarlo accepted 1 episode")
 	}
-	if _, err := TaxiMonteCarlo(bad, 0.05, 1, 1, 100, 1, 1, nil); err == nil {
-		t.Error("TaxiMonteCarlo accepted cap 0")
+	if _, err := MonteCarlo(bad, 0.05, 1, 1, 100, 1, 1, nil); err == nil {
+		t.Error("MonteCarlo accepted cap 0")
 	}
 	for _, g := range []float64{0, -0.5, 1.5, math.NaN(), math.Inf(1)} {
-		if _, err := TaxiExactValue(p, 0.05, 1, g, nil); err == nil {
-			t.Errorf("TaxiExactValue accepted gamma %v", g)
+		if _, err := ExactValue(p, 0.05, 1, g, nil); err == nil {
+			t.Errorf("ExactValue accepted gamma %v", g)
 		}
-		if _, err := TaxiMonteCarlo(p, 0.05, 1, g, 100, 1, 1, nil); err == nil {
-			t.Errorf("TaxiMonteCarlo accepted gamma %v", g)
+		if _, err := MonteCarlo(p, 0.05, 1, g, 100, 1, 1, nil); err == nil {
+			t.Errorf("MonteCarlo accepted gamma %v", g)
 		}
-		if _, err := NewTaxiQ(p, 0.05, g); err == nil {
-			t.Errorf("NewTaxiQ accepted gamma %v", g)
+		if _, err := NewQ(p, 0.05, g); err == nil {
+			t.Errorf("NewQ accepted gamma %v", g)
 		}
 	}
-	if _, err := NewTaxiQ(bad, 0.05, 1); err == nil {
-		t.Error("NewTaxiQ accepted cap 0")
+	if _, err := NewQ(bad, 0.05, 1); err == nil {
+		t.Error("NewQ accepted cap 0")
 	}
-	if _, err := NewTaxiQ(p, -0.1, 1); err == nil {
-		t.Error("NewTaxiQ accepted eps -0.1")
+	if _, err := NewQ(p, -0.1, 1); err == nil {
+		t.Error("NewQ accepted eps -0.1")
 	}
 }
 
@@ -299,7 +300,7 @@ func TestTaxiExactDiscountedHandValues(t *testing.T) {
 			l += pr * float64(steps)
 		}
 		for _, m := range []int{1, 2, 3, 7} {
-			st, err := TaxiExactValue(p, 0, m, gamma, nil)
+			st, err := ExactValue(p, 0, m, gamma, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +348,7 @@ func taxiBruteForce(p noisytaxi.Params, eps float64, m int, gamma float64, n int
 
 // TestTaxiExactDiscountedVsMonteCarlo: under gamma = 0.9 the DP's value
 // agrees within 4 standard errors with a brute-force simulation
-// (taxiBruteForce, 1e5 episodes) and with TaxiMonteCarlo, for m = 1 and 2
+// (taxiBruteForce, 1e5 episodes) and with MonteCarlo, for m = 1 and 2
 // on cap 10, where the cap binds (the DP's cap-hit probability is 0.90
 // under eps 0.3, 0.81 under eps 0.05), for the behavior and the
 // evaluation eps. The check has power: the undiscounted value is more than
@@ -363,23 +364,23 @@ func TestTaxiExactDiscountedVsMonteCarlo(t *testing.T) {
 		eps float64
 		m   int
 	}{{0.3, 1}, {0.3, 2}, {0.05, 1}, {0.05, 2}} {
-		ex, err := TaxiExactValue(p, tc.eps, tc.m, gamma, nil)
+		ex, err := ExactValue(p, tc.eps, tc.m, gamma, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		undisc, _ := TaxiExactValue(p, tc.eps, tc.m, 1, nil)
+		undisc, _ := ExactValue(p, tc.eps, tc.m, 1, nil)
 		bf := taxiBruteForce(p, tc.eps, tc.m, gamma, n, rand.New(rand.NewPCG(uint64(i), 31)))
-		mc, err := TaxiMonteCarlo(p, tc.eps, tc.m, gamma, n, uint64(200+i), 2, nil)
+		mc, err := MonteCarlo(p, tc.eps, tc.m, gamma, n, uint64(200+i), 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("eps %v m %d: exact %.5f (gamma 1: %.5f), brute force %.5f +- %.5f, TaxiMonteCarlo %.5f +- %.5f",
+		t.Logf("eps %v m %d: exact %.5f (gamma 1: %.5f), brute force %.5f +- %.5f, MonteCarlo %.5f +- %.5f",
 			tc.eps, tc.m, ex.Value, undisc.Value, bf.mean, bf.se(), mc.Mean, mc.SE)
 		if math.Abs(bf.mean-ex.Value) > 4*bf.se() {
 			t.Errorf("eps %v m %d: brute force %v +- %v, exact %v", tc.eps, tc.m, bf.mean, bf.se(), ex.Value)
 		}
 		if math.Abs(mc.Mean-ex.Value) > 4*mc.SE {
-			t.Errorf("eps %v m %d: TaxiMonteCarlo %v +- %v, exact %v", tc.eps, tc.m, mc.Mean, mc.SE, ex.Value)
+			t.Errorf("eps %v m %d: MonteCarlo %v +- %v, exact %v", tc.eps, tc.m, mc.Mean, mc.SE, ex.Value)
 		}
 		if math.Abs(undisc.Value-ex.Value) < 10*bf.se() {
 			t.Errorf("eps %v m %d: gamma 1 value %v within 10 se of gamma 0.9's %v: the check has no power", tc.eps, tc.m, undisc.Value, ex.Value)
@@ -392,17 +393,17 @@ func TestTaxiExactDiscountedVsMonteCarlo(t *testing.T) {
 }
 
 // TestTaxiMonteCarloGammaSameEpisodes: discounting changes only the
-// returns: the episode lengths and cap hits of TaxiMonteCarlo are those of
+// returns: the episode lengths and cap hits of MonteCarlo are those of
 // gamma = 1, bit for bit (the same draws), and the discounted mean return
 // differs.
 func TestTaxiMonteCarloGammaSameEpisodes(t *testing.T) {
 	p := noisytaxi.DefaultParams()
 	const n = 2*taxiChunk + 5
-	one, err := TaxiMonteCarlo(p, 0.3, 1, 1, n, 9, 2, nil)
+	one, err := MonteCarlo(p, 0.3, 1, 1, n, 9, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	disc, err := TaxiMonteCarlo(p, 0.3, 1, 0.95, n, 9, 2, nil)
+	disc, err := MonteCarlo(p, 0.3, 1, 0.95, n, 9, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestTaxiMonteCarloGammaSameEpisodes(t *testing.T) {
 func BenchmarkTaxiExactValue(b *testing.B) {
 	p := noisytaxi.DefaultParams()
 	for b.Loop() {
-		if _, err := TaxiExactValue(p, 0.05, 3, 1, nil); err != nil {
+		if _, err := ExactValue(p, 0.05, 3, 1, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -429,7 +430,7 @@ func BenchmarkTaxiExactValue(b *testing.B) {
 // 0.05): per-decision weights are the running product of rho for m = 1,
 // of optionRatio for m >= 2 (Theorem 3 with no changed option). For m = 1 the
 // partitioned estimate (weights restarted after the split) is checked too.
-// Each must land within 4 standard errors of TaxiExactValue.
+// Each must land within 4 standard errors of ExactValue.
 func TestTaxiRolloutUnbiased(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -437,7 +438,7 @@ func TestTaxiRolloutUnbiased(t *testing.T) {
 	const epsB, epsE, n = 0.3, 0.05, 100000
 	p := noisytaxi.DefaultParams()
 	for _, m := range []int{1, 2, 3} {
-		exact, err := TaxiExactValue(p, epsE, m, 1, nil)
+		exact, err := ExactValue(p, epsE, m, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,12 @@
-package domains
+package suite
 
 import (
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
 func init() {
-	registerTabular(tabularSpec{
+	domains.RegisterTabular(domains.TabularSpec{
 		Name: "drift",
 		Doc: "suite (issue 16): a slowly drifting non-stationarity, like the sub-episode eps: SPEC 2.2's MDP of " +
 			"2-step sub-episodes (s1: a1 -> s2 paying +1, a2 -> s3 paying -1; s2 pays base + drift t at 1-based step t, " +
@@ -16,13 +17,13 @@ func init() {
 			"1.25^100 (about 5e9) for the full weight, so IS and WIS are hopeless even at n = 10^4, while a sub-episode's " +
 			"own two ratios (1.25^2) are easy: the gain of keeping few ratios is large. " +
 			"jitter > 0 perturbs the four fixed rewards by the instance; at jitter = 0 every instance is the same MDP",
-		Params: []ParamSpec{
-			{Name: "subepisodes", Kind: Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
-			{Name: "p_e", Kind: Float, Default: 0.75, Min: 0, Max: 1, Doc: "evaluation policy's probability of a1 in every state"},
-			{Name: "p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of a1 in every state"},
-			{Name: "base", Kind: Float, Default: -2, Min: -1e6, Max: 1e6, Doc: "mean reward in s2 before the drift (SPEC 2.2: -2)"},
-			{Name: "drift", Kind: Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of the s2 reward per step: s2 pays base + drift t at 1-based step t"},
-			{Name: "jitter", Kind: Float, Default: 0, Min: 0, Max: 1e6, Doc: "the instance shifts the rewards of (s1, a1), (s1, a2), s3 and base by uniform draws on [-jitter, jitter] (0: SPEC 2.2's rewards)"},
+		Params: []domains.ParamSpec{
+			{Name: "subepisodes", Kind: domains.Int, Default: 50, Min: 1, Max: 1 << 16, Doc: "number of 2-step sub-episodes (H = 2 x subepisodes)"},
+			{Name: "p_e", Kind: domains.Float, Default: 0.75, Min: 0, Max: 1, Doc: "evaluation policy's probability of a1 in every state"},
+			{Name: "p_b", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of a1 in every state"},
+			{Name: "base", Kind: domains.Float, Default: -2, Min: -1e6, Max: 1e6, Doc: "mean reward in s2 before the drift (SPEC 2.2: -2)"},
+			{Name: "drift", Kind: domains.Float, Default: 0.01, Min: -1e6, Max: 1e6, Doc: "growth of the s2 reward per step: s2 pays base + drift t at 1-based step t"},
+			{Name: "jitter", Kind: domains.Float, Default: 0, Min: 0, Max: 1e6, Doc: "the instance shifts the rewards of (s1, a1), (s1, a2), s3 and base by uniform draws on [-jitter, jitter] (0: SPEC 2.2's rewards)"},
 		},
 		Build: buildDrift,
 		TruthDoc: "exact dynamic program over (step, state); at gamma = 1 and jitter = 0 it equals the closed form " +
@@ -46,7 +47,7 @@ const (
 // jitter > 0 the instance adds uniform draws on [-jitter, jitter] to r11,
 // r12, r3 and base, in this order. The kernels of all H steps are built
 // here once and share their transition rows; only the s2 means differ.
-func buildDrift(p Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func buildDrift(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	const na = 2
 	h := 2 * p.Int("subepisodes")
 	r11, r12, r3, base := 1.0, -1.0, 2.0, p["base"]

@@ -1,9 +1,10 @@
-package domains
+package suite
 
 import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
@@ -11,7 +12,7 @@ import (
 const randomStream = 0x72616e646f6d
 
 func init() {
-	registerTabular(tabularSpec{
+	domains.RegisterTabular(domains.TabularSpec{
 		Name: "randommdp",
 		Doc: "random tabular MDPs with dense rewards (issue 16 suite): S states, A actions, horizon H; each P(.|s,a) a Dirichlet(alpha) draw, " +
 			"scaled by 1 - end_prob beside an end outcome of probability end_prob; mean rewards uniform in [0, 1], paid with Gaussian noise; " +
@@ -28,23 +29,23 @@ func init() {
 
 // randomMDPParams are the parameters of randommdp; fewstates shares the
 // MDP's.
-func randomMDPParams() []ParamSpec {
-	return append(randomModelParams(10, 20), []ParamSpec{
-		{Name: "temperature", Kind: Float, Default: 0.5, Min: 0.01, Max: 100, Doc: "temperature of pi_e's softmax over standard normal scores: lower is closer to deterministic"},
-		{Name: "mix", Kind: Float, Default: 0.5, Min: 0.01, Max: 1, Doc: "pi_b = (1 - mix) pi_e + mix uniform: every ratio is at most 1/(1 - mix); 1 is a uniform behavior"},
+func randomMDPParams() []domains.ParamSpec {
+	return append(randomModelParams(10, 20), []domains.ParamSpec{
+		{Name: "temperature", Kind: domains.Float, Default: 0.5, Min: 0.01, Max: 100, Doc: "temperature of pi_e's softmax over standard normal scores: lower is closer to deterministic"},
+		{Name: "mix", Kind: domains.Float, Default: 0.5, Min: 0.01, Max: 1, Doc: "pi_b = (1 - mix) pi_e + mix uniform: every ratio is at most 1/(1 - mix); 1 is a uniform behavior"},
 	}...)
 }
 
 // randomModelParams declares the random MDP of the suite's tabular
 // domains, with defaults of states S and horizon H.
-func randomModelParams(states, horizon float64) []ParamSpec {
-	return []ParamSpec{
-		{Name: "states", Kind: Int, Default: states, Min: 1, Max: 1000, Doc: "S, number of states"},
-		{Name: "actions", Kind: Int, Default: 3, Min: 1, Max: 100, Doc: "A, number of actions"},
-		{Name: "horizon", Kind: Int, Default: horizon, Min: 1, Max: 100000, Doc: "H, steps per episode at most"},
-		{Name: "alpha", Kind: Float, Default: 1, Min: 0.001, Max: 1000, Doc: "concentration of the symmetric Dirichlet of each P(.|s,a): 1 is uniform over distributions, smaller is sparser (nearer deterministic)"},
-		{Name: "end_prob", Kind: Float, Default: 0.02, Min: 0, Max: 1, Doc: "probability that the episode ends after any step (before the horizon)"},
-		{Name: "reward_noise", Kind: Float, Default: 0.5, Min: 0, Max: 1000, Doc: "standard deviation of the Gaussian noise around each step's mean reward (means uniform in [0, 1])"},
+func randomModelParams(states, horizon float64) []domains.ParamSpec {
+	return []domains.ParamSpec{
+		{Name: "states", Kind: domains.Int, Default: states, Min: 1, Max: 1000, Doc: "S, number of states"},
+		{Name: "actions", Kind: domains.Int, Default: 3, Min: 1, Max: 100, Doc: "A, number of actions"},
+		{Name: "horizon", Kind: domains.Int, Default: horizon, Min: 1, Max: 100000, Doc: "H, steps per episode at most"},
+		{Name: "alpha", Kind: domains.Float, Default: 1, Min: 0.001, Max: 1000, Doc: "concentration of the symmetric Dirichlet of each P(.|s,a): 1 is uniform over distributions, smaller is sparser (nearer deterministic)"},
+		{Name: "end_prob", Kind: domains.Float, Default: 0.02, Min: 0, Max: 1, Doc: "probability that the episode ends after any step (before the horizon)"},
+		{Name: "reward_noise", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1000, Doc: "standard deviation of the Gaussian noise around each step's mean reward (means uniform in [0, 1])"},
 	}
 }
 
@@ -54,7 +55,7 @@ func randomModelParams(states, horizon float64) []ParamSpec {
 // rewards, uniform in [0, 1], in (s, a) order. The start is uniform.
 // Rewards are the means plus Gaussian noise of sd reward_noise (no draw
 // at 0).
-func randomModel(p Params, rng *rand.Rand) *tabular.MDP {
+func randomModel(p domains.Params, rng *rand.Rand) *tabular.MDP {
 	ns, na := p.Int("states"), p.Int("actions")
 	end, noise := p["end_prob"], p["reward_noise"]
 	k := &tabular.Kernel{P: make([][]float64, ns*na), Mean: make([]float64, ns*na)}
@@ -86,7 +87,7 @@ func randomModel(p Params, rng *rand.Rand) *tabular.MDP {
 // buildRandomMDP draws randommdp's instance: the MDP (randomModel), then
 // pi_e (softmaxPolicy at temperature), from the instance's stream; pi_b
 // mixes pi_e with the uniform policy.
-func buildRandomMDP(p Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func buildRandomMDP(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	if mix := p["mix"]; !(mix > 0 && mix <= 1) {
 		return nil, nil, nil, fmt.Errorf("mix = %v, want a value in (0, 1]", mix)
 	}

@@ -1,11 +1,37 @@
-package domains
+package domains_test
+
+// The tests of every registered domain kind: the paper's (this package),
+// the NoisyTaxi (domains/taxi) and the tabular suite (domains/suite), as
+// experiments/config registers them.
 
 import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // the tabular suite
+	_ "github.com/ope-lab/longhorizon/domains/taxi"  // noisytaxi
 	"github.com/ope-lab/longhorizon/trajectory"
 )
+
+// TestSpecsDocumented: every domain and parameter carries the text its
+// help and docs/reference.md are generated from.
+func TestSpecsDocumented(t *testing.T) {
+	for _, name := range domains.Names() {
+		s, _ := domains.Lookup(name)
+		if s.Doc == "" || s.TruthDoc == "" || s.Splits == "" || s.New == nil || s.Truth == nil {
+			t.Errorf("domain %s: missing doc, truth or constructor", name)
+		}
+		for _, p := range s.Params {
+			if p.Doc == "" || (p.Kind != domains.Bool && (p.Default < p.Min || p.Default > p.Max)) {
+				t.Errorf("domain %s parameter %s: doc %q, default %v outside [%v, %v]", name, p.Name, p.Doc, p.Default, p.Min, p.Max)
+			}
+		}
+		if _, _, err := domains.New(name, nil); err != nil {
+			t.Errorf("domain %s at its defaults: %v", name, err)
+		}
+	}
+}
 
 // TestMaxStepsBoundsTrajectories draws trajectories from every domain at
 // its defaults and at a short setting, and checks that none is longer than
@@ -17,14 +43,14 @@ func TestMaxStepsBoundsTrajectories(t *testing.T) {
 		"subepisode":   {"subepisodes": 2},
 		"noisytaxi":    {"cap": 5, "mc_episodes": 0},
 	}
-	for _, name := range Names() {
-		spec, _ := Lookup(name)
+	for _, name := range domains.Names() {
+		spec, _ := domains.Lookup(name)
 		if spec.MaxSteps == nil {
 			t.Errorf("%s: no MaxSteps", name)
 			continue
 		}
 		for _, set := range []map[string]float64{nil, short[name]} {
-			d, p, err := New(name, set)
+			d, p, err := domains.New(name, set)
 			if err != nil {
 				t.Fatalf("%s %v: %v", name, set, err)
 			}

@@ -1,10 +1,11 @@
-package domains
+package suite
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
@@ -13,9 +14,9 @@ import (
 
 // suiteBuild resolves the parameters of the registered tabular domain name
 // with set, builds its MDP and policies and validates the MDP.
-func suiteBuild(t *testing.T, name string, set map[string]float64) (p Params, m *tabular.MDP, pb, pe *tabular.Policy) {
+func suiteBuild(t *testing.T, name string, set map[string]float64) (p domains.Params, m *tabular.MDP, pb, pe *tabular.Policy) {
 	t.Helper()
-	spec, ok := Lookup(name)
+	spec, ok := domains.Lookup(name)
 	if !ok {
 		t.Fatalf("domain %q not registered", name)
 	}
@@ -38,7 +39,7 @@ func suiteBuild(t *testing.T, name string, set map[string]float64) (p Params, m 
 }
 
 // suiteBuilder returns the Build function of one of the four domains.
-func suiteBuilder(t *testing.T, name string) func(Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func suiteBuilder(t *testing.T, name string) func(domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	t.Helper()
 	switch name {
 	case "gridworld":
@@ -57,7 +58,7 @@ func suiteBuilder(t *testing.T, name string) func(Params) (*tabular.MDP, *tabula
 // suiteTruth returns the registered truth of domain name with set.
 func suiteTruth(t *testing.T, name string, set map[string]float64) float64 {
 	t.Helper()
-	spec, _ := Lookup(name)
+	spec, _ := domains.Lookup(name)
 	p, err := spec.Resolve(set)
 	if err != nil {
 		t.Fatal(err)
@@ -196,9 +197,9 @@ func TestGridworldInstances(t *testing.T) {
 }
 
 // suiteParams resolves the parameters of domain name with set.
-func suiteParams(t *testing.T, name string, set map[string]float64) Params {
+func suiteParams(t *testing.T, name string, set map[string]float64) domains.Params {
 	t.Helper()
-	spec, _ := Lookup(name)
+	spec, _ := domains.Lookup(name)
 	p, err := spec.Resolve(set)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +250,7 @@ func TestGridworldBruteForce(t *testing.T) {
 func TestGridworldPitsRefused(t *testing.T) {
 	// A 2 x 2 grid has 2 cells besides start and goal: 2 pits cut every
 	// path, 3 do not fit.
-	spec, _ := Lookup("gridworld")
+	spec, _ := domains.Lookup("gridworld")
 	for _, pits := range []float64{2, 3} {
 		p, err := spec.Resolve(map[string]float64{"width": 2, "height": 2, "pits": pits})
 		if err != nil {

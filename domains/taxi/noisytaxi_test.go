@@ -1,25 +1,25 @@
-package domains
+package taxi
 
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
-	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-func taxiDomainFor(t *testing.T, m int) (Domain, float64) {
+func taxiDomainFor(t *testing.T, m int) (domains.Domain, float64) {
 	t.Helper()
-	d, p, err := New("noisytaxi", map[string]float64{"option_length": float64(m), "mc_episodes": 0})
+	d, p, err := domains.New("noisytaxi", map[string]float64{"option_length": float64(m), "mc_episodes": 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := registry["noisytaxi"].Truth(p, nil)
+	spec, _ := domains.Lookup("noisytaxi")
+	truth, err := spec.Truth(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,38 +73,6 @@ func TestTaxiUnbiased(t *testing.T) {
 		if math.Abs(mean-truth) > 4*se {
 			t.Errorf("m=%d %s: mean %v, exact V %v, |diff| > 4 se = %v", tc.m, tc.est, mean, truth, 4*se)
 		}
-	}
-}
-
-// TestTruthCache: a second computation of the same truth reads the cache
-// and returns the identical value and extras; different parameters get
-// different keys; a nil cache computes.
-func TestTruthCache(t *testing.T) {
-	spec, _ := Lookup("noisytaxi")
-	p := spec.Defaults()
-	p["mc_episodes"] = 2000
-	cache := &TruthCache{Dir: t.TempDir()}
-	a, err := spec.TrueValue(p, TruthOptions{Cache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(cache.Dir, "noisytaxi-*.json"))
-	if len(files) != 1 {
-		t.Fatalf("cache holds %v, want one noisytaxi entry", files)
-	}
-	b, err := spec.TrueValue(p, TruthOptions{Cache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("cached truth differs: %+v vs %+v", a, b)
-	}
-	if k1, k2 := cache.key("noisytaxi", p), cache.key("noisytaxi", Params{"eps_e": 0.05}); k1 == k2 {
-		t.Error("different parameters share a cache key")
-	}
-	c, err := spec.TrueValue(p, TruthOptions{})
-	if err != nil || c.Value != a.Value {
-		t.Errorf("uncached truth %v (%v), cached %v", c.Value, err, a.Value)
 	}
 }
 

@@ -1,4 +1,4 @@
-package domains
+package taxi
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// TaxiStats are exact facts of the capped NoisyTaxi episode under the taxi
+// Stats are exact facts of the capped NoisyTaxi episode under the taxi
 // options policy (eps, m).
-type TaxiStats struct {
+type Stats struct {
 	// Value is the expected return V(pi), discounted by gamma (SPEC 1c:
 	// the reward of 1-based primitive step t counts gamma^(t-1)).
 	Value float64
@@ -59,7 +59,7 @@ func taxiActionDist(p noisytaxi.Params) *[noisytaxi.NumStates][noisytaxi.NumActi
 // taxiTriple holds (return, steps, cap indicator) to-go.
 type taxiTriple [3]float64
 
-// TaxiExactValue computes V(pi) of the taxi options policy with this eps
+// ExactValue computes V(pi) of the taxi options policy with this eps
 // and option length m (m = 1: the primitive epsilon-greedy policy) under
 // the discount factor gamma in (0, 1] (SPEC 1c; 1: undiscounted, the
 // paper's setting) by finite-horizon dynamic programming over (hidden
@@ -79,12 +79,12 @@ type taxiTriple [3]float64
 // It calls progress, when not nil, with the fraction of the recursion done
 // (its cost is linear in the cap and in m: about 25 s at cap 2000 and m =
 // 200 on this project's machine); reporting changes no number.
-func TaxiExactValue(p noisytaxi.Params, eps float64, m int, gamma float64, progress func(frac float64)) (TaxiStats, error) {
+func ExactValue(p noisytaxi.Params, eps float64, m int, gamma float64, progress func(frac float64)) (Stats, error) {
 	if err := checkTaxiPolicy(p, eps, gamma); err != nil {
-		return TaxiStats{}, err
+		return Stats{}, err
 	}
 	if m < 1 {
-		return TaxiStats{}, fmt.Errorf("domains: noisytaxi: option length m is %d, want at least 1", m)
+		return Stats{}, fmt.Errorf("domains: noisytaxi: option length m is %d, want at least 1", m)
 	}
 	const S, A = noisytaxi.NumStates, noisytaxi.NumActions
 	// kind 0: optimal option, kind 1: random option
@@ -181,7 +181,7 @@ func TaxiExactValue(p noisytaxi.Params, eps float64, m int, gamma float64, progr
 		fPrev, fCur = fCur, fPrev
 		gPrev, gCur = gCur, gPrev
 	}
-	var st TaxiStats
+	var st Stats
 	for s := range S {
 		pr := p.StartProb(noisytaxi.StateAt(s))
 		st.Value += pr * fPrev[s][0]
@@ -257,7 +257,7 @@ type MCStats struct {
 	CapProb, CapSE float64
 }
 
-// taxiChunk is the number of episodes per random stream of TaxiMonteCarlo.
+// taxiChunk is the number of episodes per random stream of MonteCarlo.
 const taxiChunk = 4096
 
 // moments accumulates a mean and a sum of squared deviations (Welford),
@@ -292,7 +292,7 @@ func (a moments) se() float64 {
 	return math.Sqrt(a.m2 / (a.n - 1) / a.n)
 }
 
-// TaxiMonteCarlo estimates the episode statistics of the taxi options
+// MonteCarlo estimates the episode statistics of the taxi options
 // policy (eps, m) from episodes on-policy episodes, each episode's return
 // discounted by gamma in (0, 1] (SPEC 1c: sum_t gamma^(t-1) r_t over its
 // primitive steps t, with the factors math.Pow(gamma, t-1) of
@@ -306,7 +306,7 @@ func (a moments) se() float64 {
 // It calls progress, when not nil, with the number of episodes done after
 // each chunk: calls come one at a time (from the workers' goroutines), with
 // increasing counts, the last with episodes; reporting changes no number.
-func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
+func MonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episodes int, seed uint64, workers int, progress func(done int)) (MCStats, error) {
 	if err := checkGamma(gamma); err != nil {
 		return MCStats{}, err
 	}
@@ -400,14 +400,14 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episo
 	}, nil
 }
 
-// TaxiQ is the exact action-value function of the primitive taxi policy
+// Q is the exact action-value function of the primitive taxi policy
 // (m = 1) with some eps under a discount factor gamma (SPEC 1c, 1d):
 // Q_T(s, a), the expected discounted return from a step taken in hidden
 // state s with action a and T steps left before the cap (that step
 // included), the policy followed after it. It is the `exact` model of
 // SPEC 1d for the noisytaxi domain.
 //
-// It comes from the recursion of TaxiExactValue for m = 1, in the same
+// It comes from the recursion of ExactValue for m = 1, in the same
 // floating-point operations:
 //
 //	Q_T(s, a) = r(s, a) + gamma V_{T-1}(s')  (r(s, a) alone when a delivers),
@@ -415,11 +415,11 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episo
 //	V_0       = 0,
 //
 // where P*(a|s) is the probability of a*(o) = a over the observation noise
-// of s; the start-averaged V_cap is therefore TaxiExactValue(p, eps, 1,
+// of s; the start-averaged V_cap is therefore ExactValue(p, eps, 1,
 // gamma, nil).Value (tested).
 //
 // Memory: Q_T is r(s, a) + gamma V_{T-1}(s'), one multiply-add away from
-// V_{T-1}, so a TaxiQ stores V_0 .. V_cap (NumStates = 500 float64s a
+// V_{T-1}, so a Q stores V_0 .. V_cap (NumStates = 500 float64s a
 // layer) instead of the NumStates x 6 x cap table of Q: 4000 (cap + 1)
 // bytes, about 0.8 MB at the default cap of 200 (Q would take 4.8 MB), 400
 // MB at the largest cap, 100000. Once a layer equals the one before it bit
@@ -429,7 +429,7 @@ func TaxiMonteCarlo(p noisytaxi.Params, eps float64, m int, gamma float64, episo
 // layers, 0.6 MB, whatever the cap), with eps 0.3 V_236, with eps 1
 // V_18624 (75 MB). A policy that may never deliver (eps 0 with position
 // noise 0.5 and switch_prob 1) reaches none: cap + 1 layers.
-type TaxiQ struct {
+type Q struct {
 	eps, gamma float64
 	cap        int
 	p          noisytaxi.Params
@@ -440,17 +440,17 @@ type TaxiQ struct {
 	v []float64
 }
 
-// NewTaxiQ computes the action values of the primitive taxi policy with
+// NewQ computes the action values of the primitive taxi policy with
 // this eps under gamma, for the parameters p (whose cap bounds the steps
-// left). It takes time linear in the layers it stores (see TaxiQ), about
+// left). It takes time linear in the layers it stores (see Q), about
 // 10 ms per 1000 on this project's machine.
-func NewTaxiQ(p noisytaxi.Params, eps, gamma float64) (*TaxiQ, error) {
+func NewQ(p noisytaxi.Params, eps, gamma float64) (*Q, error) {
 	if err := checkTaxiPolicy(p, eps, gamma); err != nil {
 		return nil, err
 	}
 	const S = noisytaxi.NumStates
 	probs := taxiKindProbs(p)
-	q := &TaxiQ{eps: eps, gamma: gamma, cap: p.Cap, p: p}
+	q := &Q{eps: eps, gamma: gamma, cap: p.Cap, p: p}
 	q.next, q.rew = taxiTransitions()
 	w := [2]float64{1 - eps, eps}
 	q.v = make([]float64, S, S*min(p.Cap+1, 1024)) // V_0 = 0
@@ -458,7 +458,7 @@ func NewTaxiQ(p noisytaxi.Params, eps, gamma float64) (*TaxiQ, error) {
 		prev := q.v[len(q.v)-S:]
 		var cur [S]float64
 		for s := range S {
-			// TaxiExactValue's step for m = 1, value component
+			// ExactValue's step for m = 1, value component
 			// only: the same operations in the same order
 			var v float64
 			for k := range 2 {
@@ -489,14 +489,14 @@ func NewTaxiQ(p noisytaxi.Params, eps, gamma float64) (*TaxiQ, error) {
 }
 
 // layer returns V_T for T >= 0.
-func (q *TaxiQ) layer(T int) []float64 {
+func (q *Q) layer(T int) []float64 {
 	const S = noisytaxi.NumStates
 	off := min(T*S, len(q.v)-S)
 	return q.v[off : off+S]
 }
 
 // at returns Q_left(s, a) for the state index s.
-func (q *TaxiQ) at(s int, a noisytaxi.Action, left int) float64 {
+func (q *Q) at(s int, a noisytaxi.Action, left int) float64 {
 	x := q.rew[s][a]
 	if ns := q.next[s][a]; ns >= 0 {
 		x += q.gamma * q.layer(left - 1)[ns]
@@ -512,13 +512,13 @@ func (q *TaxiQ) at(s int, a noisytaxi.Action, left int) float64 {
 // and of acting on o, the policy followed after it (pi(a'|o) =
 // policies.TaxiPrimitiveProb(eps, a', o)). It is the policies.TaxiModel
 // the rollout records (SPEC 1d).
-func (q *TaxiQ) StepValues(s noisytaxi.State, star, a noisytaxi.Action, left int) (qHat, vHat float64) {
+func (q *Q) StepValues(s noisytaxi.State, star, a noisytaxi.Action, left int) (qHat, vHat float64) {
 	si := s.Index()
 	return q.at(si, a, left), q.v1(si, star, left)
 }
 
 // v1 is V for the state index si and an observation with a*(o) = star.
-func (q *TaxiQ) v1(si int, star noisytaxi.Action, left int) float64 {
+func (q *Q) v1(si int, star noisytaxi.Action, left int) float64 {
 	const k = noisytaxi.NumActions
 	other := q.eps / k
 	var v float64
@@ -534,16 +534,16 @@ func (q *TaxiQ) v1(si int, star noisytaxi.Action, left int) float64 {
 
 // Cap returns the cap the values were computed for: StepValues takes at
 // most that many steps left.
-func (q *TaxiQ) Cap() int { return q.cap }
+func (q *Q) Cap() int { return q.cap }
 
-var _ policies.TaxiModel = (*TaxiQ)(nil)
+var _ policies.TaxiModel = (*Q)(nil)
 
-// TaxiQBytes returns an upper bound of the bytes a TaxiQ for this cap
+// QBytes returns an upper bound of the bytes a Q for this cap
 // holds: NumStates float64s for each of at most cap + 1 layers, the
 // transition and reward tables, and append's slack (at most as much
 // again). It is a float64 so that sizes beyond memory can be computed and
 // refused without overflow.
-func TaxiQBytes(cap float64) float64 {
+func QBytes(cap float64) float64 {
 	const tables = noisytaxi.NumStates * noisytaxi.NumActions * (4 + 8)
 	return 2*8*noisytaxi.NumStates*(cap+1) + tables
 }

@@ -1,4 +1,4 @@
-package domains
+package suite
 
 import (
 	"math"
@@ -6,15 +6,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // buildSuite resolves domain name's parameters with set and builds its
 // MDP and policies, checked as New checks them.
-func buildSuite(t *testing.T, name string, set map[string]float64) (*tabular.MDP, *tabular.Policy, *tabular.Policy, Params) {
+func buildSuite(t *testing.T, name string, set map[string]float64) (*tabular.MDP, *tabular.Policy, *tabular.Policy, domains.Params) {
 	t.Helper()
-	spec, ok := Lookup(name)
+	spec, ok := domains.Lookup(name)
 	if !ok {
 		t.Fatalf("%s not registered", name)
 	}
@@ -25,7 +26,7 @@ func buildSuite(t *testing.T, name string, set map[string]float64) (*tabular.MDP
 	if _, err := spec.New(p); err != nil {
 		t.Fatal(err)
 	}
-	var build func(Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error)
+	var build func(domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error)
 	switch name {
 	case "randommdp":
 		build = buildRandomMDP
@@ -58,7 +59,7 @@ func sameMDP(m1, m2 *tabular.MDP, b1, b2, e1, e2 *tabular.Policy) bool {
 // its parameters: the same parameters give the same MDP, policies and
 // truth bit for bit; another instance a different MDP and truth.
 func suiteDeterminism(t *testing.T, name string) {
-	spec, _ := Lookup(name)
+	spec, _ := domains.Lookup(name)
 	m1, b1, e1, p := buildSuite(t, name, nil)
 	m2, b2, e2, _ := buildSuite(t, name, nil)
 	m3, b3, e3, q := buildSuite(t, name, map[string]float64{"instance": 2})
@@ -71,7 +72,7 @@ func suiteDeterminism(t *testing.T, name string) {
 	if sameMDP(m1, m3, b1, b3, e1, e3) || t1.Value == t3.Value {
 		t.Errorf("%s: instances 1 and 2 are the same MDP (truths %v, %v)", name, t1.Value, t3.Value)
 	}
-	if t1.Method != tabularTruthMethod || !(t1.Extra["is_weight_second_moment"] > 1) {
+	if t1.Method != "exact dynamic program over (step, state)" || !(t1.Extra["is_weight_second_moment"] > 1) {
 		t.Errorf("%s: truth %+v", name, t1)
 	}
 }
@@ -80,7 +81,7 @@ func suiteDeterminism(t *testing.T, name string) {
 // the enumeration of every trajectory under pi_e (to 1e-12) at gamma 1
 // and 0.9, and behavior_value that under pi_b, for three instances.
 func suiteBruteForce(t *testing.T, name string, set map[string]float64) {
-	spec, _ := Lookup(name)
+	spec, _ := domains.Lookup(name)
 	for _, gamma := range []float64{1, 0.9} {
 		for inst := 1.0; inst <= 3; inst++ {
 			s := map[string]float64{"states": 3, "horizon": 3, "gamma": gamma, "instance": inst}
@@ -92,10 +93,10 @@ func suiteBruteForce(t *testing.T, name string, set map[string]float64) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := bruteValue(m, e, gamma); math.Abs(tr.Value-want) > 1e-12 {
+			if want := enumerateValue(m, e, gamma); math.Abs(tr.Value-want) > 1e-12 {
 				t.Errorf("%s %v: truth %v, brute force %v", name, s, tr.Value, want)
 			}
-			if want := bruteValue(m, b, gamma); math.Abs(tr.Extra["behavior_value"]-want) > 1e-12 {
+			if want := enumerateValue(m, b, gamma); math.Abs(tr.Extra["behavior_value"]-want) > 1e-12 {
 				t.Errorf("%s %v: V(pi_b) %v, brute force %v", name, s, tr.Extra["behavior_value"], want)
 			}
 		}
@@ -106,7 +107,7 @@ func suiteBruteForce(t *testing.T, name string, set map[string]float64) {
 // return of n episodes under pi_e is within 4 standard errors of the
 // truth, at gamma 1 and 0.95.
 func suiteMonteCarlo(t *testing.T, name string, n int) {
-	spec, _ := Lookup(name)
+	spec, _ := domains.Lookup(name)
 	for _, gamma := range []float64{1, 0.95} {
 		m, _, e, p := buildSuite(t, name, map[string]float64{"gamma": gamma})
 		tr, _ := spec.Truth(p, nil)
@@ -141,7 +142,7 @@ func TestSuiteRandomPolicies(t *testing.T) {
 			t.Fatalf("(s, a) %d: end probability %v, want 0.02", i, p[m.States])
 		}
 	}
-	d, _, err := New("randommdp", nil)
+	d, _, err := domains.New("randommdp", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +154,32 @@ func TestSuiteRandomPolicies(t *testing.T) {
 	if batch.Horizon() != 20 {
 		t.Errorf("horizon %d, want 20", batch.Horizon())
 	}
+}
+
+// monteCarlo returns the mean and standard error of n sampled discounted
+// returns of pi on m.
+func monteCarlo(t *testing.T, m *tabular.MDP, pi *tabular.Policy, gamma float64, n int, rng *rand.Rand) (mean, se float64) {
+	t.Helper()
+	env, err := tabular.NewSampler(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := tabular.NewPolicySampler(pi)
+	var sum, sum2 float64
+	for range n {
+		env.Reset(rng)
+		g, disc := 0.0, 1.0
+		for {
+			r, done := env.Step(act.Sample(env.State(), rng), rng)
+			g += disc * r
+			disc *= gamma
+			if done {
+				break
+			}
+		}
+		sum += g
+		sum2 += g * g
+	}
+	mean = sum / float64(n)
+	return mean, math.Sqrt((sum2/float64(n) - mean*mean) / float64(n-1))
 }

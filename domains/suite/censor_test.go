@@ -1,10 +1,11 @@
-package domains
+package suite
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -17,7 +18,7 @@ import (
 func TestFittedDMCensored(t *testing.T) {
 	set := map[string]float64{"end_prob": 0}
 	md, p := modelDomain(t, "randommdp", set)
-	spec, _ := Lookup("randommdp")
+	spec, _ := domains.Lookup("randommdp")
 	truth, err := spec.Truth(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -46,4 +47,19 @@ func TestFittedDMCensored(t *testing.T) {
 	if math.Abs(mean-truth.Value) > 0.02*truth.Value {
 		t.Errorf("fitted dm %.4f, truth %.4f: more than 2%% apart", mean, truth.Value)
 	}
+}
+
+// modelDomain builds domain name with set and returns it as a
+// domains.ModelDomain.
+func modelDomain(t *testing.T, name string, set map[string]float64) (domains.ModelDomain, domains.Params) {
+	t.Helper()
+	d, p, err := domains.New(name, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, ok := d.(domains.ModelDomain)
+	if !ok {
+		t.Fatalf("%s is not a ModelDomain", name)
+	}
+	return md, p
 }

@@ -1,4 +1,4 @@
-package domains
+package suite
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -60,11 +61,11 @@ func TestSuiteFewPolicies(t *testing.T) {
 	if len(differ) != 2 {
 		t.Fatalf("policies differ in %d states, want 2", len(differ))
 	}
-	d, _, err := New("fewstates", nil)
+	d, _, err := domains.New("fewstates", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.(ModelDomain).Record(true, false)
+	d.(domains.ModelDomain).Record(true, false)
 	var batch trajectory.Batch
 	d.Collect(&batch, 2000, rand.New(rand.NewPCG(1, 2)))
 	visits := 0
@@ -84,13 +85,13 @@ func TestSuiteFewPolicies(t *testing.T) {
 		t.Error("no visit to a differing state in 2000 episodes")
 	}
 
-	spec, _ := Lookup("fewstates")
+	spec, _ := domains.Lookup("fewstates")
 	p, _ := spec.Resolve(map[string]float64{"differ": 0})
 	tr, err := spec.Truth(p, nil)
 	if err != nil || tr.Value != tr.Extra["behavior_value"] || math.Abs(tr.Extra["is_weight_second_moment"]-1) > 1e-12 {
 		t.Errorf("differ 0: truth %+v (%v), want V(pi_e) = V(pi_b) and E_b[W^2] = 1", tr, err)
 	}
-	if _, _, err := New("fewstates", map[string]float64{"differ": 21}); err == nil || !strings.Contains(err.Error(), "differ = 21, want at most states = 20") {
+	if _, _, err := domains.New("fewstates", map[string]float64{"differ": 21}); err == nil || !strings.Contains(err.Error(), "differ = 21, want at most states = 20") {
 		t.Errorf("differ 21: error %v", err)
 	}
 }

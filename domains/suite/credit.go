@@ -1,13 +1,14 @@
-package domains
+package suite
 
 import (
 	"math/rand/v2"
 
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/tabular"
 )
 
 func init() {
-	registerTabular(tabularSpec{
+	domains.RegisterTabular(domains.TabularSpec{
 		Name: "credit",
 		Doc: "suite (issue 16): long-range credit assignment: the action of step 1 (one of two) chooses the stream the agent " +
 			"lives in for the other H - 1 steps, the good stream paying good_reward a step more than the bad one; later " +
@@ -16,15 +17,15 @@ func init() {
 			"an estimator that drops it is biased by (H - 1) good_reward (p_e - p_b), 199 x 0.1 x 0.4 = 7.96 at the " +
 			"defaults against a value of 17.1 (instance 1), though each step's share (0.04) hides under reward noise of sd 0.5. " +
 			"E_b[W^2] is about 1.72, of which the step-1 ratio gives 1.64: importance sampling itself is easy, dropping ratios is not",
-		Params: []ParamSpec{
-			{Name: "horizon", Kind: Int, Default: 200, Min: 2, Max: 100000, Doc: "steps of an episode: the choice, then horizon - 1 steps in a stream"},
-			{Name: "p_e", Kind: Float, Default: 0.9, Min: 0, Max: 1, Doc: "evaluation policy's probability of the good action (action 0) at step 1"},
-			{Name: "p_b", Kind: Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of the good action at step 1"},
-			{Name: "good_reward", Kind: Float, Default: 0.1, Min: -1e6, Max: 1e6, Doc: "extra mean reward per step in the good stream (the bad one pays 0)"},
-			{Name: "noise_states", Kind: Int, Default: 3, Min: 1, Max: 100, Doc: "noise states per stream, between which later actions move the agent at random (flat Dirichlet rows drawn by the instance)"},
-			{Name: "late_effect", Kind: Float, Default: 0.01, Min: 0, Max: 1e6, Doc: "later actions shift the mean reward of a step by a uniform draw of the instance in [-late_effect, late_effect], per (noise state, action)"},
-			{Name: "late_mix", Kind: Float, Default: 0.05, Min: 0, Max: 1, Doc: "after step 1, pi_b = (1 - late_mix) pi_e + late_mix x uniform (0: the later ratios are exactly 1)"},
-			{Name: "reward_noise", Kind: Float, Default: 0.5, Min: 0, Max: 1e6, Doc: "standard deviation of the Gaussian noise added to every reward after step 1"},
+		Params: []domains.ParamSpec{
+			{Name: "horizon", Kind: domains.Int, Default: 200, Min: 2, Max: 100000, Doc: "steps of an episode: the choice, then horizon - 1 steps in a stream"},
+			{Name: "p_e", Kind: domains.Float, Default: 0.9, Min: 0, Max: 1, Doc: "evaluation policy's probability of the good action (action 0) at step 1"},
+			{Name: "p_b", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1, Doc: "behavior policy's probability of the good action at step 1"},
+			{Name: "good_reward", Kind: domains.Float, Default: 0.1, Min: -1e6, Max: 1e6, Doc: "extra mean reward per step in the good stream (the bad one pays 0)"},
+			{Name: "noise_states", Kind: domains.Int, Default: 3, Min: 1, Max: 100, Doc: "noise states per stream, between which later actions move the agent at random (flat Dirichlet rows drawn by the instance)"},
+			{Name: "late_effect", Kind: domains.Float, Default: 0.01, Min: 0, Max: 1e6, Doc: "later actions shift the mean reward of a step by a uniform draw of the instance in [-late_effect, late_effect], per (noise state, action)"},
+			{Name: "late_mix", Kind: domains.Float, Default: 0.05, Min: 0, Max: 1, Doc: "after step 1, pi_b = (1 - late_mix) pi_e + late_mix x uniform (0: the later ratios are exactly 1)"},
+			{Name: "reward_noise", Kind: domains.Float, Default: 0.5, Min: 0, Max: 1e6, Doc: "standard deviation of the Gaussian noise added to every reward after step 1"},
 		},
 		Build:    buildCredit,
 		TruthDoc: "exact dynamic program over (step, state) on the mean rewards",
@@ -54,7 +55,7 @@ const (
 // the policy carries no information about the stream). pi_e takes the
 // good action at the start with probability p_e, pi_b with p_b; after
 // that pi_b = (1 - late_mix) pi_e + late_mix uniform.
-func buildCredit(p Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
+func buildCredit(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Policy, error) {
 	const na = 2
 	nn := p.Int("noise_states")
 	ns := 1 + 2*nn

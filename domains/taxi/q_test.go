@@ -1,4 +1,4 @@
-package domains
+package taxi
 
 import (
 	"math"
@@ -10,14 +10,14 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// The TaxiQ methods below serve the tests: the rollout reads the values
+// The Q methods below serve the tests: the rollout reads the values
 // through StepValues.
 
 // Q returns Q_left(s, a): the expected discounted return (discounted to
 // this step) from taking action a in hidden state s with left steps left
 // before the cap, this one included (1 <= left <= cap; at 1-based step t
 // of an episode, left = cap - t + 1), and following the policy after it.
-func (q *TaxiQ) Q(s noisytaxi.State, a noisytaxi.Action, left int) float64 {
+func (q *Q) Q(s noisytaxi.State, a noisytaxi.Action, left int) float64 {
 	return q.at(s.Index(), a, left)
 }
 
@@ -25,20 +25,20 @@ func (q *TaxiQ) Q(s noisytaxi.State, a noisytaxi.Action, left int) float64 {
 // left steps left when the policy acts on the observation o (pi(a|o) =
 // policies.TaxiPrimitiveProb(eps, a, o)). Averaged over the observations of s it is
 // StateValue(s, left).
-func (q *TaxiQ) V(s noisytaxi.State, o noisytaxi.Obs, left int) float64 {
+func (q *Q) V(s noisytaxi.State, o noisytaxi.Obs, left int) float64 {
 	return q.v1(s.Index(), policies.TaxiOptimalAction(o), left)
 }
 
 // StateValue returns V_left(s), the expected discounted return from hidden
 // state s with left steps left (0 at left = 0), the observation noise
 // averaged.
-func (q *TaxiQ) StateValue(s noisytaxi.State, left int) float64 {
+func (q *Q) StateValue(s noisytaxi.State, left int) float64 {
 	return q.layer(left)[s.Index()]
 }
 
 // Value returns V(pi) = sum_s P(start in s) V_cap(s), which is
-// TaxiExactValue(p, eps, 1, gamma, nil).Value.
-func (q *TaxiQ) Value() float64 {
+// ExactValue(p, eps, 1, gamma, nil).Value.
+func (q *Q) Value() float64 {
 	var v float64
 	for s, x := range q.layer(q.cap) {
 		v += q.p.StartProb(noisytaxi.StateAt(s)) * x
@@ -48,9 +48,9 @@ func (q *TaxiQ) Value() float64 {
 
 // Layers returns the number of value layers V_0, V_1, ... stored: at most
 // cap + 1, fewer when the recursion reached a fixed point.
-func (q *TaxiQ) Layers() int { return len(q.v) / noisytaxi.NumStates }
+func (q *Q) Layers() int { return len(q.v) / noisytaxi.NumStates }
 
-// TestTaxiQValue: the start-averaged V_cap of a TaxiQ is TaxiExactValue's
+// TestTaxiQValue: the start-averaged V_cap of a Q is ExactValue's
 // value for m = 1 (the same recursion; SPEC 2.3 with SPEC 1c's discount),
 // for both policies, with and without discounting, with a binding cap (10)
 // and the default one (200).
@@ -60,16 +60,16 @@ func TestTaxiQValue(t *testing.T) {
 			for _, gamma := range []float64{1, 0.9} {
 				p := noisytaxi.DefaultParams()
 				p.Cap = cap
-				q, err := NewTaxiQ(p, eps, gamma)
+				q, err := NewQ(p, eps, gamma)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ex, err := TaxiExactValue(p, eps, 1, gamma, nil)
+				ex, err := ExactValue(p, eps, 1, gamma, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := q.Value(); math.Abs(got-ex.Value) > 1e-14*math.Abs(ex.Value) {
-					t.Errorf("cap %d eps %v gamma %v: TaxiQ value %v, TaxiExactValue %v", cap, eps, gamma, got, ex.Value)
+					t.Errorf("cap %d eps %v gamma %v: Q value %v, ExactValue %v", cap, eps, gamma, got, ex.Value)
 				}
 				if q.Cap() != cap || q.Layers() < 1 || q.Layers() > cap+1 {
 					t.Errorf("cap %d: Cap %d, %d layers, want 1..cap+1", cap, q.Cap(), q.Layers())
@@ -80,16 +80,16 @@ func TestTaxiQValue(t *testing.T) {
 }
 
 // TestTaxiQFixedPoint: the values do not depend on the cap (Q_T depends on
-// the steps left T only), so a TaxiQ for cap 2000 agrees bit for bit with
+// the steps left T only), so a Q for cap 2000 agrees bit for bit with
 // one for cap 200 on every (state, action, steps left <= 200); it stops
 // storing layers at its fixed point (144 layers at eps 0.05 and the
-// default noise, as TaxiQ's comment says), and its value is still the
+// default noise, as Q's comment says), and its value is still the
 // DP's at cap 2000, which stores nothing and runs all 2000 steps.
 func TestTaxiQFixedPoint(t *testing.T) {
 	p := noisytaxi.DefaultParams()
-	q200, _ := NewTaxiQ(p, 0.05, 1)
+	q200, _ := NewQ(p, 0.05, 1)
 	p.Cap = 2000
-	q2000, err := NewTaxiQ(p, 0.05, 1)
+	q2000, err := NewQ(p, 0.05, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,17 +109,17 @@ func TestTaxiQFixedPoint(t *testing.T) {
 			t.Fatalf("V_2000(%+v) = %v, V_143 = %v: want the fixed point", s, x, y)
 		}
 	}
-	ex, _ := TaxiExactValue(p, 0.05, 1, 1, nil)
+	ex, _ := ExactValue(p, 0.05, 1, 1, nil)
 	if got := q2000.Value(); math.Abs(got-ex.Value) > 1e-14*math.Abs(ex.Value) {
-		t.Errorf("cap 2000: TaxiQ value %v, TaxiExactValue %v", got, ex.Value)
+		t.Errorf("cap 2000: Q value %v, ExactValue %v", got, ex.Value)
 	}
 	// 2 (slack) x 8 bytes x 500 states x 201 layers + 500 x 6 x (4 + 8)
 	// bytes of tables = 1608000 + 36000
-	if b := TaxiQBytes(200); b != 1644000 {
-		t.Errorf("TaxiQBytes(200) = %v, want 1644000", b)
+	if b := QBytes(200); b != 1644000 {
+		t.Errorf("QBytes(200) = %v, want 1644000", b)
 	}
-	if used := float64(8 * noisytaxi.NumStates * q2000.Layers()); used > TaxiQBytes(2000) {
-		t.Errorf("%v bytes of layers above the bound %v", used, TaxiQBytes(2000))
+	if used := float64(8 * noisytaxi.NumStates * q2000.Layers()); used > QBytes(2000) {
+		t.Errorf("%v bytes of layers above the bound %v", used, QBytes(2000))
 	}
 }
 
@@ -186,7 +186,7 @@ func TestTaxiQVsMonteCarlo(t *testing.T) {
 			noisytaxi.Action(rng.IntN(noisytaxi.NumActions)), 2 + rng.IntN(p.Cap-1), nan})
 	}
 	for _, gamma := range []float64{1, 0.9} {
-		q, err := NewTaxiQ(p, eps, gamma)
+		q, err := NewQ(p, eps, gamma)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,11 +209,11 @@ func TestTaxiQVsMonteCarlo(t *testing.T) {
 
 // TestTaxiQVAveragesToStateValue: V(s, o, left) = sum_a pi(a|o) Q(s, a,
 // left), averaged over the observation distribution of s, is the
-// recursion's V_left(s) (TaxiQ's comment: the policy's action distribution
+// recursion's V_left(s) (Q's comment: the policy's action distribution
 // in s is the observation average of pi(.|o)).
 func TestTaxiQVAveragesToStateValue(t *testing.T) {
 	p := noisytaxi.DefaultParams()
-	q, err := NewTaxiQ(p, 0.05, 0.9)
+	q, err := NewQ(p, 0.05, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestTaxiQRecordedColumns(t *testing.T) {
 	for _, capSteps := range []int{200, 12} {
 		p := noisytaxi.DefaultParams()
 		p.Cap = capSteps
-		q, _ := NewTaxiQ(p, epsE, gamma)
+		q, _ := NewQ(p, epsE, gamma)
 		ro, _ := policies.NewTaxiRollout(1, epsB, epsE)
 		env, _ := noisytaxi.New(p)
 		replay, _ := noisytaxi.New(p)
