@@ -121,9 +121,9 @@ func exportOf(p *config.Plan, s int) (exportSeries, error) {
 	return exportSeries{rs: rs, d: d, cols: cols}, nil
 }
 
-// writeTrial writes batch b to w as logged data (run.WriteTrial).
+// writeTrial writes batch b to w as logged data (logdata.WriteBatch).
 func writeTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajectory.Batch) error {
-	return run.WriteTrial(w, f, cols, b)
+	return logdata.WriteBatch(w, f, cols, b)
 }
 
 // formatName returns the file extension and manifest name of f.

@@ -276,7 +276,7 @@ func externalGoroutines() string {
 		buf = buf[:runtime.Stack(buf, true)]
 		found = found[:0]
 		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "experiments/run.(*externalProc)") || strings.Contains(g, "experiments/run.(*lineQueue)") || strings.Contains(g, "experiments/run.startExternal") {
+			if strings.Contains(g, "longhorizon/external.(*Proc)") || strings.Contains(g, "longhorizon/external.(*lineQueue)") || strings.Contains(g, "longhorizon/external.Start") {
 				found = append(found, g)
 			}
 		}

@@ -38,7 +38,7 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 	}
 	// the reader checks that every record has as many fields as the header
 	cr.FieldsPerRecord = len(names)
-	bd := newBuilder(b, CSV, cols, opt.maxSteps())
+	bd := newBuilder(b, CSV, cols, opt)
 	bd.info.Extra = extra
 	var cells [numCols]cell
 	lineOf := func(col int) int {

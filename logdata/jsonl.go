@@ -70,7 +70,7 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			if err != nil {
 				return Info{}, err
 			}
-			bd = newBuilder(b, JSONL, cols, opt.maxSteps())
+			bd = newBuilder(b, JSONL, cols, opt)
 			bd.info.Extra = extra
 			// columns by name; ignored extras as -1, -2, ... to check
 			// each is given once per record in constant time

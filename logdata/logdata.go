@@ -148,6 +148,12 @@ type Options struct {
 	// step is added, so endless input is refused (0 or less:
 	// DefaultMaxSteps).
 	MaxSteps int
+	// KeepProbs keeps pi_b and pi_e of every step (Batch.PiB, PiE; data
+	// with the obs and action columns keeps them anyway) and, on options
+	// data, the option structure (Batch.OptionStart, MuB, MuE), so that
+	// the batch can be written back (WriteBatch): what an external
+	// estimator reads. 16 bytes a step more (options data: 33).
+	KeepProbs bool
 }
 
 // maxSteps is o.MaxSteps or its default.
@@ -286,13 +292,14 @@ type builder struct {
 	muB, muE float64
 	changed  bool
 
-	ids *idReader // with the obs and action columns
+	ids       *idReader // with the obs and action columns
+	keepProbs bool      // Options.KeepProbs
 
 	info Info
 }
 
-func newBuilder(b *trajectory.Batch, f Format, cols Columns, maxSteps int) *builder {
-	bd := &builder{b: b, format: f, cols: cols, maxSteps: maxSteps, finished: make(map[string]int)}
+func newBuilder(b *trajectory.Batch, f Format, cols Columns, opt Options) *builder {
+	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int)}
 	if cols.IDs {
 		bd.ids = newIDReader()
 	}
@@ -628,9 +635,10 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 
 	// option structure
 	optionRatio := 1.0
-	changed := false
+	changed, optStart := false, false
 	if bd.cols.Options {
 		start, fe := bd.reqFlag(cells[cOptionStart], cOptionStart)
+		optStart = start
 		if fe != nil {
 			return wrap(fe)
 		}
@@ -707,10 +715,15 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		bd.b.AddModel(qHat, vHat)
 	}
 	if bd.ids != nil {
+		bd.b.AddIDs(obs, action)
+	}
+	if bd.ids != nil || bd.keepProbs {
 		// with ids, the probabilities too: drl reads pi_e(a|o) of the
 		// logged actions (SPEC 1f)
-		bd.b.AddIDs(obs, action)
 		bd.b.AddProbs(piB, piE)
+	}
+	if bd.keepProbs && bd.cols.Options {
+		bd.b.AddOptionProbs(optStart, bd.muB, bd.muE)
 	}
 	if split {
 		bd.b.MarkSplit()
@@ -761,8 +774,15 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	if bd.cols.IDs {
 		bd.b.Obs = slices.Grow(bd.b.Obs, int(more))
 		bd.b.Action = slices.Grow(bd.b.Action, int(more))
+	}
+	if bd.cols.IDs || bd.keepProbs {
 		bd.b.PiB = slices.Grow(bd.b.PiB, int(more))
 		bd.b.PiE = slices.Grow(bd.b.PiE, int(more))
+	}
+	if bd.keepProbs && bd.cols.Options {
+		bd.b.OptionStart = slices.Grow(bd.b.OptionStart, int(more))
+		bd.b.MuB = slices.Grow(bd.b.MuB, int(more))
+		bd.b.MuE = slices.Grow(bd.b.MuE, int(more))
 	}
 }
 

@@ -213,3 +213,66 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepProbsWriteBack: a file read with KeepProbs carries pi_b, pi_e
+// and, on options data, the option structure, so that WriteBatch writes it
+// back: read again, the second batch equals the first bit for bit (steps,
+// ratios, option ratios, changed flags, splits, model columns and the
+// probabilities themselves), and writing it once more gives the same
+// bytes. Without KeepProbs the batch has no probabilities (except with
+// ids), and WriteBatch refuses it.
+func TestKeepProbsWriteBack(t *testing.T) {
+	everyM := func(m int) func(i, st int) bool { return func(_, st int) bool { return st%m == 0 } }
+	strID := func(i int) string { return "ep-" + strconv.Itoa(i) }
+	for _, tc := range []struct {
+		name        string
+		b           *trajectory.Batch
+		cols        logdata.Columns
+		optionStart func(i, st int) bool
+	}{
+		{"subepisode", collect(t, "subepisode", nil, 100, 1), logdata.Columns{Split: true}, nil},
+		{"taxi-options-m3", taxiBatch(t, 3, 20), logdata.Columns{Split: true, Options: true, Changed: true}, everyM(3)},
+		{"chainmdp-model", withModel(collect(t, "chainmdp", map[string]float64{"horizon": 5}, 50, 7), 7), logdata.Columns{Model: true}, nil},
+	} {
+		for _, f := range []logdata.Format{logdata.CSV, logdata.JSONL} {
+			t.Run(tc.name+"/"+f.String(), func(t *testing.T) {
+				data := encode(t, f, tc.cols, toRecords(t, tc.b, tc.optionStart, strID))
+				var plain trajectory.Batch
+				if _, err := logdata.Read(bytes.NewReader(data), f, &plain, logdata.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				if plain.HasProbs() || logdata.WriteBatch(&bytes.Buffer{}, f, tc.cols, &plain) == nil {
+					t.Error("without KeepProbs: probabilities kept, or WriteBatch accepted a batch without them")
+				}
+				read := func(data []byte) *trajectory.Batch {
+					var b trajectory.Batch
+					if _, err := logdata.Read(bytes.NewReader(data), f, &b, logdata.Options{KeepProbs: true}); err != nil {
+						t.Fatal(err)
+					}
+					return &b
+				}
+				first := read(data)
+				var out1, out2 bytes.Buffer
+				if err := logdata.WriteBatch(&out1, f, tc.cols, first); err != nil {
+					t.Fatal(err)
+				}
+				second := read(out1.Bytes())
+				if err := logdata.WriteBatch(&out2, f, tc.cols, second); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(first.Offsets, second.Offsets) || !sameBits(first.Reward, second.Reward) || !sameBits(first.Ratio, second.Ratio) ||
+					!sameBits(first.OptionRatio, second.OptionRatio) || !slices.Equal(first.Changed, second.Changed) || !slices.Equal(first.Split, second.Split) ||
+					!sameBits(first.QHat, second.QHat) || !sameBits(first.PiB, second.PiB) || !sameBits(first.PiE, second.PiE) ||
+					!slices.Equal(first.OptionStart, second.OptionStart) || !sameBits(first.MuB, second.MuB) || !sameBits(first.MuE, second.MuE) {
+					t.Error("the batch written back and read again differs")
+				}
+				if !bytes.Equal(out1.Bytes(), out2.Bytes()) {
+					t.Error("writing the batch read back gives other bytes")
+				}
+				if !sameBits(first.Ratio, tc.b.Ratio) || (tc.cols.Options && !first.HasOptionProbs()) {
+					t.Error("the batch read with KeepProbs lost its ratios or option structure")
+				}
+			})
+		}
+	}
+}

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // Record is one logged step, as a file holds it.
@@ -185,4 +188,51 @@ func (w *Writer) Flush() error {
 		}
 	}
 	return w.w.Flush()
+}
+
+// WriteBatch writes batch b to w as logged data in format f with columns
+// cols: episodes "0", "1", ... in batch order, steps from 0, pi_b and pi_e
+// of every step (b must carry them: a simulated domain recording them, or
+// a reader with Options.KeepProbs), the split column (cols.Split), q_hat
+// and v_hat (cols.Model), obs and action as decimal ids (cols.IDs), and on
+// options data option_start, mu_b and mu_e (written on an option's first
+// step only) and option_changed (b.Changed). Read back, it gives b's
+// steps bit for bit. runexp export and the requests to external
+// estimators write the same bytes.
+func WriteBatch(w io.Writer, f Format, cols Columns, b *trajectory.Batch) error {
+	if !b.HasProbs() && b.Steps() > 0 {
+		return errors.New("the batch carries no action probabilities")
+	}
+	if cols.Options && !b.HasOptionProbs() && b.Steps() > 0 {
+		return errors.New("the batch carries no option probabilities")
+	}
+	if cols.IDs && !b.HasIDs() && b.Steps() > 0 {
+		return errors.New("the batch carries no observation and action ids")
+	}
+	lw := NewWriter(w, f, cols)
+	var rec Record
+	for i := range b.N() {
+		rec.Episode = strconv.Itoa(i)
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		for s := lo; s < hi; s++ {
+			rec.Step = s - lo
+			rec.Reward = b.Reward[s]
+			rec.PiB, rec.PiE = b.PiB[s], b.PiE[s]
+			rec.Split = b.Split[s]
+			if cols.Options {
+				rec.OptionStart, rec.MuB, rec.MuE = b.OptionStart[s], b.MuB[s], b.MuE[s]
+				rec.OptionChanged = b.Changed[s]
+			}
+			if cols.Model {
+				rec.QHat, rec.VHat = b.QHat[s], b.VHat[s]
+			}
+			if cols.IDs {
+				rec.Obs, rec.Action = strconv.Itoa(int(b.Obs[s])), strconv.Itoa(int(b.Action[s]))
+			}
+			if err := lw.Write(&rec); err != nil {
+				return err
+			}
+		}
+	}
+	return lw.Flush()
 }

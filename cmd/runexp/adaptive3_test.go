@@ -12,7 +12,6 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
-	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -22,7 +21,7 @@ import (
 // them (docs/adaptive.md), each bit for bit the in-process estimate of
 // the batch the file holds; without the columns it notes that adaptive
 // equals version 2. The data: 300 episodes of randommdp with ids and
-// probabilities recorded, written as run.WriteTrial writes trial files,
+// probabilities recorded, written as logdata.WriteBatch writes trial files,
 // once with obs and action and once without.
 func TestEstimateAdaptiveVersions(t *testing.T) {
 	d, _, err := domains.New("randommdp", nil)
@@ -39,7 +38,7 @@ func TestEstimateAdaptiveVersions(t *testing.T) {
 	for _, ids := range []bool{true, false} {
 		var buf bytes.Buffer
 		cols := logdata.Columns{IDs: ids}
-		if err := run.WriteTrial(&buf, logdata.CSV, cols, &b); err != nil {
+		if err := logdata.WriteBatch(&buf, logdata.CSV, cols, &b); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, map[bool]string{true: "ids.csv", false: "plain.csv"}[ids])

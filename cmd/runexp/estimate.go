@@ -5,10 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/reference"
 
 	"github.com/ope-lab/longhorizon/estimators"
@@ -20,9 +21,6 @@ import (
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
-
-// stdin is what DATA "-" reads; tests replace it.
-var stdin io.Reader = os.Stdin
 
 var estimateCommand = command{
 	name: "estimate", args: "[flags] DATA",
@@ -50,7 +48,7 @@ func dataOf(c logdata.Columns) estimators.Data {
 	return d
 }
 
-func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 	var lf loggedFlags
 	fs.StringVar(&lf.Estimators, "estimators", "", "comma-separated estimators (default: the registry's defaults the data supports)")
 	fs.IntVar(&lf.Replicates, "bootstrap", 2000, "bootstrap replicates B; 0 turns the intervals off")
@@ -70,7 +68,10 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())
 	fs.StringVar(&lf.Interval, "interval", intervalPercentile, "bootstrap interval: "+intervalPercentile+" or "+intervalBCa+" (bias-corrected and accelerated)")
-	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	var externals externalFlag
+	fs.Var(&externals, "external", "NAME=COMMAND: an external estimator (docs/external.md), the program and its arguments separated by spaces, run in the current directory; repeat for more. Computed after -estimators' ones, with bootstrap intervals, no bound")
+	extTimeout := fs.Duration("external-timeout", config.DefaultTimeout, "most time an external estimator may take to answer one request")
+	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
 		switch {
@@ -84,6 +85,10 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 		if err != nil {
 			return usageErr("%v", err)
 		}
+		specs, err := externals.specs(*extTimeout)
+		if err != nil {
+			return usageErr("%v", err)
+		}
 		path, f := fs.Arg(0), logdata.FormatOf(fs.Arg(0))
 		if *format != "" {
 			if f, err = logdata.ParseFormat(*format); err != nil {
@@ -91,7 +96,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			}
 		}
 		var b trajectory.Batch
-		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps})
+		// an external estimator reads the data written back, with its
+		// probabilities (logdata.WriteBatch)
+		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0})
 		if err != nil {
 			return dataError(err, usageErr)
 		}
@@ -102,6 +109,20 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
 		}
 		job.setData(dataOf(info.Columns), where, names)
+		if len(specs) > 0 {
+			var procs external.Set
+			defer procs.CloseAll()
+			for _, x := range specs {
+				pr, err := external.Start(x)
+				if err != nil {
+					return fmt.Errorf("estimate: -external %s: %w", x.Name, err)
+				}
+				if err := procs.Add(pr); err != nil {
+					return err
+				}
+				job.Methods = append(job.Methods, external.NewMethod(pr, info.Columns))
+			}
+		}
 		more, err := job.check(&b)
 		for _, n := range append(notes, more...) {
 			note(n)

@@ -38,14 +38,26 @@ type estimateOut struct {
 
 func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runMainIn(t, strings.NewReader(""), args...)
+}
+
+// runMainIn is runMain with standard input in.
+func runMainIn(t *testing.T, in io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var o, e bytes.Buffer
-	code = Main(args, &o, &e)
+	code = MainIO(args, in, &o, &e)
 	return code, o.String(), e.String()
 }
 
 func runJSON(t *testing.T, args ...string) estimateOut {
 	t.Helper()
-	code, out, errOut := runMain(t, append([]string{"estimate", "-json"}, args...)...)
+	return runJSONIn(t, strings.NewReader(""), args...)
+}
+
+// runJSONIn is runJSON with standard input in.
+func runJSONIn(t *testing.T, in io.Reader, args ...string) estimateOut {
+	t.Helper()
+	code, out, errOut := runMainIn(t, in, append([]string{"estimate", "-json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errOut)
 	}
@@ -270,16 +282,12 @@ func TestEstimateWorkers(t *testing.T) {
 
 // TestEstimateStdin reads DATA "-" as CSV, or JSONL with -format jsonl.
 func TestEstimateStdin(t *testing.T) {
-	old := stdin
-	defer func() { stdin = old }()
-	stdin = strings.NewReader("episode,step,reward,pi_b,pi_e\na,0,1,0.5,1\nb,0,2,0.5,0.5\n")
-	res := runJSON(t, "-bootstrap", "0", "-estimators", "is,wis", "-")
+	res := runJSONIn(t, strings.NewReader("episode,step,reward,pi_b,pi_e\na,0,1,0.5,1\nb,0,2,0.5,0.5\n"), "-bootstrap", "0", "-estimators", "is,wis", "-")
 	// is: (2*1 + 1*2)/2 = 2; wis: (2*1 + 1*2)/(2 + 1) = 4/3
 	if res.Estimates["is"]["value"] != 2 || res.Estimates["wis"]["value"] != 4.0/3 {
 		t.Errorf("stdin CSV: %+v", res.Estimates)
 	}
-	stdin = strings.NewReader(`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":1}` + "\n")
-	res = runJSON(t, "-bootstrap", "0", "-estimators", "pdis", "-format", "jsonl", "-")
+	res = runJSONIn(t, strings.NewReader(`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":1}`+"\n"), "-bootstrap", "0", "-estimators", "pdis", "-format", "jsonl", "-")
 	if res.Estimates["pdis"]["value"] != 2 || res.Episodes != 1 {
 		t.Errorf("stdin JSONL: %+v", res)
 	}
@@ -787,11 +795,10 @@ func TestEstimateHostileInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.name
+			in := io.Reader(strings.NewReader(""))
 			switch {
 			case tc.in != nil:
-				old := stdin
-				defer func() { stdin = old }()
-				stdin = tc.in
+				in = tc.in
 			case tc.name == "a-directory":
 				path = filepath.Join(dir, tc.name)
 				if err := os.Mkdir(path, 0o755); err != nil {
@@ -806,7 +813,7 @@ func TestEstimateHostileInput(t *testing.T) {
 				}
 			}
 			args := append(append([]string{"estimate", "-bootstrap", "0"}, tc.args...), path)
-			code, out, errOut := runMain(t, args...)
+			code, out, errOut := runMainIn(t, in, args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut)
 			}

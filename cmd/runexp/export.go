@@ -16,12 +16,12 @@ var exportCommand = command{
 	name: "export", args: "[flags] -out DIR CONFIG.yaml",
 	summary: "write every (series, trial) data set of a config as logged-data files",
 	about:   reference.ExportAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		trials := fs.Int("trials", 0, "export trials 0..T-1 of every series (0: the config's trials)")
 		format := fs.String("format", "csv", "file format: csv or jsonl")
 		out := fs.String("out", "", "output directory (required)")
 		quiet := fs.Bool("quiet", false, "no progress on standard error (a true value taking longer than a few seconds still reports)")
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() != 1 {
 				fs.Usage()
 				return usageError(stderr, "export", "want exactly one CONFIG.yaml")

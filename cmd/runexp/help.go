@@ -17,7 +17,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if c, ok := lookupCommand(args[0]); ok {
-		return runCommandLine(c, []string{"-h"}, stdout, stderr)
+		return runCommandLine(c, []string{"-h"}, nil, stdout, stderr)
 	}
 	if args[0] == "reference" {
 		reference.Write(stdout, usage(), commandDocs())

@@ -14,9 +14,9 @@ var leaderboardCommand = command{
 	name: "leaderboard", args: "[-out PREFIX] DIR...",
 	summary: "rank the estimators of finished runs: PREFIX.md, .csv, .tex",
 	about:   reference.LeaderboardAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		out := fs.String("out", leaderboard.DefaultPrefix, "output prefix: writes PREFIX.md, PREFIX.csv and PREFIX.tex")
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() == 0 {
 				fs.Usage()
 				return usageError(stderr, "leaderboard", "want one or more results directories")

@@ -48,7 +48,7 @@ type command struct {
 	name, args, summary string
 	// about is the long help, printed above the flags.
 	about string
-	flags func(fs *flag.FlagSet) func(fs *flag.FlagSet, stdout, stderr io.Writer) error
+	flags func(fs *flag.FlagSet) func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // commands lists the subcommands in the order of the usage text.
@@ -85,8 +85,15 @@ var errUsage = errors.New("usage")
 // errInterrupted marks a run stopped by ^C after checkpointing: exit 130.
 var errInterrupted = errors.New("interrupted")
 
-// Main runs the command with args and returns the exit status.
+// Main runs the command with args, reading the process's standard input
+// where a command reads one (runexp estimate -), and returns the exit
+// status.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainIO(args, os.Stdin, stdout, stderr)
+}
+
+// MainIO is Main with standard input stdin.
+func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return 2
@@ -101,7 +108,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "runexp: unknown command %q\n\n%s", name, usage())
 			return 2
 		}
-		err = runCommandLine(c, args[1:], stdout, stderr)
+		err = runCommandLine(c, args[1:], stdin, stdout, stderr)
 	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -121,7 +128,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // newFlagSet returns c's flag set, printing c's help on -h, and the
 // function that runs c once it is parsed.
-func newFlagSet(c command, stderr io.Writer) (*flag.FlagSet, func(*flag.FlagSet, io.Writer, io.Writer) error) {
+func newFlagSet(c command, stderr io.Writer) (*flag.FlagSet, func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	do := c.flags(fs)
@@ -144,7 +151,7 @@ func hasFlags(fs *flag.FlagSet) bool {
 // runCommandLine parses args into c's flags and runs c. A help request
 // passes flag.ErrHelp through (exit 0); any other flag error, which the
 // flag package has already printed with the usage, is a usage error.
-func runCommandLine(c command, args []string, stdout, stderr io.Writer) error {
+func runCommandLine(c command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, do := newFlagSet(c, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -152,7 +159,7 @@ func runCommandLine(c command, args []string, stdout, stderr io.Writer) error {
 		}
 		return errUsage
 	}
-	return do(fs, stdout, stderr)
+	return do(fs, stdin, stdout, stderr)
 }
 
 // usageError prints a bad invocation of command name and returns errUsage.
@@ -165,7 +172,7 @@ var runCommand = command{
 	name: "run", args: "[flags] CONFIG.yaml",
 	summary: "run a config: curve.csv, claims, meta.json and the figure",
 	about:   reference.RunAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		workers := fs.Int("workers", runtime.NumCPU(), "goroutines running (series, trial) units; results do not depend on it")
 		trials := fs.Int("trials", 0, "override the config's trials (0: keep the config's)")
 		seed := fs.String("seed", "", "override the config's seed (an unsigned 64-bit integer)")
@@ -175,7 +182,7 @@ var runCommand = command{
 		quiet := fs.Bool("quiet", false, "no progress on standard error (a true value taking longer than a few seconds still reports)")
 		var maxMemory membudget.Flag
 		fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() != 1 {
 				fs.Usage()
 				return usageError(stderr, "run", "want exactly one CONFIG.yaml")
@@ -271,10 +278,10 @@ var mergeCommand = command{
 	name: "merge", args: "[-out DIR] DIR_OR_SHARD_FILE...",
 	summary: "combine the shards of a run (run -shard i/N) into its outputs",
 	about:   reference.MergeAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		out := fs.String("out", "", "output directory (default: the directory of the first shard file)")
 		quiet := fs.Bool("quiet", false, "no progress on standard error")
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() == 0 {
 				fs.Usage()
 				return errUsage
@@ -303,8 +310,8 @@ var plotCommand = command{
 	name: "plot", args: "DIR",
 	summary: "redraw the figure of a finished run from its files",
 	about:   reference.PlotAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() != 1 {
 				fs.Usage()
 				return errUsage
@@ -322,8 +329,8 @@ var claimsCommand = command{
 	name: "claims", args: "DIR...",
 	summary: "summarise the claims of finished runs as a markdown table",
 	about:   reference.ClaimsAbout,
-	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
-		return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
+		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 			if fs.NArg() == 0 {
 				fs.Usage()
 				return errUsage

@@ -4,19 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -101,45 +99,16 @@ func (x *External) check() error {
 	return nil
 }
 
-// Program resolves the program of x's command, the command's first word,
-// as the harness starts it in dir (the config file's directory): a path
-// with a slash is relative to dir, a bare name is looked up in PATH; the
-// result must be an executable file (exec.LookPath). The error says what
-// is wrong with it.
+// Spec returns x as package external runs it, in dir (the config file's
+// directory).
+func (x *External) Spec(dir string) external.Spec {
+	return external.Spec{Name: x.Name, Command: x.Command, Dir: dir, Timeout: time.Duration(x.Timeout)}
+}
+
+// Program resolves the program of x's command as the harness starts it
+// in dir, the config file's directory (external.Spec.Program).
 func (x *External) Program(dir string) (string, error) {
-	if len(x.Command) == 0 || x.Command[0] == "" {
-		return "", errors.New("empty command")
-	}
-	name := x.Command[0]
-	bare := !strings.ContainsRune(name, '/') && !strings.ContainsRune(name, filepath.Separator)
-	path := name
-	if !bare && !filepath.IsAbs(name) {
-		abs, err := filepath.Abs(filepath.Join(dir, name)) // never a bare name, which LookPath would look up in PATH
-		if err != nil {
-			return "", err
-		}
-		path = abs
-	}
-	found, err := exec.LookPath(path)
-	var where string
-	if !bare && !filepath.IsAbs(name) {
-		where = fmt.Sprintf(" (%s, relative to the config file's directory)", path)
-	}
-	switch {
-	case err == nil:
-		return found, nil
-	case errors.Is(err, exec.ErrNotFound):
-		return "", fmt.Errorf("program %q not found in PATH (write a path with a slash, such as ./%s, for a program beside the config)", name, name)
-	case errors.Is(err, exec.ErrDot):
-		return "", fmt.Errorf("program %q is found in PATH only relative to the current directory (%s); write its path", name, found)
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("program %s does not exist%s", name, where)
-	case errors.Is(err, fs.ErrPermission):
-		return "", fmt.Errorf("program %s is not executable%s: make it so (chmod +x), or name its interpreter first, e.g. [python3, %s]", name, where, name)
-	case errors.Is(err, syscall.EISDIR):
-		return "", fmt.Errorf("program %s is a directory%s", name, where)
-	}
-	return "", fmt.Errorf("program %s%s: %w", name, where, err)
+	return x.Spec(dir).Program("the config file's directory")
 }
 
 // CheckCommands verifies, before anything runs, that every external

@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
@@ -97,15 +98,15 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 	results := make([]UnitResult, len(units))
 	var mu sync.Mutex // serialises OnResult and Progress
 	setups := setupsOf(p)
-	procs := &procSet{}
-	defer procs.closeAll() // external estimators end with the run
+	procs := &external.Set{}
+	defer procs.CloseAll() // external estimators end with the run
 	err := parallel.Do(ctx, len(units), opt.Workers, func() func(int) error {
 		wk := newWorker(p, setups)
 		wk.procs = procs
 		return func(i int) error {
 			res, err := wk.run(units[i])
 			if err != nil {
-				procs.stopAll() // no other unit waits on an external program
+				procs.StopAll() // no other unit waits on an external program
 				return err
 			}
 			mu.Lock()
@@ -150,8 +151,8 @@ type worker struct {
 
 	// procs are the external estimators' running programs of the run;
 	// ext those this worker started, by externalKey.
-	procs *procSet
-	ext   map[string]*externalProc
+	procs *external.Set
+	ext   map[string]*external.Proc
 }
 
 func newWorker(p *config.Plan, setups []setup) *worker {
@@ -192,7 +193,7 @@ func (w *worker) state(u Unit) error {
 			if err != nil {
 				return fmt.Errorf("series %s, trial %d, estimator %s (external): %w", rs.Name, u.Trial, name, err)
 			}
-			req.Methods = append(req.Methods, &externalMethod{pr: pr, cols: st.files, name: name})
+			req.Methods = append(req.Methods, external.NewMethod(pr, st.files))
 			continue
 		}
 		m, ok := w.pool[name]

@@ -1,6 +1,4 @@
-//go:build unix && !linux
-
-package run
+package external
 
 import (
 	"os"
@@ -8,10 +6,10 @@ import (
 )
 
 // sysProcAttr puts an external estimator in its own process group, so that
-// stopping it stops what it started too. (Only Linux also kills it when
-// runexp is killed with SIGKILL.)
+// stopping it stops what it started too, and has the kernel kill it when
+// the thread that started it (and so runexp) dies, SIGKILL included.
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // killGroup kills p's process group (p leads it).

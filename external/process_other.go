@@ -1,6 +1,6 @@
 //go:build !unix
 
-package run
+package external
 
 import (
 	"os"

@@ -1,4 +1,6 @@
-package run
+//go:build unix && !linux
+
+package external
 
 import (
 	"os"
@@ -6,10 +8,10 @@ import (
 )
 
 // sysProcAttr puts an external estimator in its own process group, so that
-// stopping it stops what it started too, and has the kernel kill it when
-// the thread that started it (and so runexp) dies, SIGKILL included.
+// stopping it stops what it started too. (Only Linux also kills it when
+// runexp is killed with SIGKILL.)
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true}
 }
 
 // killGroup kills p's process group (p leads it).
