@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 func loadPlan(t *testing.T, path string) *config.Plan {
@@ -206,7 +207,7 @@ func TestTrialsReadBackEqualsUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byUnit := map[[2]int]run.UnitResult{}
+	byUnit := map[[2]int]unit.Result{}
 	for _, r := range results {
 		byUnit[[2]int{r.Series, r.Trial}] = r
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // Aggregate summarises unit results into curve rows (SPEC 3): per series,
 // estimator and n, over trials in trial order, the mean estimate, bias,
 // variance (denominator T), MSE = mean squared error, and its standard
 // error. Results may come in any order; truths[s] is series s's V(pi_e).
-func Aggregate(r *config.Plan, results []run.UnitResult, truths []domains.Truth) ([]Row, error) {
+func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([]Row, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
 		return nil, err
@@ -62,10 +62,10 @@ func nonFinite(r Row) string {
 
 // groupBySeries orders results by (series, trial) and checks that every
 // unit is present exactly once.
-func groupBySeries(r *config.Plan, results []run.UnitResult) ([][]*run.UnitResult, error) {
-	out := make([][]*run.UnitResult, len(r.Series))
+func groupBySeries(r *config.Plan, results []unit.Result) ([][]*unit.Result, error) {
+	out := make([][]*unit.Result, len(r.Series))
 	for s := range out {
-		out[s] = make([]*run.UnitResult, r.Trials)
+		out[s] = make([]*unit.Result, r.Trials)
 	}
 	for i := range results {
 		res := &results[i]
@@ -91,7 +91,7 @@ func groupBySeries(r *config.Plan, results []run.UnitResult) ([][]*run.UnitResul
 // first appearance (series, then estimator order): for every estimator
 // that reports it, the mean over trials at each n and index. The mean at
 // index i is over the trials whose vector reaches i.
-func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable, error) {
+func AggregateDiagnostics(r *config.Plan, results []unit.Result) ([]DiagTable, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable
 
 // diagnosticMeans averages diagnostic d of estimator e over the trials, at
 // every n of grid and index.
-func diagnosticMeans(trials []*run.UnitResult, e, d int, grid []int) ([]DiagRow, error) {
+func diagnosticMeans(trials []*unit.Result, e, d int, grid []int) ([]DiagRow, error) {
 	var rows []DiagRow
 	for j, n := range grid {
 		h := 0

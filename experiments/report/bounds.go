@@ -9,7 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -53,7 +53,7 @@ type BoundRow struct {
 // order, those the estimator supports: config.Series.BoundPairs) and n,
 // over the trials in trial order. Results may come in any order; truths[s]
 // is series s's V(pi_e). A plan without bounds gives no rows.
-func AggregateBounds(p *config.Plan, results []run.UnitResult, truths []domains.Truth) ([]BoundRow, error) {
+func AggregateBounds(p *config.Plan, results []unit.Result, truths []domains.Truth) ([]BoundRow, error) {
 	if !p.HasBounds() {
 		return nil, nil
 	}

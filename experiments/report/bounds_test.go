@@ -8,7 +8,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // boundsTestPlan: series ch (is with t and hcope, pdis with t; range
@@ -36,16 +36,16 @@ plot:
 // boundsTestResults are hand-made unit results of boundsTestPlan: the
 // bounds of is/t at n = 3 over the 4 trials are 0.2, 0.6, -0.1, 0.5, of
 // is/hcope 0, 0, 0.4, 0; every other bound is 0.25 + trial/100.
-func boundsTestResults() []run.UnitResult {
+func boundsTestResults() []unit.Result {
 	isT := []float64{0.2, 0.6, -0.1, 0.5}
 	isH := []float64{0, 0, 0.4, 0}
-	var res []run.UnitResult
+	var res []unit.Result
 	for tr := range 4 {
 		o := 0.25 + float64(tr)/100
 		res = append(res,
-			run.UnitResult{Series: 0, Trial: tr, Estimates: [][]float64{{0, 0}, {0, 0}}, Diagnostics: make([][][][]float64, 2),
+			unit.Result{Series: 0, Trial: tr, Estimates: [][]float64{{0, 0}, {0, 0}}, Diagnostics: make([][][][]float64, 2),
 				Bounds: [][][]float64{{{isT[tr], o}, {isH[tr], o}}, {{o, o}, nil}}},
-			run.UnitResult{Series: 1, Trial: tr, Estimates: [][]float64{{0, 0}}, Diagnostics: make([][][][]float64, 1),
+			unit.Result{Series: 1, Trial: tr, Estimates: [][]float64{{0, 0}}, Diagnostics: make([][][][]float64, 1),
 				Bounds: [][][]float64{{{o, o}}}})
 	}
 	return res

@@ -17,7 +17,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
@@ -52,7 +52,7 @@ type Report struct {
 // resumed run's, or merged shards') and the series' true values into a
 // report: curve rows, diagnostics, bounds, claims and, with panels, their
 // points and closed forms.
-func Build(p *config.Plan, results []run.UnitResult, truths []domains.Truth) (*Report, error) {
+func Build(p *config.Plan, results []unit.Result, truths []domains.Truth) (*Report, error) {
 	rows, err := Aggregate(p, results, truths)
 	if err != nil {
 		return nil, err

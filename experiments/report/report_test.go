@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // TestAggregateIdentities checks each row's identities: bias = mean - V and
@@ -73,7 +73,7 @@ func TestDiagnosticsOfEveryReporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := []run.UnitResult{
+	res := []unit.Result{
 		{Series: 0, Trial: 1, Estimates: [][]float64{{0}, {0}}, Diagnostics: [][][][]float64{nil, {{{1}}}}},
 		{Series: 0, Trial: 0, Estimates: [][]float64{{0}, {0}}, Diagnostics: [][][][]float64{nil, {{{1, 2}}}}},
 	}

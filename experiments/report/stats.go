@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // StatsHeader is the exact column list of stats.csv, written beside
@@ -35,7 +35,7 @@ type StatsRow struct {
 
 // AggregateStats computes the stats rows of every curve row, in curve.csv's
 // order, from unit results ordered by (series, trial).
-func AggregateStats(r *config.Plan, results []run.UnitResult) ([]StatsRow, error) {
+func AggregateStats(r *config.Plan, results []unit.Result) ([]StatsRow, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // theoryTestConfig simulates every closed form of the theory figure at
@@ -150,9 +150,9 @@ func TestStatsFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []run.UnitResult
+	var res []unit.Result
 	for tr, x := range []float64{0, 0, 0, 4} {
-		res = append(res, run.UnitResult{Series: 0, Trial: tr, Estimates: [][]float64{{x}}, Diagnostics: [][][][]float64{nil}})
+		res = append(res, unit.Result{Series: 0, Trial: tr, Estimates: [][]float64{{x}}, Diagnostics: [][][][]float64{nil}})
 	}
 	rows, err := AggregateStats(r, res)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -31,7 +31,7 @@ type TrialRow struct {
 // ordered by series, estimator and n (the plan's order, as curve.csv),
 // then trial: the per-trial data behind every curve row, and what the
 // claims' bootstrap resamples.
-func TrialEstimates(p *config.Plan, results []run.UnitResult) ([]TrialRow, error) {
+func TrialEstimates(p *config.Plan, results []unit.Result) ([]TrialRow, error) {
 	bySeries, err := groupBySeries(p, results)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -74,7 +75,7 @@ func TestBoundsOnTheEstimatesData(t *testing.T) {
 	}
 }
 
-func checkUnitBounds(t *testing.T, p *config.Plan, res UnitResult) {
+func checkUnitBounds(t *testing.T, p *config.Plan, res unit.Result) {
 	t.Helper()
 	rs := &p.Series[res.Series]
 	d, err := rs.Spec().New(rs.Params)

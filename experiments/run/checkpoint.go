@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
@@ -146,7 +147,7 @@ type Checkpoint struct {
 //
 // OpenCheckpoint does not lock the file: callers hold its lock (Execute
 // does), or two writers can append the same units twice.
-func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []UnitResult, error) {
+func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []unit.Result, error) {
 	var c *checkpointFile
 	if resume {
 		var err error
@@ -185,7 +186,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 		return nil, nil, err
 	}
 	ck := &Checkpoint{f: f, r: r, path: path}
-	var done []UnitResult
+	var done []unit.Result
 	if c != nil {
 		done, ck.dups = c.results, c.dups
 	}
@@ -193,7 +194,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 }
 
 // Append records a finished unit. It is safe for concurrent use.
-func (c *Checkpoint) Append(res UnitResult) error {
+func (c *Checkpoint) Append(res unit.Result) error {
 	line, err := json.Marshal(checkpointLine{Series: c.r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -242,7 +243,7 @@ var (
 // or is a directory (inputerr.Open; errors.Is(err, fs.ErrNotExist) holds
 // for the first); other errors opening or reading the file are failures
 // of the machine.
-func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
+func ReadCheckpoint(path string) (*CheckpointHeader, []unit.Result, error) {
 	c, err := readCheckpoint(path)
 	if err != nil {
 		return nil, nil, err
@@ -253,7 +254,7 @@ func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
 // checkpointFile is a checkpoint file as read.
 type checkpointFile struct {
 	h       CheckpointHeader
-	results []UnitResult
+	results []unit.Result
 	lines   []int // lines[i] is the line of results[i]
 	dups    int   // exact duplicate lines ignored
 	end     int64 // offset after the last complete line
@@ -333,7 +334,7 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 		if diags == nil {
 			diags = make([][][][]float64, len(cl.Estimates))
 		}
-		res := UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
+		res := unit.Result{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
 		u := Unit{Series: s, Trial: cl.Trial}
 		if i, dup := first[u]; dup {
 			if !sameNumbers(&c.results[i], &res) {
@@ -391,7 +392,7 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 
 // sameNumbers reports whether a and b hold identical estimates,
 // diagnostics and bounds, bit for bit.
-func sameNumbers(a, b *UnitResult) bool {
+func sameNumbers(a, b *unit.Result) bool {
 	same := func(x, y []float64) bool {
 		if len(x) != len(y) {
 			return false
@@ -486,7 +487,7 @@ func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
 //
 // Merge does not lock the files: run it after the shards have finished.
 // Its caller, which writes the outputs, locks their directory (LockDir).
-func Merge(paths []string) (*config.Plan, []UnitResult, error) {
+func Merge(paths []string) (*config.Plan, []unit.Result, error) {
 	if len(paths) == 0 {
 		return nil, nil, inputerr.Errorf("merge: no checkpoint files")
 	}
@@ -495,7 +496,7 @@ func Merge(paths []string) (*config.Plan, []UnitResult, error) {
 		res        int // index in all
 	}
 	var cfg *config.Plan
-	var all []UnitResult
+	var all []unit.Result
 	var stats []os.FileInfo
 	shards := map[string]int{} // shards to the index of their file
 	seen := map[Unit]origin{}

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -116,9 +117,9 @@ func writeLines(t *testing.T, dir, name string, lines ...string) string {
 }
 
 // sorted returns results in canonical (series, trial) order.
-func sorted(res []UnitResult) []UnitResult {
+func sorted(res []unit.Result) []unit.Result {
 	out := slices.Clone(res)
-	slices.SortFunc(out, func(a, b UnitResult) int {
+	slices.SortFunc(out, func(a, b unit.Result) int {
 		return cmp.Or(cmp.Compare(a.Series, b.Series), cmp.Compare(a.Trial, b.Trial))
 	})
 	return out
