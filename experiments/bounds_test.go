@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
@@ -93,10 +94,10 @@ func TestBoundsEndToEnd(t *testing.T) {
 	// reward is on the last step: ratio 1, on every bootstrap replicate
 	// too: a degenerate interval, p_le = 1/(B+1), p_gt = 1); the claims on
 	// bounds have no bootstrap (empty columns).
-	claims := string(readAll(t, filepath.Join(one, "claims.csv")))
-	p1 := report.FormatFloat(1 / float64(report.ClaimReplicates+1))
-	if !strings.HasPrefix(claims, "claim,n,value,holds,lo,hi,p_le,p_gt\nmse,10,1,true,1,1,"+p1+",1\nmse,100,1,true,1,1,"+p1+",1\n") {
-		t.Errorf("claims.csv:\n%s", claims)
+	claimsCSV := string(readAll(t, filepath.Join(one, "claims.csv")))
+	p1 := report.FormatFloat(1 / float64(claims.Replicates+1))
+	if !strings.HasPrefix(claimsCSV, "claim,n,value,holds,lo,hi,p_le,p_gt\nmse,10,1,true,1,1,"+p1+",1\nmse,100,1,true,1,1,"+p1+",1\n") {
+		t.Errorf("claims.csv:\n%s", claimsCSV)
 	}
 	hcope100 := rows[3]
 	for _, line := range []string{
@@ -104,8 +105,8 @@ func TestBoundsEndToEnd(t *testing.T) {
 		fmt.Sprintf("void,10,%s,%t,,,,\n", report.FormatFloat(rows[2].Vacuous), rows[2].Vacuous >= 0.5),
 		fmt.Sprintf("covered,100,%s,%t,,,,\n", report.FormatFloat(rows[5].Coverage), rows[5].Coverage >= 0.8),
 	} {
-		if !strings.Contains(claims, line) {
-			t.Errorf("claims.csv lacks %q:\n%s", line, claims)
+		if !strings.Contains(claimsCSV, line) {
+			t.Errorf("claims.csv lacks %q:\n%s", line, claimsCSV)
 		}
 	}
 	md, err := report.ClaimsMarkdown([]string{one})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/report"
@@ -141,6 +142,21 @@ func WritePanels(w io.Writer) {
 			ref = "`" + q.WeightRefLabel + "`: " + q.WeightRefDoc
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Needs()), logY, closed, Cell(ref), Cell(q.SE), Cell(q.Label))
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteClaimQuantities writes the reference's section on claim
+// quantities, from claims.Table.
+func WriteClaimQuantities(w io.Writer) {
+	fmt.Fprintf(w, "What a claim of `claims` can be about (`quantity`; default %s); `runexp run` checks every claim at every n of its range and writes claims.csv and claims.md (`runexp help files`), `runexp claims` summarises them.\n\n", claims.Default)
+	fmt.Fprintf(w, "| quantity | meaning | read from | keys, point test | bootstrap replicate | verdict |\n|---|---|---|---|---|---|\n")
+	for _, q := range claims.Table() {
+		rep := "none"
+		if q.ReplicateDoc != "" {
+			rep = q.ReplicateDoc
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Keys()), Cell(rep), Cell(q.Source.VerdictDoc()))
 	}
 	fmt.Fprintln(w)
 }

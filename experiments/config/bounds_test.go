@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -277,7 +278,7 @@ claims:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Claims[0]; c.IsMSE() || c.Max == nil || *c.Max != 5 || c.Min != nil || c.NMin != 1000 || c.NMax != 1000 || c.At != "all" {
+	if c := p.Claims[0]; c.Kind().Source != claims.Bounds || c.Max == nil || *c.Max != 5 || c.Min != nil || c.NMin != 1000 || c.NMax != 1000 || c.At != "all" {
 		t.Errorf("claim %+v", c)
 	}
 	if err := p.Check(); err != nil {

@@ -140,10 +140,10 @@ func TestAggregateBounds(t *testing.T) {
 func TestBoundClaimsChecked(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	p := &config.Plan{N: []int{3, 10}, Claims: []config.Claim{
-		{Name: "gap", Subject: "ch/is", Quantity: config.QuantityBoundGap, Bound: "hcope", Max: f(0.4), At: "all", NMin: 3, NMax: 10},
-		{Name: "void", Subject: "ch/is", Quantity: config.QuantityVacuous, Bound: "hcope", Min: f(0.75), At: "all", NMin: 3, NMax: 10},
-		{Name: "cover", Subject: "ch/is", Quantity: config.QuantityCoverage, Bound: "t", Min: f(0.9), At: "some", NMin: 3, NMax: 10},
-		{Name: "low", Subject: "ch/is", Quantity: config.QuantityLowerBound, Bound: "t", Min: f(0.3), At: "all", NMin: 10, NMax: 10},
+		{Name: "gap", Subject: "ch/is", Quantity: "bound_gap", Bound: "hcope", Max: f(0.4), At: "all", NMin: 3, NMax: 10},
+		{Name: "void", Subject: "ch/is", Quantity: "vacuous", Bound: "hcope", Min: f(0.75), At: "all", NMin: 3, NMax: 10},
+		{Name: "cover", Subject: "ch/is", Quantity: "coverage", Bound: "t", Min: f(0.9), At: "some", NMin: 3, NMax: 10},
+		{Name: "low", Subject: "ch/is", Quantity: "lower_bound", Bound: "t", Min: f(0.3), At: "all", NMin: 10, NMax: 10},
 	}}
 	bounds := []BoundRow{
 		{Series: "ch", Estimator: "is", Bound: "hcope", N: 3, TrueValue: 0.5, MeanBound: 0.1, Vacuous: 0.75},

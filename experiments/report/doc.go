@@ -16,12 +16,14 @@
 //     curve rows alone: MSE over the smallest MSE of the baseline, per
 //     series and n (0/0 := 1, x/0 := +Inf), or its maximum over series
 //     per estimator (combine max); their points have SE 0.
-//   - Claims (SPEC 4) are checked at every n of their range; a claim whose
-//     range holds no grid point does not hold. A claim on a bound quantity
-//     reads bounds.csv's rows; the verdicts of MSE claims and claims on
-//     bias come from a bootstrap over the trials (ClaimRule,
-//     BiasClaimRule), seeded by the run's seed and the claim's name, so
-//     they never depend on workers or shards.
+//   - Claims (SPEC 4) are checked at every n of their range, each through
+//     its quantity's entry of claims.Table (the rows it reads, its value,
+//     its point test); a claim whose range holds no grid point does not
+//     hold. The verdicts of claims on a Ratio or Curve quantity (mse,
+//     bias, rel_rmse) come from claims.Bootstrap over the trials, seeded
+//     by the run's seed and the claim's name, so they never depend on
+//     workers or shards; a claim on a bound quantity keeps its point
+//     verdict.
 //   - Files lists every file format; Report.Write writes the data files,
 //     each whole; the figure (package figure) is drawn from Report.Figure.
 //   - A results directory is self-contained: ReadFigure rebuilds the
