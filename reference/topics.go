@@ -11,7 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/logdata"
 )
 
@@ -107,7 +107,7 @@ func WriteData(w io.Writer) {
 func WriteFiles(w io.Writer) {
 	fmt.Fprintf(w, "A run writes to `results/<name>/` (or `-out`); every file whole, through a temporary file. Same config and seed give byte-identical CSV files whatever `-workers` or sharding.\n\n")
 	fmt.Fprintf(w, "| file | written | content |\n|---|---|---|\n")
-	for _, f := range report.Files {
+	for _, f := range resultsdir.Files() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", f.Name, f.When, Cell(f.Content))
 	}
 	fmt.Fprintln(w)

@@ -64,7 +64,7 @@ func (s Source) String() string {
 
 // CurveStats is what a Curve or Baseline quantity reads of one curve row
 // (series, estimator, n) over T trials: curve.csv's columns and stats.csv's
-// standard errors (report.Row, report.StatsRow).
+// standard errors (resultsdir.Row, resultsdir.StatsRow).
 type CurveStats struct {
 	N, Trials    int
 	TrueValue    float64
@@ -78,7 +78,7 @@ type CurveStats struct {
 }
 
 // BoundStats is what a Bounds quantity reads of one bounds row (series,
-// estimator, bound, n; report.BoundRow).
+// estimator, bound, n; resultsdir.BoundRow).
 type BoundStats struct {
 	TrueValue            float64
 	MeanBound, BoundSE   float64

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // biasTestPlan is series s with estimators in, out, mid and mixed at n =
@@ -32,19 +33,19 @@ func biasTestPlan() *config.Plan {
 // in: bias 0.125, d = 0.0625; out: bias 0.625, d = 0.0625; mid: bias
 // 0.125, d = 0.125 (estimates 1 and 1.25); mixed: in's data at n = 10,
 // out's at n = 20.
-func biasTestData(p *config.Plan) ([]TrialRow, []Row) {
+func biasTestData(p *config.Plan) ([]resultsdir.TrialRow, []resultsdir.Row) {
 	type shape struct{ bias, d float64 }
 	in, out, mid := shape{0.125, 0.0625}, shape{0.625, 0.0625}, shape{0.125, 0.125}
 	of := map[string][]shape{"in": {in, in}, "out": {out, out}, "mid": {mid, mid}, "mixed": {in, out}}
-	var trials []TrialRow
-	var rows []Row
+	var trials []resultsdir.TrialRow
+	var rows []resultsdir.Row
 	for _, e := range p.Series[0].Estimators {
 		for j, n := range p.N {
 			sh := of[e][j]
 			for t := 0; t < p.Trials; t++ {
-				trials = append(trials, TrialRow{Series: "s", Estimator: e, N: n, Trial: t, Estimate: 1 + sh.bias + sh.d*float64(2*(t%2)-1)})
+				trials = append(trials, resultsdir.TrialRow{Series: "s", Estimator: e, N: n, Trial: t, Estimate: 1 + sh.bias + sh.d*float64(2*(t%2)-1)})
 			}
-			rows = append(rows, Row{Series: "s", Estimator: e, N: n, Trials: p.Trials, TrueValue: 1, MeanEstimate: 1 + sh.bias, Bias: sh.bias})
+			rows = append(rows, resultsdir.Row{Series: "s", Estimator: e, N: n, Trials: p.Trials, TrueValue: 1, MeanEstimate: 1 + sh.bias, Bias: sh.bias})
 		}
 	}
 	return trials, rows
@@ -122,16 +123,16 @@ func TestBiasClaimVerdicts(t *testing.T) {
 	// claims.csv keeps its columns (value for ratio), reads back with
 	// every interval, and gives the same verdicts read back.
 	var buf bytes.Buffer
-	if err := writeClaimsCSV(&buf, p, got); err != nil {
+	if err := resultsdir.WriteClaimsCSV(&buf, p, claimRows(got)); err != nil {
 		t.Fatal(err)
 	}
-	p1, p2 := FormatFloat(1/B), FormatFloat(2/B)
+	p1, p2 := resultsdir.FormatFloat(1/B), resultsdir.FormatFloat(2/B)
 	for _, line := range []string{"claim,n,value,holds,lo,hi,p_le,p_gt\ninside,10,0.125,true,", "," + p1 + ",1\n", "\noutside,20,0.625,false,", ",1," + p2 + "\n"} {
 		if !strings.Contains(buf.String(), line) {
 			t.Errorf("claims.csv lacks %q:\n%s", line, buf.String())
 		}
 	}
-	back, err := readClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, nil)
+	back, err := resultsdir.ReadClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestBiasClaimVerdicts(t *testing.T) {
 		{2, "inside,20,0.125,true,,,,", "claims.csv: line 3: column lo: \"\" is not a finite number"},
 	} {
 		bad := strings.Join(slices.Concat(lines[:tc.line], []string{tc.text}, lines[tc.line+1:]), "\n")
-		if _, err := readClaimsCSV(strings.NewReader(bad), "claims.csv", p, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := resultsdir.ReadClaimsCSV(strings.NewReader(bad), "claims.csv", p, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
 		}
 	}
@@ -193,10 +194,10 @@ func TestBiasClaimVerdicts(t *testing.T) {
 func TestBiasClaimDeterministic(t *testing.T) {
 	p := biasTestPlan()
 	trials, rows := biasTestData(p)
-	files := func(trials []TrialRow) ([]ClaimSummary, string) {
+	files := func(trials []resultsdir.TrialRow) ([]ClaimSummary, string) {
 		got := CheckClaims(p, rows, nil, trials)
 		var csv, md bytes.Buffer
-		if err := writeClaimsCSV(&csv, p, got); err != nil {
+		if err := resultsdir.WriteClaimsCSV(&csv, p, claimRows(got)); err != nil {
 			t.Fatal(err)
 		}
 		if err := writeClaimsMD(&md, p, got); err != nil {
@@ -212,7 +213,7 @@ func TestBiasClaimDeterministic(t *testing.T) {
 	// Estimators in another order (each curve's trials in trial order, as
 	// TrialEstimates gives them).
 	rev := slices.Clone(trials)
-	slices.SortStableFunc(rev, func(x, y TrialRow) int { return -strings.Compare(x.Estimator, y.Estimator) })
+	slices.SortStableFunc(rev, func(x, y resultsdir.TrialRow) int { return -strings.Compare(x.Estimator, y.Estimator) })
 	if _, c := files(rev); c != a {
 		t.Error("the order of the curves changed the claims")
 	}

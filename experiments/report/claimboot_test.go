@@ -2,12 +2,12 @@ package report
 
 import (
 	"bytes"
-	"math"
 	"reflect"
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // TestCheckClaimsBootstrap: CheckClaims on hand-made trials: subject's
@@ -17,17 +17,17 @@ import (
 func TestCheckClaimsBootstrap(t *testing.T) {
 	p := &config.Plan{Name: "h", Seed: 1, Trials: 4, N: []int{10, 20}, Series: []config.Series{{Name: "s", Estimators: []string{"a", "b"}}},
 		Claims: []config.Claim{{Name: "c", Subject: "s/a", Versus: []string{"s/b"}, MaxRatio: 0.1, At: "all", NMin: 10, NMax: 20}}}
-	var trials []TrialRow
-	var rows []Row
+	var trials []resultsdir.TrialRow
+	var rows []resultsdir.Row
 	for _, e := range []struct {
 		name string
 		d    float64
 	}{{"a", 1}, {"b", 10}} {
 		for _, n := range p.N {
 			for tr := 0; tr < p.Trials; tr++ {
-				trials = append(trials, TrialRow{Series: "s", Estimator: e.name, N: n, Trial: tr, Estimate: 5 + e.d*float64(1-2*(tr%2))})
+				trials = append(trials, resultsdir.TrialRow{Series: "s", Estimator: e.name, N: n, Trial: tr, Estimate: 5 + e.d*float64(1-2*(tr%2))})
 			}
-			rows = append(rows, Row{Series: "s", Estimator: e.name, N: n, TrueValue: 5, MSE: e.d * e.d})
+			rows = append(rows, resultsdir.Row{Series: "s", Estimator: e.name, N: n, TrueValue: 5, MSE: e.d * e.d})
 		}
 	}
 	got := CheckClaims(p, rows, nil, trials)
@@ -40,10 +40,10 @@ func TestCheckClaimsBootstrap(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeClaimsCSV(&buf, p, got); err != nil {
+	if err := resultsdir.WriteClaimsCSV(&buf, p, claimRows(got)); err != nil {
 		t.Fatal(err)
 	}
-	back, err := readClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, nil)
+	back, err := resultsdir.ReadClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,22 +52,5 @@ func TestCheckClaimsBootstrap(t *testing.T) {
 	}
 	if v := verdictOf(&p.Claims[0], back); v != claims.VerdictHolds {
 		t.Errorf("verdict read back %s, want holds", v)
-	}
-}
-
-// TestTrialsCSVRoundTrip: trials.csv reads back to the rows written,
-// bit for bit.
-func TestTrialsCSVRoundTrip(t *testing.T) {
-	rows := []TrialRow{{"s", "a", 10, 0, 0.1}, {"s", "a", 10, 1, -1e-300}, {"s[x=1]", "b", 20, 0, 12345.678901234567}, {"s", "b", 20, 1, math.SmallestNonzeroFloat64}}
-	var buf bytes.Buffer
-	if err := WriteTrialsCSV(&buf, rows); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadTrialsCSV(bytes.NewReader(buf.Bytes()), "trials.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(back, rows) {
-		t.Errorf("read back %+v, want %+v", back, rows)
 	}
 }

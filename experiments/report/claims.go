@@ -6,27 +6,13 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
-
-// ClaimResult is a claim checked at one n.
-type ClaimResult struct {
-	Claim string
-	N     int
-	// Ratio is the value of the claim's quantity (claims.Quantity.Point):
-	// MSE(subject) / min over versus of MSE(versus) for mse, subject's
-	// bias (curve.csv's) for bias, a bound quantity's value.
-	Ratio float64
-	// Holds is the point test: Ratio against the claim's thresholds.
-	Holds bool
-	// Boot is the bootstrap of the value (claims.Bootstrap), nil for a
-	// claim on a Bounds quantity or without per-trial data.
-	Boot *claims.Interval
-}
 
 // ClaimSummary is a claim checked over its n range.
 type ClaimSummary struct {
 	Claim  config.Claim
-	Points []ClaimResult
+	Points []resultsdir.ClaimRow
 	// Holds is the point verdict: the point test at all (or some) n.
 	Holds bool
 	// Verdict is claims.VerdictHolds, VerdictFails or
@@ -46,8 +32,8 @@ type ClaimSummary struct {
 // seed and the claim's name); with no trials (nil) it has none. A claim
 // on a Bounds quantity keeps its point verdict, and so does one whose
 // quantity is not in the table (which config refuses): it does not hold.
-func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRow) []ClaimSummary {
-	rowOf := make(map[string]Row, len(rows))
+func CheckClaims(r *config.Plan, rows []resultsdir.Row, bounds []resultsdir.BoundRow, trials []resultsdir.TrialRow) []ClaimSummary {
+	rowOf := make(map[string]resultsdir.Row, len(rows))
 	for _, row := range rows {
 		rowOf[curveKey(row.Series+"/"+row.Estimator, row.N)] = row
 	}
@@ -56,7 +42,7 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 		k := curveKey(t.Series+"/"+t.Estimator, t.N)
 		est[k] = append(est[k], t.Estimate)
 	}
-	boundOf := boundIndex(bounds)
+	boundOf := resultsdir.BoundIndex(bounds)
 	var out []ClaimSummary
 	for _, cl := range r.Claims {
 		sum := ClaimSummary{Claim: cl, Holds: cl.At == "all"}
@@ -73,7 +59,7 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 			ns = append(ns, n)
 			v := q.Point(claimInput(&cl, q, n, rowOf, boundOf))
 			holds := q.Holds(v, th)
-			sum.Points = append(sum.Points, ClaimResult{Claim: cl.Name, N: n, Ratio: v, Holds: holds})
+			sum.Points = append(sum.Points, resultsdir.ClaimRow{Claim: cl.Name, N: n, Ratio: v, Holds: holds})
 			if cl.At == "all" {
 				sum.Holds = sum.Holds && holds
 			} else {
@@ -101,15 +87,15 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 // claimInput is what the claim's quantity q reads at n: the subject's
 // (and with a Ratio quantity the versus curves') curve rows, or the
 // subject's bounds row of the claim's bound.
-func claimInput(cl *config.Claim, q *claims.Quantity, n int, rowOf map[string]Row, boundOf map[boundKey]BoundRow) claims.Input {
+func claimInput(cl *config.Claim, q *claims.Quantity, n int, rowOf map[string]resultsdir.Row, boundOf map[resultsdir.BoundKey]resultsdir.BoundRow) claims.Input {
 	if q.Source == claims.Bounds {
 		series, est, _ := strings.Cut(cl.Subject, "/")
-		return claims.Input{Bound: boundClaimStats(boundOf[boundKey{series, est, cl.Bound, n}])}
+		return claims.Input{Bound: boundOf[resultsdir.BoundKey{Series: series, Estimator: est, Bound: cl.Bound, N: n}].ClaimStats()}
 	}
-	in := claims.Input{Subject: curveClaimStats(rowOf[curveKey(cl.Subject, n)])}
+	in := claims.Input{Subject: rowOf[curveKey(cl.Subject, n)].ClaimStats()}
 	if q.Source == claims.Ratio {
 		for _, v := range cl.Versus {
-			in.Versus = append(in.Versus, curveClaimStats(rowOf[curveKey(v, n)]))
+			in.Versus = append(in.Versus, rowOf[curveKey(v, n)].ClaimStats())
 		}
 	}
 	return in
@@ -124,22 +110,11 @@ func claimCurves(cl *config.Claim, q *claims.Quantity) []string {
 	return []string{cl.Subject}
 }
 
-// curveClaimStats is what a claim quantity reads of a curve row.
-func curveClaimStats(r Row) claims.CurveStats {
-	return claims.CurveStats{TrueValue: r.TrueValue, MeanEstimate: r.MeanEstimate, Bias: r.Bias, Variance: r.Variance, MSE: r.MSE}
-}
-
-// boundClaimStats is what a claim quantity reads of a bounds row.
-func boundClaimStats(b BoundRow) claims.BoundStats {
-	return claims.BoundStats{TrueValue: b.TrueValue, MeanBound: b.MeanBound, BoundSE: b.BoundSE,
-		Coverage: b.Coverage, CoverageSE: b.CoverageSE, Vacuous: b.Vacuous}
-}
-
 // claimEstimates gathers the estimates of each curve of cs ("series/
 // estimator") at each n of ns, est[k][j][t], and their true values
 // truth[k][j] (curve.csv's), from the estimates keyed by curveKey. It
 // returns nil when some curve at some n has no estimates or no row.
-func claimEstimates(cs []string, ns []int, trials map[string][]float64, rowOf map[string]Row) ([][][]float64, [][]float64) {
+func claimEstimates(cs []string, ns []int, trials map[string][]float64, rowOf map[string]resultsdir.Row) ([][][]float64, [][]float64) {
 	est := make([][][]float64, len(cs))
 	truth := make([][]float64, len(cs))
 	for k, c := range cs {
@@ -159,7 +134,7 @@ func claimEstimates(cs []string, ns []int, trials map[string][]float64, rowOf ma
 
 // verdictOf is the bootstrap verdict of claim cl from its points (each
 // with its Boot).
-func verdictOf(cl *config.Claim, points []ClaimResult) string {
+func verdictOf(cl *config.Claim, points []resultsdir.ClaimRow) string {
 	ple := make([]float64, len(points))
 	pgt := make([]float64, len(points))
 	for j, pt := range points {
@@ -170,3 +145,13 @@ func verdictOf(cl *config.Claim, points []ClaimResult) string {
 
 // curveKey names curve c ("series/estimator") at n.
 func curveKey(c string, n int) string { return c + "/" + strconv.Itoa(n) }
+
+// claimRows lists the points of every claim of sums in order: the lines
+// of claims.csv.
+func claimRows(sums []ClaimSummary) []resultsdir.ClaimRow {
+	var out []resultsdir.ClaimRow
+	for _, c := range sums {
+		out = append(out, c.Points...)
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // TestClaimsRecomputedFromFiles: the claims of every committed run with
@@ -23,22 +24,22 @@ func TestClaimsRecomputedFromFiles(t *testing.T) {
 	for _, f := range dirs {
 		dir := filepath.Dir(f)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			meta, err := ReadMeta(dir)
+			meta, err := resultsdir.ReadMeta(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := meta.Config
-			rows, err := readFile(filepath.Join(dir, CurveFile), ReadCSV)
+			rows, err := resultsdir.ReadFile(filepath.Join(dir, resultsdir.CurveFile), resultsdir.ReadCurveCSV)
 			if err != nil {
 				t.Fatal(err)
 			}
-			trials, err := ReadTrials(dir)
+			trials, err := resultsdir.ReadTrials(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var bounds []BoundRow
+			var bounds []resultsdir.BoundRow
 			if p.HasBounds() {
-				if bounds, err = readBounds(dir, meta); err != nil {
+				if bounds, err = resultsdir.ReadBounds(dir, meta); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -47,8 +48,10 @@ func TestClaimsRecomputedFromFiles(t *testing.T) {
 				name  string
 				write func(*bytes.Buffer, *config.Plan, []ClaimSummary) error
 			}{
-				{ClaimsFile, func(b *bytes.Buffer, p *config.Plan, s []ClaimSummary) error { return writeClaimsCSV(b, p, s) }},
-				{ClaimsMD, func(b *bytes.Buffer, p *config.Plan, s []ClaimSummary) error { return writeClaimsMD(b, p, s) }},
+				{resultsdir.ClaimsFile, func(b *bytes.Buffer, p *config.Plan, s []ClaimSummary) error {
+					return resultsdir.WriteClaimsCSV(b, p, claimRows(s))
+				}},
+				{resultsdir.ClaimsMD, func(b *bytes.Buffer, p *config.Plan, s []ClaimSummary) error { return writeClaimsMD(b, p, s) }},
 			} {
 				var got bytes.Buffer
 				if err := out.write(&got, p, sums); err != nil {
