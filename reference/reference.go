@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -17,8 +18,11 @@ type Topic struct {
 	Write       func(w io.Writer)
 }
 
-// Topics are the reference's sections, in its order.
-var Topics = []Topic{
+// Topics returns the reference's sections, in its order: a fresh copy.
+func Topics() []Topic { return slices.Clone(topics) }
+
+// topics is what Topics returns.
+var topics = []Topic{
 	{"estimators", "Estimators", WriteEstimators},
 	{"domains", "Domains", WriteDomains},
 	{"config", "Config files", WriteConfig},
@@ -30,8 +34,8 @@ var Topics = []Topic{
 
 // TopicNames lists the topics of `runexp help`, reference last.
 func TopicNames() []string {
-	names := make([]string, 0, len(Topics)+1)
-	for _, t := range Topics {
+	names := make([]string, 0, len(topics)+1)
+	for _, t := range topics {
 		names = append(names, t.Name)
 	}
 	return append(names, "reference")
@@ -73,7 +77,7 @@ action, or option-level on options data), W_t = rho_1 ... rho_t.
 			fmt.Fprintln(w)
 		}
 	}
-	for _, t := range Topics {
+	for _, t := range topics {
 		fmt.Fprintf(w, "## %s\n\n", t.Title)
 		t.Write(w)
 	}

@@ -88,7 +88,7 @@ func docValue(p domains.ParamSpec, x float64) string {
 func WriteConfig(w io.Writer) {
 	fmt.Fprintf(w, "YAML; unknown keys and values of the wrong type or out of range are errors naming the file, line and field.\n\n")
 	fmt.Fprintf(w, "| key | default | meaning |\n|---|---|---|\n")
-	for _, k := range config.Keys {
+	for _, k := range config.Keys() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", k.Path, Cell(k.Default), Cell(k.Doc))
 	}
 	fmt.Fprintln(w)
@@ -125,7 +125,7 @@ func WritePanels(w io.Writer) {
 	fmt.Fprintf(w, "What a panel of `plot.panels` can plot as y; panels.csv holds every point (y, se) and, with `closed_form: true`, its closed form and deviation z. "+
 		"x is n, %s (the series' horizon, whatever parameter sets it) or a swept parameter (`runexp help config`: plot.panels[].x).\n\n", config.HorizonX)
 	fmt.Fprintf(w, "| y | meaning | read from | needs, lines | log y | closed form | weight_reference | se in panels.csv | axis label |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, q := range quantity.Table {
+	for _, q := range quantity.Table() {
 		logY := "no"
 		switch {
 		case q.LogY:

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/claims"
@@ -18,7 +19,7 @@ var baselineYs = quantity.NamesOf(quantity.Baseline)
 // weightRefDocs what each draws.
 var weightRefYs, weightRefDocs = quantity.WeightRefNames(), func() string {
 	var out []string
-	for _, q := range quantity.Table {
+	for _, q := range quantity.Table() {
 		if q.WeightRef != nil {
 			out = append(out, "for "+q.Name+" "+q.WeightRefLabel+", "+q.WeightRefDoc)
 		}
@@ -41,8 +42,11 @@ type Key struct {
 	Doc     string
 }
 
-// Keys lists every key of a config file.
-var Keys = []Key{
+// Keys lists every key of a config file: a fresh copy.
+func Keys() []Key { return slices.Clone(keys) }
+
+// keys is what Keys returns.
+var keys = []Key{
 	{"name", "the file's base name", "names the run and its output directory results/<name>; letters, digits and - _ . (no path separators)"},
 	{"experiment", `""`, "the experiment column of curve.csv"},
 	{"title", "name", "the figure's title"},

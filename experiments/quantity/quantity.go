@@ -20,6 +20,7 @@ package quantity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -219,9 +220,12 @@ const (
 	linearBound  = "is drawn on a linear axis (a bound can be negative, a coverage 0)"
 )
 
-// Table lists every panel quantity, in the order help and error messages
-// list them.
-var Table = []Quantity{
+// Table returns every panel quantity, in the order help and error
+// messages list them: a fresh copy (its functions are shared).
+func Table() []Quantity { return slices.Clone(table) }
+
+// table is what Table returns.
+var table = []Quantity{
 	{
 		Name: "mse", Doc: "the mean squared error of the estimates, bias^2 + variance (curve.csv's mse)",
 		Label: "MSE", Source: Curve, LogY: true, SE: "mse_se",
@@ -316,11 +320,12 @@ var Table = []Quantity{
 	},
 }
 
-// Lookup returns the quantity called name.
+// Lookup returns the quantity called name, a copy.
 func Lookup(name string) (*Quantity, bool) {
-	for i := range Table {
-		if Table[i].Name == name {
-			return &Table[i], true
+	for i := range table {
+		if table[i].Name == name {
+			q := table[i]
+			return &q, true
 		}
 	}
 	return nil, false
@@ -330,7 +335,7 @@ func Lookup(name string) (*Quantity, bool) {
 // " or " (for help texts and errors).
 func NamesOf(src Source) string {
 	var out []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.Source == src {
 			out = append(out, q.Name)
 		}
@@ -340,8 +345,8 @@ func NamesOf(src Source) string {
 
 // Names returns the quantities' names, in Table's order.
 func Names() []string {
-	out := make([]string, len(Table))
-	for i, q := range Table {
+	out := make([]string, len(table))
+	for i, q := range table {
 		out[i] = q.Name
 	}
 	return out
@@ -365,7 +370,7 @@ func (s Source) Needs() string {
 // (WeightRef), joined by " or ".
 func WeightRefNames() string {
 	var out []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.WeightRef != nil {
 			out = append(out, q.Name)
 		}
@@ -377,7 +382,7 @@ func WeightRefNames() string {
 // those never drawn on one, for config.Keys' plot.panels[].log_y.
 func LogDefault() (logY, never string) {
 	var l, n []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.LogY {
 			l = append(l, q.Name)
 		}

@@ -191,7 +191,7 @@ func figureOf(p *config.Plan, rows []resultsdir.Row, diags []resultsdir.DiagTabl
 				break
 			}
 		}
-		for _, q := range quantity.Table {
+		for _, q := range quantity.Table() {
 			if q.Note != "" && slices.ContainsFunc(p.Plot.Panels, func(pc config.Panel) bool { return pc.Y == q.Name }) {
 				f.Note += q.Note
 			}

@@ -151,7 +151,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 	var c *checkpointFile
 	if resume {
 		var err error
-		c, err = readCheckpoint(path)
+		c, err = readCheckpoint(path, checkpointLimits())
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			resume = false
@@ -216,16 +216,20 @@ func (c *Checkpoint) Remove() error {
 	return os.Remove(c.path)
 }
 
-// The longest lines read from a checkpoint, newline included: 16 MiB for
+// lineLimits are the longest lines read from a checkpoint, newline
+// included. A longer line is not one this code wrote, and reading it whole
+// would only exhaust memory; reading one allocates at most twice its
+// limit.
+type lineLimits struct {
+	header, unit int
+}
+
+// checkpointLimits returns the limits of every checkpoint read: 16 MiB for
 // the header (a plan: kilobytes) and 64 MiB for a unit (a few numbers per
 // estimator and n, and per step for diagnostics such as k*: kilobytes, a
-// few megabytes for the longest horizons). A longer line is not one this
-// code wrote, and reading it whole would only exhaust memory; reading one
-// allocates at most twice its limit. (Variables, for tests.)
-var (
-	maxHeaderLine = 16 << 20
-	maxLine       = 64 << 20
-)
+// few megabytes for the longest horizons). Tests pass smaller ones to
+// readCheckpoint.
+func checkpointLimits() lineLimits { return lineLimits{header: 16 << 20, unit: 64 << 20} }
 
 // ReadCheckpoint reads a checkpoint file: its header and finished units
 // (indices resolved against the header's config), in file order.
@@ -244,7 +248,7 @@ var (
 // for the first); other errors opening or reading the file are failures
 // of the machine.
 func ReadCheckpoint(path string) (*CheckpointHeader, []unit.Result, error) {
-	c, err := readCheckpoint(path)
+	c, err := readCheckpoint(path, checkpointLimits())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,8 +265,9 @@ type checkpointFile struct {
 	partial bool  // a partial line follows end
 }
 
-// readCheckpoint reads the checkpoint file at path (see ReadCheckpoint).
-func readCheckpoint(path string) (*checkpointFile, error) {
+// readCheckpoint reads the checkpoint file at path (see ReadCheckpoint),
+// refusing lines longer than lim.
+func readCheckpoint(path string, lim lineLimits) (*checkpointFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, inputerr.Open(err)
@@ -275,9 +280,9 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 	var shard Shard
 	first := map[Unit]int{} // units to their index in c.results
 	for lineNo := 1; ; lineNo++ {
-		limit := maxLine
+		limit := lim.unit
 		if lineNo == 1 {
-			limit = maxHeaderLine
+			limit = lim.header
 		}
 		line, err := readLine(br, limit)
 		if err == io.EOF {
@@ -361,7 +366,7 @@ func size(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// errLongLine reports a line longer than maxLine.
+// errLongLine reports a line longer than its limit (lineLimits).
 var errLongLine = errors.New("line too long")
 
 // readLine reads a line, newline included, of at most limit bytes. At
@@ -511,7 +516,7 @@ func Merge(paths []string) (*config.Plan, []unit.Result, error) {
 			}
 		}
 		stats = append(stats, st)
-		c, err := readCheckpoint(p)
+		c, err := readCheckpoint(p, checkpointLimits())
 		if err != nil {
 			return nil, nil, err
 		}
