@@ -179,7 +179,7 @@ func TestBoundClaims(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ claim, want string }{
-		{"{name: c, subject: ch/is, quantity: gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].quantity: "gap", want one of mse, bias, rel_rmse, lower_bound, bound_gap, coverage, vacuous`},
+		{"{name: c, subject: ch/is, quantity: gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].quantity: "gap", want one of ` + strings.Join(claims.Names(), ", ")},
 		{"{name: c, subject: ch/is, quantity: bound_gap, max: 1}", `t.yaml:12: claims[0].bound: missing: a claim on bound_gap names the bound it is about (series ch has: t, hcope)`},
 		{"{name: c, subject: ch/pdis, quantity: bound_gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].bound: estimator pdis has no hcope bound`},
 		{"{name: c, subject: ch/is, quantity: bound_gap, bound: hcope}", `t.yaml:12: claims[0].min: missing: a claim on bound_gap needs min`},

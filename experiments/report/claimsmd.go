@@ -76,11 +76,15 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 				verdict = "**" + verdict + "**"
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s at %s n | %.3g .. %.3g | %d of %d n | %s | %s | %s |\n",
-				meta.Config.Name, cl.Name, claimTest(&cl), cl.At, lo, hi, held, total, status, deciding, verdict)
+				cell(meta.Config.Name), cell(cl.Name), cell(claimTest(&cl)), cl.At, lo, hi, held, total, status, deciding, verdict)
 		}
 	}
 	return b.String(), nil
 }
+
+// cell escapes text for a cell of a markdown table: a | (rel_rmse's
+// |V(pi_e)|) would end the cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // claimTest states the test of claim cl (claims.Quantity.Test).
 func claimTest(cl *config.Claim) string {
