@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
 	"github.com/ope-lab/longhorizon/models"
@@ -26,7 +25,7 @@ func init() {
 		New:      newChain,
 		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
-			g, err := gammaOf(p)
+			g, err := p.Gamma()
 			if err != nil {
 				return Truth{}, err
 			}
@@ -58,19 +57,6 @@ func init() {
 // closed forms and the exact model.
 var gammaParamSpec = ParamSpec{Name: "gamma", Kind: Float, Default: 1, Min: 0, Max: 1,
 	Doc: "discount factor: the reward of 1-based step t counts gamma^(t-1) (SPEC 1c; 1 = the paper's undiscounted setting)"}
-
-// gammaOf returns the discount factor of p: 1 when p has none (parameters
-// written before gamma existed), an error when it is outside (0, 1].
-func gammaOf(p Params) (float64, error) {
-	g, ok := p["gamma"]
-	if !ok {
-		return 1, nil
-	}
-	if !(g > 0 && g <= 1) {
-		return 0, fmt.Errorf("gamma = %v, want a value in (0, 1]", g)
-	}
-	return g, nil
-}
 
 // ChainValue returns V(pi_e) of the chain MDP for the evaluation policy
 // that picks a1 with probability pe in every state: pe^H (SPEC 2.1).
@@ -120,7 +106,7 @@ func ChainValueGamma(h int, pe, gamma float64) float64 {
 // are bit for bit those of the undiscounted formulas.
 func chainClosedForm(p Params, class string, n int) (Moments, bool) {
 	h, pe, pb := float64(p.Int("horizon")), p["p_e"], p["p_b"]
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if n < 1 || (pe > 0 && pb == 0) || err != nil {
 		return unknownMoments, false
 	}
@@ -164,7 +150,7 @@ type chainModel struct {
 }
 
 func newChain(p Params) (Domain, error) {
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if err != nil {
 		return nil, err
 	}
@@ -200,9 +186,9 @@ func (d *chainDomain) RecordProbs(on bool) error {
 // that recording does not allocate.
 func collectPair(b *trajectory.Batch, pair *policies.Pair, env policies.Observable, n, steps int, rng *rand.Rand, rec policies.PairRecord) {
 	b.Grow(n, steps)
-	growColumns(b, steps, rec.IDs, rec.Model != nil)
+	GrowColumns(b, steps, rec.IDs, rec.Model != nil)
 	if rec.Probs {
-		growProbs(b, steps)
+		GrowProbs(b, steps)
 	}
 	pair.CollectRecord(env, b, n, rng, rec)
 }
@@ -251,26 +237,6 @@ func (r *chainModel) StepValues(_, obs, a int) (q, v float64) {
 		}
 	}
 	return q, v
-}
-
-// growColumns makes room in b for steps more ids and/or model entries, so
-// that recording does not allocate once b has grown.
-func growColumns(b *trajectory.Batch, steps int, ids, exact bool) {
-	if ids {
-		b.Obs = slices.Grow(b.Obs, steps)
-		b.Action = slices.Grow(b.Action, steps)
-	}
-	if exact {
-		b.QHat = slices.Grow(b.QHat, steps)
-		b.VHat = slices.Grow(b.VHat, steps)
-	}
-}
-
-// growProbs makes room in b for steps more action probabilities, so that
-// recording them does not allocate once b has grown.
-func growProbs(b *trajectory.Batch, steps int) {
-	b.PiB = slices.Grow(b.PiB, steps)
-	b.PiE = slices.Grow(b.PiE, steps)
 }
 
 // twoActionPiE returns pi_e of a two-action stationary policy as

@@ -120,6 +120,20 @@ func (p Params) Int(name string) int { return int(p[name]) }
 // Bool returns parameter name as a bool.
 func (p Params) Bool(name string) bool { return p[name] != 0 }
 
+// Gamma returns the discount factor of p (parameter gamma, SPEC 1c): 1
+// when p has none (parameters written before gamma existed), an error when
+// it is outside (0, 1].
+func (p Params) Gamma() (float64, error) {
+	g, ok := p["gamma"]
+	if !ok {
+		return 1, nil
+	}
+	if !(g > 0 && g <= 1) {
+		return 0, fmt.Errorf("gamma = %v, want a value in (0, 1]", g)
+	}
+	return g, nil
+}
+
 // Spec describes a domain kind: its parameters and how to build it.
 type Spec struct {
 	Name string
@@ -136,7 +150,7 @@ type Spec struct {
 	MaxSteps func(p Params) int
 	// Truth computes the evaluation policy's true value; progress, when
 	// not nil, may be called with the fraction done of a long computation.
-	// Call TrueValue, which adds the cache.
+	// truthcache.TrueValue (package domains/truthcache) adds the cache.
 	Truth func(p Params, progress func(float64)) (Truth, error)
 	// CacheTruth says that Truth is expensive enough to cache on disk.
 	CacheTruth bool
@@ -172,7 +186,8 @@ type Spec struct {
 var registry = map[string]*Spec{}
 
 // Register adds a domain kind. Domains register themselves from init
-// functions of this package; registering a name twice panics (a
+// functions, of this package and of the packages of domains under it
+// (domains/taxi, domains/suite); registering a name twice panics (a
 // programming error).
 func Register(s *Spec) {
 	if _, dup := registry[s.Name]; dup {

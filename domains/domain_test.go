@@ -29,22 +29,3 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
-
-// TestSpecsDocumented: every domain and parameter carries the text its
-// help and docs/reference.md are generated from.
-func TestSpecsDocumented(t *testing.T) {
-	for _, name := range Names() {
-		s, _ := Lookup(name)
-		if s.Doc == "" || s.TruthDoc == "" || s.Splits == "" || s.New == nil || s.Truth == nil {
-			t.Errorf("domain %s: missing doc, truth or constructor", name)
-		}
-		for _, p := range s.Params {
-			if p.Doc == "" || (p.Kind != Bool && (p.Default < p.Min || p.Default > p.Max)) {
-				t.Errorf("domain %s parameter %s: doc %q, default %v outside [%v, %v]", name, p.Name, p.Doc, p.Default, p.Min, p.Max)
-			}
-		}
-		if _, _, err := New(name, nil); err != nil {
-			t.Errorf("domain %s at its defaults: %v", name, err)
-		}
-	}
-}

@@ -21,7 +21,7 @@ func ExampleNew() {
 	var b trajectory.Batch
 	d.Collect(&b, 5000, rand.New(rand.NewPCG(1, 2)))
 	spec, _ := domains.Lookup("subepisode")
-	truth, _ := spec.TrueValue(p, domains.TruthOptions{})
+	truth, _ := spec.Truth(p, nil)
 	fmt.Printf("V(pi_e) = %.5f (%s)\n", truth.Value, truth.Method[:11])
 	for _, name := range []string{"pdis", "cwpdis", "partitioned-pdis"} {
 		e, _ := estimators.New(name)

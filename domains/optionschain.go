@@ -3,7 +3,6 @@ package domains
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/ope-lab/longhorizon/envs/chainmdp"
 	"github.com/ope-lab/longhorizon/policies"
@@ -30,7 +29,7 @@ func init() {
 		},
 		MaxSteps: func(p Params) int { return p.Int("horizon") },
 		New: func(p Params) (Domain, error) {
-			if _, err := gammaOf(p); err != nil {
+			if _, err := p.Gamma(); err != nil {
 				return nil, err
 			}
 			o := chainOptions(p)
@@ -44,7 +43,7 @@ func init() {
 			return &optChainDomain{env: env, opts: o}, nil
 		},
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
-			g, err := gammaOf(p)
+			g, err := p.Gamma()
 			if err != nil {
 				return Truth{}, err
 			}
@@ -129,7 +128,7 @@ func OptionsChainVariance(o policies.ChainOptions, n int) float64 {
 // products are exact).
 func optChainClosedForm(p Params, class string, n int) (Moments, bool) {
 	o := chainOptions(p)
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if class != ClassUnweighted || n < 1 || o.Validate() != nil || err != nil {
 		return unknownMoments, false
 	}
@@ -152,8 +151,8 @@ type optChainDomain struct {
 func (d *optChainDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	b.Grow(n, n*d.opts.H)
 	if d.probs {
-		growProbs(b, n*d.opts.H)
-		growOptionProbs(b, n*d.opts.H)
+		GrowProbs(b, n*d.opts.H)
+		GrowOptionProbs(b, n*d.opts.H)
 	}
 	dec := policies.StreamDecider{Rand: rng}
 	for range n {
@@ -175,12 +174,4 @@ func (d *optChainDomain) RecordProbs(on bool) error {
 // at least one segment (parameter changed not 0).
 func (d *optChainDomain) OptionColumns() (options, changed bool) {
 	return true, d.opts.ChangedSegments() > 0
-}
-
-// growOptionProbs makes room in b for steps more entries of the option
-// structure, so that recording it does not allocate once b has grown.
-func growOptionProbs(b *trajectory.Batch, steps int) {
-	b.OptionStart = slices.Grow(b.OptionStart, steps)
-	b.MuB = slices.Grow(b.MuB, steps)
-	b.MuE = slices.Grow(b.MuE, steps)
 }

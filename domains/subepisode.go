@@ -27,7 +27,7 @@ func init() {
 		New:      newSubepisode,
 		MaxSteps: func(p Params) int { return 2 * p.Int("subepisodes") },
 		Truth: func(p Params, _ func(float64)) (Truth, error) {
-			g, err := gammaOf(p)
+			g, err := p.Gamma()
 			if err != nil {
 				return Truth{}, err
 			}
@@ -202,7 +202,7 @@ type subepisodeModel struct {
 }
 
 func newSubepisode(p Params) (Domain, error) {
-	gamma, err := gammaOf(p)
+	gamma, err := p.Gamma()
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package domains
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -11,12 +10,16 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// tabularSpec declares a suite domain over a tabular MDP (package
-// envs/tabular, issue 16): registerTabular turns it into a Spec whose true
-// value is exact.
-type tabularSpec struct {
+// TabularSpec declares a domain kind over a finite-horizon tabular MDP
+// (package envs/tabular, issue 16): RegisterTabular turns it into a Spec
+// whose true value is exact, whose domain supplies the model columns
+// (observation id = state) and the policies' probabilities, and whose
+// Collect samples with envs/tabular's allocation-free samplers. A package
+// of tabular domains (the suite, domains/suite) declares one per domain
+// kind and registers it from init.
+type TabularSpec struct {
 	Name, Doc string
-	// Params are the domain's own parameters; registerTabular adds
+	// Params are the domain's own parameters; RegisterTabular adds
 	// `gamma` (gammaParamSpec) and `instance` (instanceParamSpec).
 	Params []ParamSpec
 	// Build returns the MDP and the two policies for resolved parameters
@@ -27,22 +30,26 @@ type tabularSpec struct {
 	TruthDoc string
 }
 
-// instanceParamSpec declares the seed of a suite domain's random instance.
+// instanceParamSpec declares the seed of a tabular domain's random
+// instance, which Build may draw the MDP and policies from (the suite's
+// domains do).
 var instanceParamSpec = ParamSpec{Name: "instance", Kind: Int, Default: 1, Min: 1, Max: 1 << 30,
 	Doc: "seed of the random instance: different instances draw different MDPs from the same parameters"}
 
 // tabularTruthMethod is Truth.Method of every tabular domain.
 const tabularTruthMethod = "exact dynamic program over (step, state)"
 
-// registerTabular registers ts as a domain kind (see tabularSpec.spec).
-func registerTabular(ts tabularSpec) { Register(ts.spec()) }
+// RegisterTabular registers ts as a domain kind (ts.Spec); registering a
+// name twice panics, as Register does.
+func RegisterTabular(ts TabularSpec) { Register(ts.Spec()) }
 
-// spec returns the Spec of ts: parameters ts.Params, gamma and instance;
-// New builds and validates the MDP and refuses a behavior that never takes
-// an action the evaluation policy takes; MaxSteps is the horizon; the
-// truth is the exact V(pi_e) under gamma (tabular.MDP.Value); the domain
-// supplies model columns (primitive data) and has no split points.
-func (ts tabularSpec) spec() *Spec {
+// Spec returns the domain kind of ts, unregistered (RegisterTabular
+// registers it): parameters ts.Params, gamma and instance; New builds and
+// validates the MDP and refuses a behavior that never takes an action the
+// evaluation policy takes; MaxSteps is the horizon; the truth is the exact
+// V(pi_e) under gamma (tabular.MDP.Value); the domain supplies model
+// columns (primitive data) and has no split points.
+func (ts TabularSpec) Spec() *Spec {
 	params := append(slices.Clip(ts.Params), gammaParamSpec, instanceParamSpec)
 	return &Spec{
 		Name:   ts.Name,
@@ -86,8 +93,8 @@ type tabularBuilt struct {
 
 // build calls ts.Build and checks what it returns: a valid MDP, two
 // policies of it, and coverage (pi_b(a|s) > 0 wherever pi_e(a|s) > 0).
-func (ts tabularSpec) build(p Params) (*tabularBuilt, error) {
-	gamma, err := gammaOf(p)
+func (ts TabularSpec) build(p Params) (*tabularBuilt, error) {
+	gamma, err := p.Gamma()
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +128,7 @@ func (ts tabularSpec) build(p Params) (*tabularBuilt, error) {
 // ratio estimates), and is_weight_second_moment, E_b[W_H^2]
 // (tabular.MDP.WeightMoment), ordinary importance sampling's variance
 // scale: its relative standard error is about sqrt(E_b[W_H^2] / n).
-func (ts tabularSpec) truth(p Params, _ func(float64)) (Truth, error) {
+func (ts TabularSpec) truth(p Params, _ func(float64)) (Truth, error) {
 	b, err := ts.build(p)
 	if err != nil {
 		return Truth{}, err
@@ -156,7 +163,7 @@ type tabularDomain struct {
 	v          []float64
 }
 
-func (ts tabularSpec) newDomain(p Params) (*tabularDomain, error) {
+func (ts TabularSpec) newDomain(p Params) (*tabularDomain, error) {
 	b, err := ts.build(p)
 	if err != nil {
 		return nil, err
@@ -185,9 +192,9 @@ func (ts tabularSpec) newDomain(p Params) (*tabularDomain, error) {
 func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 	steps := n * d.m.Horizon
 	b.Grow(n, steps)
-	growColumns(b, steps, d.ids, d.exact)
+	GrowColumns(b, steps, d.ids, d.exact)
 	if d.probs {
-		growProbs(b, steps)
+		GrowProbs(b, steps)
 	}
 	na, ns := d.m.Actions, d.m.States
 	for range n {
@@ -253,79 +260,4 @@ func (d *tabularDomain) Record(ids, exact bool) {
 			d.v[t*m.States+s] = v
 		}
 	}
-}
-
-// instanceRand returns the random stream of a suite domain's instance:
-// PCG seeded by the instance parameter and the domain's own fixed stream
-// constant, so that the MDP is a deterministic function of the
-// parameters.
-func instanceRand(p Params, stream uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(p.Int("instance")), stream))
-}
-
-// gammaVariate draws from Gamma(shape, 1), shape > 0, by Marsaglia and
-// Tsang's method (2000); a shape below 1 draws Gamma(shape+1) times
-// U^(1/shape).
-func gammaVariate(shape float64, rng *rand.Rand) float64 {
-	boost := 1.0
-	if shape < 1 {
-		boost = math.Pow(1-rng.Float64(), 1/shape) // 1-U in (0, 1]
-		shape++
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v * boost
-		}
-	}
-}
-
-// dirichlet fills dst with a draw from the symmetric Dirichlet(alpha)
-// distribution over len(dst) outcomes: normalised Gamma(alpha) draws. A
-// draw whose Gammas all underflow to 0 (tiny alpha) puts all its mass on
-// one uniformly chosen outcome, the limit as alpha -> 0.
-func dirichlet(dst []float64, alpha float64, rng *rand.Rand) {
-	sum := 0.0
-	for j := range dst {
-		dst[j] = gammaVariate(alpha, rng)
-		sum += dst[j]
-	}
-	if sum == 0 {
-		dst[rng.IntN(len(dst))] = 1
-		return
-	}
-	for j := range dst {
-		dst[j] /= sum
-	}
-}
-
-// softmaxPolicy returns the random softmax policy pi(a|s) proportional to
-// exp(z(s, a) / temperature), z standard normal draws: near uniform at a
-// high temperature, near deterministic at a low one.
-func softmaxPolicy(states, actions int, temperature float64, rng *rand.Rand) *tabular.Policy {
-	pi := &tabular.Policy{Actions: actions, Pi: make([]float64, states*actions)}
-	for s := range states {
-		row := pi.Pi[s*actions : (s+1)*actions]
-		for a := range row {
-			row[a] = rng.NormFloat64() / temperature
-		}
-		top := slices.Max(row)
-		sum := 0.0
-		for a := range row {
-			row[a] = math.Exp(row[a] - top) // the largest is exp(0) = 1: no overflow
-			sum += row[a]
-		}
-		for a := range row {
-			row[a] /= sum
-		}
-	}
-	return pi
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/ope-lab/longhorizon/envs/tabular"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -47,34 +49,6 @@ func bruteValue(m *tabular.MDP, pi *tabular.Policy, gamma float64) float64 {
 	return total
 }
 
-// monteCarlo returns the mean and standard error of n sampled discounted
-// returns of pi on m.
-func monteCarlo(t *testing.T, m *tabular.MDP, pi *tabular.Policy, gamma float64, n int, rng *rand.Rand) (mean, se float64) {
-	t.Helper()
-	env, err := tabular.NewSampler(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	act := tabular.NewPolicySampler(pi)
-	var sum, sum2 float64
-	for range n {
-		env.Reset(rng)
-		g, disc := 0.0, 1.0
-		for {
-			r, done := env.Step(act.Sample(env.State(), rng), rng)
-			g += disc * r
-			disc *= gamma
-			if done {
-				break
-			}
-		}
-		sum += g
-		sum2 += g * g
-	}
-	mean = sum / float64(n)
-	return mean, math.Sqrt((sum2/float64(n) - mean*mean) / float64(n-1))
-}
-
 // testTabular is a tiny tabular domain for the machinery's tests: S = 3,
 // A = 2, H = 3, a different kernel at every step (drawn from instance),
 // early ends (end probability `end` at every (s, a) except state 2,
@@ -83,7 +57,7 @@ func monteCarlo(t *testing.T, m *tabular.MDP, pi *tabular.Policy, gamma float64,
 // `broken` = 1 returns a kernel that does not sum to 1 at step 2, state
 // 1, action 0; `broken` = 2 a behavior that never takes action 1 in state
 // 2.
-var testTabular = tabularSpec{
+var testTabular = TabularSpec{
 	Name: "tabulartest",
 	Doc:  "tiny tabular MDP for tests",
 	Params: []ParamSpec{
@@ -95,7 +69,7 @@ var testTabular = tabularSpec{
 			return nil, nil, nil, errTestBuild
 		}
 		const ns, na, h = 3, 2, 3
-		rng := instanceRand(p, 99)
+		rng := rand.New(rand.NewPCG(uint64(p.Int("instance")), 99))
 		ks := make([]*tabular.Kernel, h)
 		for t := range ks {
 			k := &tabular.Kernel{P: make([][]float64, ns*na), Mean: make([]float64, ns*na)}
@@ -105,9 +79,13 @@ var testTabular = tabularSpec{
 					end = 0
 				}
 				row := make([]float64, ns+1)
-				dirichlet(row[:ns], 1, rng)
+				sum := 0.0
+				for j := range ns { // a flat Dirichlet draw: normalised exponentials
+					row[j] = -math.Log(1 - rng.Float64())
+					sum += row[j]
+				}
 				for j := range ns {
-					row[j] *= 1 - end
+					row[j] *= (1 - end) / sum
 				}
 				row[ns] = end
 				k.P[i] = row
@@ -140,7 +118,7 @@ func (e errorString) Error() string { return string(e) }
 // testTabularDomain builds testTabular with set.
 func testTabularDomain(t *testing.T, set map[string]float64) (*tabularDomain, *Spec, Params) {
 	t.Helper()
-	spec := testTabular.spec()
+	spec := testTabular.Spec()
 	p, err := spec.Resolve(set)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +130,7 @@ func testTabularDomain(t *testing.T, set map[string]float64) (*tabularDomain, *S
 	return d.(*tabularDomain), spec, p
 }
 
-// TestTabularSpec: registerTabular's Spec adds gamma and instance to the
+// TestTabularSpec: TabularSpec.Spec adds gamma and instance to the
 // domain's parameters; MaxSteps is the horizon (3); no split points;
 // models always; the exact model's bytes are QBytes(3, 2, 3) + 8 x 3 x 3
 // = 8 x 18 + 24 x 3 + 72 = 288; the domain is a ModelDomain whose space is
@@ -162,7 +140,7 @@ func testTabularDomain(t *testing.T, set map[string]float64) (*tabularDomain, *S
 // weight moment above 1 (Jensen: E_b[W^2] >= E_b[W]^2 = 1, with equality
 // only when pi_b = pi_e).
 func TestTabularSpec(t *testing.T) {
-	spec := testTabular.spec()
+	spec := testTabular.Spec()
 	var names []string
 	for _, ps := range spec.Params {
 		names = append(names, ps.Name)
@@ -188,7 +166,7 @@ func TestTabularSpec(t *testing.T) {
 			if sp.Obs != 3 || sp.Actions != 2 || sp.Horizon != 3 || dst[0] != 0.8 || dst[1] != 0.2 {
 				t.Errorf("space %+v, pi_e(.|2) = %v", sp, dst)
 			}
-			tr, err := spec.TrueValue(p, TruthOptions{})
+			tr, err := spec.Truth(p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +186,7 @@ func TestTabularSpec(t *testing.T) {
 // a Build error (with the domain's name) and gamma 0; MaxSteps of
 // refused parameters is 1, never a panic.
 func TestTabularRefuses(t *testing.T) {
-	spec := testTabular.spec()
+	spec := testTabular.Spec()
 	for _, tc := range []struct {
 		set  map[string]float64
 		want string
@@ -377,71 +355,9 @@ func TestTabularCollectNoAlloc(t *testing.T) {
 	}
 }
 
-// TestDirichlet: symmetric Dirichlet(alpha) draws over k = 4 outcomes sum
-// to 1 and have the closed-form moments of each component, E = 1/k and
-// Var = (k - 1) / (k^2 (k alpha + 1)), within 4 standard errors (the
-// variance's standard error from the sample fourth central moment), for
-// alpha below, at and above 1.
-func TestDirichlet(t *testing.T) {
-	const k, n = 4, 100000
-	for _, alpha := range []float64{0.2, 1, 5} {
-		rng := rand.New(rand.NewPCG(11, uint64(alpha*10)))
-		x := make([]float64, n)
-		row := make([]float64, k)
-		for i := range x {
-			dirichlet(row, alpha, rng)
-			sum := 0.0
-			for _, v := range row {
-				if !(v >= 0) {
-					t.Fatalf("alpha %v: component %v", alpha, v)
-				}
-				sum += v
-			}
-			if math.Abs(sum-1) > 1e-12 {
-				t.Fatalf("alpha %v: sum %v", alpha, sum)
-			}
-			x[i] = row[i%k]
-		}
-		mean, se := meanSE(x)
-		var m2, m4 float64
-		for _, v := range x {
-			d := (v - mean) * (v - mean)
-			m2 += d
-			m4 += d * d
-		}
-		m2, m4 = m2/n, m4/n
-		wantVar := float64(k-1) / (k * k * (k*alpha + 1))
-		if math.Abs(mean-1.0/k) > 4*se || math.Abs(m2-wantVar) > 4*math.Sqrt((m4-m2*m2)/n) {
-			t.Errorf("alpha %v: mean %v +- %v (want 0.25), variance %v (want %v)", alpha, mean, se, m2, wantVar)
-		}
-	}
-}
-
-// TestSoftmaxPolicy: every row is a distribution; temperature 100 is near
-// uniform (scores within a few / 100 of each other) and 0.01 nearly
-// deterministic (the largest probability above 0.99 in most rows: two
-// normal draws within 0.05 of each other are rare).
-func TestSoftmaxPolicy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	hot := softmaxPolicy(50, 3, 100, rng)
-	cold := softmaxPolicy(50, 3, 0.01, rng)
-	m := &tabular.MDP{States: 50, Actions: 3}
-	if err := m.CheckPolicy(hot); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.CheckPolicy(cold); err != nil {
-		t.Fatal(err)
-	}
-	sure := 0
-	for s := range 50 {
-		if slices.Max(hot.Pi[s*3:s*3+3]) > 0.4 {
-			t.Errorf("temperature 100, state %d: %v, want near uniform", s, hot.Pi[s*3:s*3+3])
-		}
-		if slices.Max(cold.Pi[s*3:s*3+3]) > 0.99 {
-			sure++
-		}
-	}
-	if sure < 40 {
-		t.Errorf("temperature 0.01: %d of 50 rows above 0.99, want most", sure)
-	}
+// meanSE returns the mean of x and its standard error (sample standard
+// deviation, denominator n-1, over sqrt(n)).
+func meanSE(x []float64) (mean, se float64) {
+	mean, sd := stat.MeanStdDev(x, nil)
+	return mean, sd / math.Sqrt(float64(len(x)))
 }

@@ -8,8 +8,11 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // registers drift, randommdp, sparse
+	_ "github.com/ope-lab/longhorizon/domains/taxi"  // registers noisytaxi
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -125,7 +128,8 @@ func TestAdaptive3FailureModes(t *testing.T) {
 		{"subepisode", nil},
 	} {
 		md, truth := adaptiveDomain(t, dom.name, dom.set)
-		fit := &evaluate.Fitted{Space: md.Space()}
+		kind, _ := models.Lookup("fitted")
+		fit := evaluate.ModelOf(kind, md.Space())
 		ests := make([]estimators.Estimator, iC1)
 		for j, name := range names[:iC1] {
 			base := strings.TrimSuffix(name, "-v2")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -150,8 +151,8 @@ type Info struct {
 	Default bool
 	// Diagnostics are the vectors it reports beside each estimate.
 	Diagnostics []Diagnostic
-	// Bounds are the lower bounds of SPEC 1e (BoundT, BoundHCOPE) that
-	// LowerBound computes for it.
+	// Bounds are the lower bounds of SPEC 1e it has (confidence.T: its
+	// estimator is a Termer; confidence.HCOPE: a ScaledReturner).
 	Bounds []string
 
 	memory workspace
@@ -280,9 +281,9 @@ func sumsEntry(name, formula, source string, class Class, def bool, mk func() Es
 // then SPEC's beyond-the-paper ones.
 var registry = []Info{
 	withBounds(sumsEntry("is", "(1/n) sum_i W^i_H G^i, G^i = sum_t r^i_t", "ordinary importance sampling; SPEC 1", Unweighted, true,
-		func() Estimator { return NewIS() }), BoundT, BoundHCOPE),
+		func() Estimator { return NewIS() }), confidence.T, confidence.HCOPE),
 	withBounds(sumsEntry("pdis", "(1/n) sum_i sum_t W^i_t r^i_t", "per-decision importance sampling, paper eq. (1); SPEC 1", Unweighted, true,
-		func() Estimator { return NewPDIS() }), BoundT),
+		func() Estimator { return NewPDIS() }), confidence.T),
 	sumsEntry("wis", "sum_i W^i_H G^i / sum_i W^i_H (0/0 := 0)", "weighted importance sampling; SPEC 1", SelfNormalized, true,
 		func() Estimator { return NewWIS() }),
 	sumsEntry("cwpdis", "sum_t [ sum_i W^i_t r^i_t / sum_i W^i_t ], normalisers over all n trajectories", "consistent weighted PDIS (Thomas 2015); SPEC 1", SelfNormalized, true,
@@ -295,12 +296,12 @@ var registry = []Info{
 		Source: "paper Algorithm 1 as printed; SPEC 1",
 		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisWorkspace,
 		new: func() Estimator { return NewINCRIS(true) }},
-	withUses(sumsEntry("options-pdis", "(1/n) sum_i sum_t w^i_t y^i_t: option-level weights, per-decision ratios inside changed options",
+	withBounds(withUses(sumsEntry("options-pdis", "(1/n) sum_i sum_t w^i_t y^i_t: option-level weights, per-decision ratios inside changed options",
 		"options-based PDIS, paper Theorem 3 (eq. 3); SPEC 1 (interp.: per-decision inside a changed option)", Unweighted, false,
-		func() Estimator { return NewOptionsPDIS() }), Options, "pdis"),
-	withUses(sumsEntry("partitioned-pdis", "PDIS(tau_1) + PDIS(tau_2) + ...: weights restart at 1 after each split point",
+		func() Estimator { return NewOptionsPDIS() }), Options, "pdis"), confidence.T),
+	withBounds(withUses(sumsEntry("partitioned-pdis", "PDIS(tau_1) + PDIS(tau_2) + ...: weights restart at 1 after each split point",
 		"partitioned PDIS, paper Theorem 4; SPEC 1", Unweighted, true,
-		func() Estimator { return NewPartitionedPDIS() }), SplitPoints, "pdis"),
+		func() Estimator { return NewPartitionedPDIS() }), SplitPoints, "pdis"), confidence.T),
 	{Name: "incris-ld", Formula: "sum_t sum_i X^i_{k*} / sum_i B^i_{k*}, k* = max(k_D, k_L): one-ratio increment tests with a no-power guard, then Lepski",
 		Source: "beyond the paper, experimental; SPEC 1b",
 		MinN:   2, Class: Adaptive, Diagnostics: []Diagnostic{kstar}, memory: incrisLDWorkspace,
@@ -322,7 +323,7 @@ var registry = []Info{
 		new: func() Estimator { return NewDM() }},
 	{Name: "dr", Formula: "(1/n) sum_i sum_t [ W^i_t r^i_t - (W^i_t q_hat^i_t - W^i_{t-1} v_hat^i_t) ], W_0 = 1",
 		Source: "doubly robust, Jiang & Li 2016; SPEC 1d",
-		MinN:   1, Class: ModelBased, Needs: Model, memory: drWorkspace, Bounds: []string{BoundT},
+		MinN:   1, Class: ModelBased, Needs: Model, memory: drWorkspace, Bounds: []string{confidence.T},
 		new: func() Estimator { return NewDR() }},
 	{Name: "wdr", Formula: "sum_i sum_t [ wbar^i_t r^i_t - (wbar^i_t q_hat^i_t - wbar^i_{t-1} v_hat^i_t) ], wbar^i_t = W^i_t / sum_j W^j_t, wbar^i_0 = 1/n",
 		Source: "weighted doubly robust, Thomas & Brunskill 2016; SPEC 1d",

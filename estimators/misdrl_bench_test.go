@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // registers randommdp
+	_ "github.com/ope-lab/longhorizon/domains/taxi"  // registers noisytaxi
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )

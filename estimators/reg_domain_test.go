@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
+	_ "github.com/ope-lab/longhorizon/domains/suite" // registers randommdp
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )

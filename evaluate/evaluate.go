@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
+	"sync"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -71,6 +72,9 @@ type Evaluator struct {
 
 	disc, discPre trajectory.Discounted // the batch and a data set under gamma
 	pre           trajectory.Batch      // a prefix of the discounted batch, for bounds
+	raw           trajectory.Batch      // a prefix of the batch, given the model's columns
+	bw            boundWork
+	boundMu       sync.Mutex // bw, when methods run at once
 }
 
 // New returns an Evaluator of req, or an error naming what is wrong with
@@ -99,8 +103,8 @@ func (e *Evaluator) Reset(req Request) error {
 		e.modeled = append(e.modeled, needs)
 	}
 	for _, k := range req.Bounds {
-		if _, ok := estimators.LookupBound(k); !ok {
-			return fmt.Errorf("evaluate: unknown bound %q (known: %v)", k, estimators.BoundNames())
+		if _, ok := confidence.Lookup(k); !ok {
+			return fmt.Errorf("evaluate: unknown bound %q (known: %v)", k, confidence.Names())
 		}
 	}
 	if len(req.Bounds) > 0 {
@@ -190,7 +194,7 @@ func (e *Evaluator) Evaluate(b *trajectory.Batch, grid []int, res *Result) error
 				if e.modeled[m] {
 					continue // with the model columns, below
 				}
-				if err := e.boundsAt(m, &e.pre, res, j); err != nil {
+				if err := e.boundsAt(m, Input{Batch: &e.pre, Gamma: gamma}, res, j); err != nil {
 					return gridErr(n, err)
 				}
 			}
@@ -207,11 +211,11 @@ func (e *Evaluator) Evaluate(b *trajectory.Batch, grid []int, res *Result) error
 		return nil
 	}
 	for j, n := range grid {
-		pre := b.Prefix(n)
-		if err := e.req.Model.Apply(&pre, gamma); err != nil {
+		e.raw = b.Prefix(n)
+		if err := e.req.Model.Apply(&e.raw, gamma); err != nil {
 			return gridErr(n, err)
 		}
-		in := Input{Batch: e.discPre.Of(&pre, gamma), Raw: &pre, Gamma: gamma}
+		in := Input{Batch: e.discPre.Of(&e.raw, gamma), Raw: &e.raw, Gamma: gamma}
 		if err := e.estimateAll(true, in, grid[j:j+1], res, j); err != nil {
 			return gridErr(n, err)
 		}
@@ -261,7 +265,7 @@ func (e *Evaluator) estimateOne(m int, in Input, grid []int, res *Result, j int)
 	if j < 0 {
 		return e.estimate(m, in, grid, res)
 	}
-	if err := e.boundsAt(m, in.Batch, res, j); err != nil {
+	if err := e.boundsAt(m, in, res, j); err != nil {
 		return err
 	}
 	return e.estimateAt(m, in, grid, res, j)
@@ -296,29 +300,30 @@ func (e *Evaluator) run(m int, in Input, grid []int, out Out, res *Result) error
 	return err
 }
 
-// boundsAt sets method m's lower bounds at grid point j of res from b,
+// boundsAt sets method m's lower bounds at grid point j of res from in,
 // the data of its estimate there (SPEC 1e). A return outside the range is
-// bad input, always returned.
-func (e *Evaluator) boundsAt(m int, b *trajectory.Batch, res *Result, j int) error {
-	if e.bounds == nil {
+// bad input, always returned. The bounds of methods that run at once
+// (Request.Workers) are computed one method at a time: they share the
+// evaluator's workspace.
+func (e *Evaluator) boundsAt(m int, in Input, res *Result, j int) error {
+	if e.bounds == nil || len(e.bounds[m]) == 0 {
 		return nil
 	}
-	name := e.caps[m].Name
+	e.boundMu.Lock()
+	defer e.boundMu.Unlock()
+	c := &e.caps[m]
 	for _, k := range e.bounds[m] {
 		kind := e.req.Bounds[k]
-		v, err := estimators.LowerBound(name, kind, b, e.req.Delta, e.req.Lo, e.req.Hi)
-		switch {
-		case errors.Is(err, estimators.ErrOutOfRange):
-			return inputerr.Mark(&RangeError{Estimator: name, Bound: kind, Lo: e.req.Lo, Hi: e.req.Hi, Err: err})
-		case err == nil && (math.IsNaN(v) || math.IsInf(v, 0)):
-			err = fmt.Errorf("%v is not a finite number", v)
+		v, err := e.bw.lower(e.req.Methods[m], c, kind, in, e.req.Delta, e.req.Lo, e.req.Hi)
+		if errors.Is(err, estimators.ErrOutOfRange) {
+			return inputerr.Mark(&RangeError{Estimator: c.Name, Bound: kind, Lo: e.req.Lo, Hi: e.req.Hi, Err: err})
 		}
 		if err != nil {
 			if e.req.KeepGoing {
 				res.BoundErrs[m][k] = err
 				continue
 			}
-			return fmt.Errorf("estimator %s, bound %s: %w", name, kind, err)
+			return fmt.Errorf("estimator %s, bound %s: %w", c.Name, kind, err)
 		}
 		res.Bounds[m][k][j] = v
 	}

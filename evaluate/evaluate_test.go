@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -53,7 +54,8 @@ func methods(t *testing.T, names ...string) []Method {
 // TestEvaluateMatchesDirect: every value, diagnostic and bound of a
 // nested evaluation equals a direct call on exactly the data of that
 // grid point: the first n trajectories under gamma (estimators.Estimate,
-// estimators.LowerBound), bit for bit, whatever the workers.
+// the bounds of package confidence on the estimator's own terms), bit for
+// bit, whatever the workers.
 func TestEvaluateMatchesDirect(t *testing.T) {
 	b := randomBatch(60, 6, 3)
 	grid := []int{5, 20, 60}
@@ -94,7 +96,7 @@ func TestEvaluateMatchesDirect(t *testing.T) {
 						}
 						continue
 					}
-					want, err := estimators.LowerBound(name, kind, view, 0.1, 0, 6)
+					want, err := directBound(e, kind, view, 0.1, 0, 6)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -105,6 +107,22 @@ func TestEvaluateMatchesDirect(t *testing.T) {
 			}
 		}
 	}
+}
+
+// directBound is SPEC 1e's bound kind from estimator e's own
+// per-trajectory values on b: the t bound of its terms, or g_lo + (g_hi -
+// g_lo) L of HCOPE on its scaled returns.
+func directBound(e estimators.Estimator, kind string, b *trajectory.Batch, delta, lo, hi float64) (float64, error) {
+	switch kind {
+	case confidence.T:
+		x, err := e.(estimators.Termer).Terms(b, nil)
+		return confidence.TLower(x, delta), err
+	case confidence.HCOPE:
+		x, err := e.(estimators.ScaledReturner).ScaledReturns(b, lo, hi, nil)
+		l, _ := confidence.HCOPELower(x, delta, nil)
+		return lo + (hi-lo)*l, err
+	}
+	return 0, errors.New("unknown bound " + kind)
 }
 
 // failing is a Method that always fails: one more implementation of the
@@ -190,7 +208,8 @@ func TestEvaluateFitted(t *testing.T) {
 		}
 		b.End()
 	}
-	fitted := &Fitted{Space: spaceForTest()}
+	kind, _ := models.Lookup("fitted")
+	fitted := ModelOf(kind, spaceForTest())
 	ev, err := New(Request{Methods: methods(t, "dm", "wdr"), Model: fitted})
 	if err != nil {
 		t.Fatal(err)
@@ -202,9 +221,8 @@ func TestEvaluateFitted(t *testing.T) {
 	}
 	for j, n := range grid {
 		pre := b.Prefix(n)
-		var f Fitted
-		f.Space = spaceForTest()
-		if err := f.Apply(&pre, 1); err != nil {
+		var f models.Fitter
+		if err := f.Fit(&pre, spaceForTest(), 1); err != nil {
 			t.Fatal(err)
 		}
 		for m, name := range []string{"dm", "wdr"} {

@@ -1,6 +1,8 @@
 package evaluate
 
 import (
+	"fmt"
+
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -37,17 +39,42 @@ type Caps struct {
 	Without string
 	// Diagnostics are the vectors it reports beside each estimate.
 	Diagnostics []estimators.Diagnostic
-	// Bounds are the lower bounds of SPEC 1e it has (estimators.LowerBound
-	// computes them by its Name).
+	// Bounds are the lower bounds of SPEC 1e it has (confidence.T: the
+	// method is a Termer; confidence.HCOPE: a ScaledReturner).
 	Bounds []string
 	// Memory bounds its workspace in bytes at n trajectories of horizon h
 	// (nil: nothing that grows with n or H).
 	Memory func(n, h float64) float64
 	// MemoryDoc is Memory's formula, for messages.
 	MemoryDoc string
-	// Resamplable says that a bootstrap may rerun it on resampled data
-	// (estimators.Bootstrap): registry methods are, external ones are not.
-	Resamplable bool
+}
+
+// Resampler is implemented by methods that a bootstrap may rerun on
+// resampled data (Bootstrap): Fresh returns a method computing the same
+// estimator with its own memory, for another goroutine.
+type Resampler interface {
+	Method
+	Fresh() (Method, error)
+}
+
+// Termer is implemented by methods whose estimate is the mean of i.i.d.
+// per-trajectory terms, for which the Student-t lower bound of SPEC 1e
+// holds (confidence.T).
+type Termer interface {
+	Method
+	// Terms appends the per-trajectory terms of the estimate from in to
+	// dst[:0] and returns the extended slice.
+	Terms(in Input, dst []float64) ([]float64, error)
+}
+
+// ScaledReturner is implemented by methods that the HCOPE bound of SPEC
+// 1e covers (confidence.HCOPE): ordinary importance sampling.
+type ScaledReturner interface {
+	Method
+	// ScaledReturns appends X_i = W^i_H (G_i - lo) / (hi - lo) of every
+	// trajectory of in to dst[:0]; a return outside [lo, hi] is an error
+	// wrapping estimators.ErrOutOfRange.
+	ScaledReturns(in Input, lo, hi float64, dst []float64) ([]float64, error)
 }
 
 // Input is the data a method reads at one call.
@@ -94,7 +121,7 @@ func Registry(name string) (Method, error) {
 // CapsOf returns the capabilities of a registry entry.
 func CapsOf(info estimators.Info) Caps {
 	c := Caps{Name: info.Name, MinN: info.MinN, Needs: info.Needs, Uses: info.Uses, Without: info.Without,
-		Diagnostics: info.Diagnostics, Bounds: info.Bounds, MemoryDoc: info.MemoryDoc(), Resamplable: true}
+		Diagnostics: info.Diagnostics, Bounds: info.Bounds, MemoryDoc: info.MemoryDoc()}
 	c.Memory = func(n, h float64) float64 { return info.Memory(int(min(n, 1<<62)), int(min(h, 1<<62))) }
 	return c
 }
@@ -119,4 +146,28 @@ func (m *registryMethod) Estimate(in Input, grid []int, out Out) error {
 		}
 	}
 	return nil
+}
+
+// Fresh returns a new instance of the same registry estimator.
+func (m *registryMethod) Fresh() (Method, error) { return Registry(m.caps.Name) }
+
+// Terms returns the estimator's per-trajectory terms (estimators.Termer),
+// for the estimators whose entry lists the t bound.
+func (m *registryMethod) Terms(in Input, dst []float64) ([]float64, error) {
+	te, ok := m.est.(estimators.Termer)
+	if !ok {
+		return dst[:0], fmt.Errorf("%s has no per-trajectory terms", m.caps.Name)
+	}
+	return te.Terms(in.Batch, dst)
+}
+
+// ScaledReturns returns the estimator's scaled returns
+// (estimators.ScaledReturner), for the estimators whose entry lists the
+// hcope bound.
+func (m *registryMethod) ScaledReturns(in Input, lo, hi float64, dst []float64) ([]float64, error) {
+	se, ok := m.est.(estimators.ScaledReturner)
+	if !ok {
+		return dst[:0], fmt.Errorf("%s has no scaled returns", m.caps.Name)
+	}
+	return se.ScaledReturns(in.Batch, lo, hi, dst)
 }

@@ -20,6 +20,19 @@ type Model interface {
 	// Bytes bounds what Apply allocates for a data set of steps steps,
 	// the columns included.
 	Bytes(steps float64) float64
+	// Fresh returns a Model of the same kind with its own memory, for
+	// another goroutine (a bootstrap worker refits it on its replicates).
+	Fresh() Model
+}
+
+// ModelOf returns the Model of registry kind k (package models) over sp:
+// Columns for a kind the data carries (the exact model a domain records,
+// logged data's q_hat and v_hat), Fitted for a learned one.
+func ModelOf(k models.Kind, sp models.Space) Model {
+	if !k.Learned() {
+		return Columns{}
+	}
+	return &Fitted{Kind: k, Space: sp}
 }
 
 // Columns is the Model of data that carries its columns already: the
@@ -41,90 +54,53 @@ func (Columns) Apply(b *trajectory.Batch, _ float64) error {
 // Bytes is 0: the columns are part of the batch.
 func (Columns) Bytes(float64) float64 { return 0 }
 
-// Fitted is the `fitted` Model of SPEC 1d: a tabular maximum-likelihood
-// model over Space fitted on each data set (models.Fitter), from its
-// observation and action ids. It keeps its workspace and columns between
-// calls.
+// Fresh returns Columns: it keeps nothing.
+func (Columns) Fresh() Model { return Columns{} }
+
+// Fitted is the Model of a learned kind (models.Kind.Learned): the kind's
+// learner fitted on each data set, from its observation and action ids
+// over Space, its columns written into the same data set. It keeps the
+// learner's workspace and the columns between calls.
 type Fitted struct {
-	Space models.Space
-	fit   models.Fitter
-	cols  modelColumns
+	Kind    models.Kind
+	Space   models.Space
+	learner models.Learner
+	q, v    []float64 // the columns, kept between calls
 }
 
 // Apply fits the model on b and writes its columns into b.
 func (f *Fitted) Apply(b *trajectory.Batch, gamma float64) error {
-	return f.cols.fill(b, "the model", func() error { return f.fit.Fit(b, f.Space, gamma) })
-}
-
-// modelColumns keeps a fitted Model's columns between calls: fill hands
-// their memory to b, runs fit (which appends b.QHat and b.VHat), and keeps
-// what fit grew. what names the model in errors.
-type modelColumns struct{ q, v []float64 }
-
-func (c *modelColumns) fill(b *trajectory.Batch, what string, fit func() error) error {
-	b.QHat, b.VHat = c.q[:0], c.v[:0]
-	if err := fit(); err != nil {
-		return fmt.Errorf("fitting %s: %w", what, err)
+	if f.learner == nil {
+		if !f.Kind.Learned() {
+			return fmt.Errorf("model %q: a kind without a learner cannot be fitted", f.Kind.Name)
+		}
+		f.learner = f.Kind.New()
 	}
-	c.q, c.v = b.QHat, b.VHat
+	b.QHat, b.VHat = f.q[:0], f.v[:0]
+	if err := f.learner.FitTo(b, b, f.Space, gamma); err != nil {
+		return fmt.Errorf("fitting the model %s: %w", f.Kind.Name, err)
+	}
+	f.q, f.v = b.QHat, b.VHat
 	return nil
 }
 
-// Bytes is the columns (doubled for append's slack) and the fit's
-// workspace (models.FitBytes).
+// Bytes is the kind's bound (models.Kind.Bytes) at Space's sizes.
 func (f *Fitted) Bytes(steps float64) float64 {
 	sp := f.Space
-	return 16*steps + models.FitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
+	return f.Kind.Bytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
 }
 
-// Fitted models of logged data: the Models fitted from the data's
-// observation and action ids over a Space, which `runexp estimate -model`
-// chooses by name and its bootstrap refits on every replicate.
-const (
-	// ModelFitted names Fitted (SPEC 1d, 1f), the default.
-	ModelFitted = "fitted"
-	// ModelFittedT names TimeFitted, the time-indexed model.
-	ModelFittedT = "fitted-t"
-)
+// Fresh returns a cold Fitted of the same kind over the same space.
+func (f *Fitted) Fresh() Model { return &Fitted{Kind: f.Kind, Space: f.Space} }
 
-// spaced is a Model fitted from the data over a Space (Fitted,
-// TimeFitted); fresh returns a new one of the same kind over the same
-// space, for a bootstrap worker's refits.
-type spaced interface {
-	Model
-	fresh() spaced
-}
-
-func (f *Fitted) fresh() spaced     { return &Fitted{Space: f.Space} }
-func (f *TimeFitted) fresh() spaced { return &TimeFitted{Space: f.Space} }
-
-// fittedOf returns the Model named name (ModelFitted, ModelFittedT) over
-// sp.
-func fittedOf(name string, sp models.Space) spaced {
-	if name == ModelFittedT {
-		return &TimeFitted{Space: sp}
+// LearnedModels lists the registry's learned kinds (models.Kind.Learned):
+// those a model can be fitted with from observation and action ids.
+func LearnedModels() []string {
+	var out []string
+	for _, k := range models.Kinds() {
+		if k.Learned() {
+			out = append(out, k.Name)
+		}
 	}
-	return &Fitted{Space: sp}
-}
-
-// TimeFitted is the `fitted-t` Model: Fitted's tabular maximum-likelihood
-// model indexed by the step t (models.TimeFitter), right on domains
-// Markov in (t, observation). It keeps its workspace and columns between
-// calls.
-type TimeFitted struct {
-	Space models.Space
-	fit   models.TimeFitter
-	cols  modelColumns
-}
-
-// Apply fits the time-indexed model on b and writes its columns into b.
-func (f *TimeFitted) Apply(b *trajectory.Batch, gamma float64) error {
-	return f.cols.fill(b, "the time-indexed model", func() error { return f.fit.Fit(b, f.Space, gamma) })
-}
-
-// Bytes is the columns (doubled for append's slack) and the fit's
-// workspace (models.TimeFitBytes).
-func (f *TimeFitted) Bytes(steps float64) float64 {
-	sp := f.Space
-	return 16*steps + models.TimeFitBytes(steps, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon))
+	return out
 }

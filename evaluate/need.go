@@ -16,17 +16,43 @@ type Need struct {
 	Parts []Part
 }
 
-// Part is one term of a Need.
+// Part is one term of a Need: what it is, its bytes, and the setting
+// of the request that sets its size (By), for a caller's message to name
+// in its own terms (a flag, a config key).
 type Part struct {
 	What  string
 	Bytes float64
+	By    Setting
 }
 
-func (n *Need) add(what string, bytes float64) {
+// Setting is a setting of a request that sets the size of a Part.
+type Setting int
+
+// The settings that size a Need.
+const (
+	// ByData: the data's own size (n, H).
+	ByData Setting = iota
+	// ByMethods: the methods asked for (their workspaces).
+	ByMethods
+	// ByModel: the model fitted on the data.
+	ByModel
+	// ByBounds: the lower bounds asked for.
+	ByBounds
+	// ByGamma: a discount other than 1 (the data under gamma).
+	ByGamma
+	// ByReplicates: the bootstrap's replicates (Intervals.Replicates).
+	ByReplicates
+	// ByWorkers: the bootstrap's workers (Intervals.Workers).
+	ByWorkers
+	// ByJackknife: BCa's jackknife (Intervals.BCa).
+	ByJackknife
+)
+
+func (n *Need) add(what string, by Setting, bytes float64) {
 	if bytes <= 0 {
 		return
 	}
-	n.Parts = append(n.Parts, Part{what, bytes})
+	n.Parts = append(n.Parts, Part{what, bytes, by})
 	n.Bytes += bytes
 }
 
@@ -50,10 +76,9 @@ func (e *Evaluator) Need(n, steps, h float64) Need { return NeedOf(e.req, e.caps
 // batch: the views of the data under gamma (SPEC 1c: the rewards, and
 // the model columns when a method needs them, 8 bytes a step each, for the
 // whole batch and a data set), every method's workspace (its Caps'
-// Memory), the Model's (its Bytes), and for the lower bounds two
-// per-trajectory vectors per (method, bound) pair (the terms and a sorted
-// copy) and a second instance, with its workspace, of every method with a
-// bound (estimators.LowerBound keeps its own).
+// Memory), the Model's (its Bytes), and for the lower bounds the
+// evaluator's one workspace of two per-trajectory vectors (the values and
+// a sorted copy), which every (method, bound) pair reuses.
 func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
 	var need Need
 	modeled := slices.ContainsFunc(caps, func(c Caps) bool { return c.Needs&estimators.Model != 0 })
@@ -62,9 +87,9 @@ func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
 		if modeled {
 			per = 24
 		}
-		need.add("the data under gamma (rewards and model columns, twice)", 2*per*steps)
+		need.add("the data under gamma (rewards and model columns, twice)", ByGamma, 2*per*steps)
 	}
-	var work, bounded float64
+	var work float64
 	var names []string
 	pairs := 0
 	for _, c := range caps {
@@ -73,23 +98,18 @@ func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
 		if m > 0 {
 			names = append(names, c.Name)
 		}
-		k := 0
 		for _, b := range req.Bounds {
 			if slices.Contains(c.Bounds, b) {
-				k++
+				pairs++
 			}
 		}
-		if k > 0 {
-			pairs += k
-			bounded += m
-		}
 	}
-	need.add(fmt.Sprintf("the workspaces of %s", strings.Join(names, ", ")), work)
+	need.add(fmt.Sprintf("the workspaces of %s", strings.Join(names, ", ")), ByMethods, work)
 	if modeled && req.Model != nil {
-		need.add("the model (its columns and fit)", req.Model.Bytes(steps))
+		need.add("the model (its columns and fit)", ByModel, req.Model.Bytes(steps))
 	}
 	if pairs > 0 {
-		need.add(fmt.Sprintf("%d lower bounds' per-trajectory terms, with their estimators' workspaces", pairs), 16*n*float64(pairs)+bounded)
+		need.add(fmt.Sprintf("the per-trajectory values of %d lower bounds", pairs), ByBounds, 16*n)
 	}
 	return need
 }

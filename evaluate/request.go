@@ -2,11 +2,11 @@ package evaluate
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 )
 
 // Request is what to compute on a batch.
@@ -76,7 +76,7 @@ const (
 // each names its own fields.
 func CheckBounds(ests []Caps, bounds []string, n int) *BoundProblem {
 	for j, kind := range bounds {
-		info, ok := estimators.LookupBound(kind)
+		info, ok := confidence.Lookup(kind)
 		switch {
 		case !ok:
 			return &BoundProblem{Kind: UnknownBound, Index: j, Bound: kind}
@@ -104,27 +104,15 @@ func EstimatorsWith(kind string) []string {
 }
 
 // NeedingRange returns the bounds of kinds that need the range of the
-// returns (estimators.BoundNames() for all of the registry's).
+// returns (confidence.Names() for all of the registry's).
 func NeedingRange(kinds []string) []string {
 	var out []string
 	for _, k := range kinds {
-		if bi, _ := estimators.LookupBound(k); bi.NeedsRange {
+		if bi, _ := confidence.Lookup(k); bi.NeedsRange {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-// CheckRange checks a range of the returns [lo, hi] for the bounds that
-// need one: finite, lo < hi, with a width that fits a float64.
-func CheckRange(lo, hi float64) error {
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(lo < hi) {
-		return fmt.Errorf("[%v, %v], want finite g_lo < g_hi", lo, hi)
-	}
-	if math.IsInf(hi-lo, 0) {
-		return fmt.Errorf("[%v, %v]: g_hi - g_lo is beyond the float64 range", lo, hi)
-	}
-	return nil
 }
 
 // DataProblem says why method c cannot run on data that has have, read

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments/config"
 )
 
@@ -34,7 +34,7 @@ func BenchmarkFigure(b *testing.B) {
 			if set.name == "long" && os.Getenv("LONGHORIZON_BENCH_LONG") != "1" {
 				b.Skip("set LONGHORIZON_BENCH_LONG=1 (make bench-long) to time configs/long.yaml")
 			}
-			cache := &domains.TruthCache{Dir: b.TempDir()}
+			cache := &truthcache.Cache{Dir: b.TempDir()}
 			run := func() {
 				for _, name := range set.configs {
 					p, err := config.Load("../configs/" + name + ".yaml")

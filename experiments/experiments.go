@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/experiments/report"
@@ -39,7 +39,7 @@ type Options struct {
 	// Revision is the code's revision, recorded in meta.json.
 	Revision string
 	// TruthCache keeps expensive true values on disk (nil: none).
-	TruthCache *domains.TruthCache
+	TruthCache *truthcache.Cache
 	// Progress, TruthProgress and Log, when not nil, hear about units,
 	// long truth computations, and what the run decided or found wrong
 	// (a corrupt truth-cache entry, recomputed).

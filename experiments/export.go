@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
@@ -35,7 +36,7 @@ type ExportOptions struct {
 	// TruthCache, TruthProgress and Log are as in Options: where the true
 	// values are cached, who hears about long computations of them, and
 	// who hears about corrupt cache entries.
-	TruthCache    *domains.TruthCache
+	TruthCache    *truthcache.Cache
 	TruthProgress func(series string, frac float64)
 	Log           func(string)
 }
@@ -80,7 +81,9 @@ type ManifestSeries struct {
 
 // exportSeries is what Export knows of one series before writing.
 type exportSeries struct {
-	rs *config.Series
+	rs   *config.Series
+	d    domains.Domain  // built once, recording what the files hold
+	cols logdata.Columns // the files' columns
 }
 
 // CollectTrial draws the data set of unit (series s, trial k) of p exactly
@@ -99,34 +102,24 @@ func CollectTrial(p *config.Plan, s, k int, b *trajectory.Batch) error {
 	if err != nil {
 		return err
 	}
-	d, err := newExportDomain(es)
-	if err != nil {
-		return err
-	}
 	b.Reset()
-	d.Collect(b, p.NMax(), run.Stream(p, run.Unit{Series: s, Trial: k}))
+	es.d.Collect(b, p.NMax(), run.Stream(p, run.Unit{Series: s, Trial: k}))
 	return nil
 }
 
-// exportOf checks that series s of p can be exported and says which
-// columns its files have.
+// exportOf checks that series s of p can be exported and builds its
+// domain, recording what its files hold (run.FileDomain).
 func exportOf(p *config.Plan, s int) (exportSeries, error) {
 	rs := &p.Series[s]
 	if p.Data != "nested" {
 		return exportSeries{}, inputerr.Errorf("%s: data: %s: export of data sets drawn afresh at every n is not supported (data: nested draws one data set a trial)", p.File, p.Data)
 	}
-	return exportSeries{rs: rs}, nil
+	d, cols, err := run.FileDomain(p, rs)
+	if err != nil {
+		return exportSeries{}, err
+	}
+	return exportSeries{rs: rs, d: d, cols: cols}, nil
 }
-
-// newExportDomain builds the series' domain recording probabilities (and
-// the exact model when the series uses it), as run.CollectForFiles does.
-func newExportDomain(es exportSeries) (domains.Domain, error) {
-	return run.FileDomain(es.rs)
-}
-
-// columns returns the logdata columns of the series' files, whose domain
-// (built by newExportDomain) is d.
-func (es exportSeries) columns(d domains.Domain) logdata.Columns { return run.DomainColumns(es.rs, d) }
 
 // writeTrial writes batch b to w as logged data (run.WriteTrial).
 func writeTrial(w io.Writer, f logdata.Format, cols logdata.Columns, b *trajectory.Batch) error {
@@ -168,13 +161,9 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 	ext := formatName(opt.Format)
 	man := &Manifest{Name: p.Name, Seed: p.Seed, N: p.N, Trials: trials, Data: p.Data, Format: ext}
 	series := make([]exportSeries, len(p.Series))
-	doms := make([]domains.Domain, len(p.Series))
 	for s := range p.Series {
 		es, err := exportOf(p, s)
 		if err != nil {
-			return nil, err
-		}
-		if doms[s], err = newExportDomain(es); err != nil {
 			return nil, err
 		}
 		series[s] = es
@@ -185,15 +174,11 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 	}
 	for s, es := range series {
 		rs := es.rs
-		gamma := 1.0
-		if g, ok := rs.Params["gamma"]; ok {
-			gamma = g
-		}
-		lw := logdata.NewWriter(nil, opt.Format, es.columns(doms[s]))
-		ms := ManifestSeries{Name: rs.Name, Domain: rs.Domain, Params: rs.Params, Gamma: gamma,
+		lw := logdata.NewWriter(nil, opt.Format, es.cols)
+		ms := ManifestSeries{Name: rs.Name, Domain: rs.Domain, Params: rs.Params, Gamma: rs.Gamma(),
 			Truth: truths[s], Columns: lw.Header()}
-		if md, ok := doms[s].(domains.ModelDomain); ok && es.columns(doms[s]).IDs {
-			ms.Horizon = md.Space().Horizon
+		if es.cols.IDs {
+			ms.Horizon = rs.Supply().Horizon
 		}
 		for k := range trials {
 			ms.Files = append(ms.Files, rs.Name+"/"+trialName(k, ext))
@@ -240,8 +225,8 @@ func Export(p *config.Plan, dir string, opt ExportOptions) (*Manifest, error) {
 		}
 		for k := range trials {
 			b.Reset()
-			doms[s].Collect(&b, p.NMax(), run.Stream(p, run.Unit{Series: s, Trial: k}))
-			if err := writeFile(filepath.Join(sdir, trialName(k, ext)), opt.Format, es.columns(doms[s]), &b); err != nil {
+			es.d.Collect(&b, p.NMax(), run.Stream(p, run.Unit{Series: s, Trial: k}))
+			if err := writeFile(filepath.Join(sdir, trialName(k, ext)), opt.Format, es.cols, &b); err != nil {
 				return nil, fmt.Errorf("export: series %s, trial %d: %w", es.rs.Name, k, err)
 			}
 		}

@@ -367,10 +367,7 @@ func TestExportCollectAllocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := newExportDomain(es)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d := es.d
 			src := rand.NewPCG(1, 2)
 			rng := rand.New(src)
 			var b trajectory.Batch

@@ -11,6 +11,23 @@ import (
 // Fit (the two columns of the batch included).
 const timeFitAllocs = 15
 
+func init() {
+	Register(Kind{
+		Name: "fitted-t",
+		Doc: "the fitted model indexed by the 1-based step t: R_t(o, a) and P_t(o'|o, a) from the visits at step t alone, " +
+			"q_t = R_t + gamma P_t v_{t+1}, v_t(o) = sum_a pi_e(a|o) q_t(o, a), v_{H+1} = 0, by backward induction; " +
+			"q_t = 0 at a pair never visited at step t. Right on domains Markov in (t, observation), such as drift; " +
+			"with dm it is the tabular TMIS of Yin & Wang 2020",
+		Source: "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
+		Needs:  IDs,
+		Bytes: func(steps, obs, actions, horizon float64) float64 {
+			return 16*steps + TimeFitBytes(steps, obs, actions, horizon)
+		},
+		BytesDoc: "16 steps (the columns kept between fits) + TimeFitBytes (4 Obs + 24 m + 36 m Actions + 20 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps))",
+		New:      func() Learner { return new(TimeFitter) },
+	})
+}
+
 // TimeFitter fits the `fitted-t` model: a tabular maximum-likelihood model
 // over (observation, action) indexed by the 1-based step t, evaluated by
 // backward induction over t. It is right on domains that are Markov in
@@ -70,6 +87,8 @@ type TimeFitter struct {
 
 	start []int32 // first step of the non-empty trajectories, longest first
 	byLen []int32 // byLen[t]: number of trajectories of length >= t
+
+	toStart, toByLen []int32 // the same of FitTo's other batch
 }
 
 // TimeFitBytes returns the bound of TimeFitter's doc comment: the bytes
@@ -94,17 +113,44 @@ func TimeFitBytes(steps, obs, actions, horizon float64) float64 {
 // Cost: O(steps + sp.Horizon) and O(m sp.Actions) to clear the
 // workspace, plus sp.Actions per distinct (t, o) visited for v_t.
 func (f *TimeFitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
+	return f.FitTo(b, b, sp, gamma)
+}
+
+// FitTo fits the time-indexed model on b, as Fit does, and writes its
+// q_hat and v_hat at every step of to (which may be b) into to.QHat and
+// to.VHat: at 1-based step t with ids (o, a), q_t(o, a) and v_t(o) of the
+// model fitted on b, 0 where b has no visit of (o, a), or of o, at step t
+// (as Fit's q_t of an unvisited pair). to must satisfy what Fit asks of
+// b. A to other than b adds 4 (n_to + Horizon + 2) bytes to TimeFitBytes
+// (its trajectories by length).
+func (f *TimeFitter) FitTo(b, to *trajectory.Batch, sp Space, gamma float64) error {
 	if err := check(b, sp, gamma); err != nil {
 		return err
 	}
-	steps := len(b.Reward)
-	if steps == 0 {
-		b.QHat, b.VHat = b.QHat[:0], b.VHat[:0]
-		return nil
+	if to != b {
+		if err := check(to, sp, gamma); err != nil {
+			return err
+		}
 	}
 	var err error
 	if f.start, f.byLen, err = order(b, sp, f.start, f.byLen); err != nil {
 		return err
+	}
+	toStart, toByLen := f.start, f.byLen
+	if to != b {
+		if f.toStart, f.toByLen, err = order(to, sp, f.toStart, f.toByLen); err != nil {
+			return err
+		}
+		toStart, toByLen = f.toStart, f.toByLen
+	}
+	steps := len(b.Reward)
+	if steps == 0 {
+		f.obs = f.obs[:0] // nothing visited: every q_hat and v_hat is 0
+		to.QHat = grow(to.QHat, len(to.Reward))
+		to.VHat = grow(to.VHat, len(to.Reward))
+		clear(to.QHat)
+		clear(to.VHat)
+		return nil
 	}
 	// Compact observation indices, in order of first occurrence; finite
 	// rewards.
@@ -126,14 +172,16 @@ func (f *TimeFitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	if f.pie, err = policyOf(sp, f.obs, f.pie); err != nil {
 		return err
 	}
-	f.evaluate(b, sp, gamma)
+	f.evaluate(b, to, sp, gamma, toStart, toByLen)
 	return nil
 }
 
 // evaluate runs the backward pass t = H..1: it sums the visits of step t
-// per pair, then writes q_hat and v_hat of step t as q_t and v_t.
-func (f *TimeFitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
-	steps, m, na, h := len(b.Reward), len(f.obs), sp.Actions, sp.Horizon
+// per pair, then writes q_hat and v_hat of to's steps t as q_t and v_t
+// (toStart and toByLen order to's trajectories as start and byLen do
+// b's).
+func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, toStart, toByLen []int32) {
+	m, na, h := len(f.obs), sp.Actions, sp.Horizon
 	np := m * na
 	f.seen = grow(f.seen, m)
 	clear(f.seen) // no step is 0
@@ -145,11 +193,11 @@ func (f *TimeFitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
 	f.nk = grow(f.nk, np)
 	f.rsum = grow(f.rsum, np)
 	f.vsum = grow(f.vsum, np)
-	b.QHat = grow(b.QHat, steps)
-	b.VHat = grow(b.VHat, steps)
+	to.QHat = grow(to.QHat, len(to.Reward))
+	to.VHat = grow(to.VHat, len(to.Reward))
 	idx, seen, v, vn, pie := f.idx, f.seen, f.v, f.vn, f.pie
 	at, nv, nk, rsum, vsum := f.at, f.nv, f.nk, f.rsum, f.vsum
-	qHat, vHat, obs, act, reward := b.QHat, b.VHat, b.Obs, b.Action, b.Reward
+	obs, act, reward := b.Obs, b.Action, b.Reward
 	start, byLen := f.start, f.byLen
 	for t := h; t >= 1; t-- {
 		t32 := int32(t)
@@ -194,8 +242,23 @@ func (f *TimeFitter) evaluate(b *trajectory.Batch, sp Space, gamma float64) {
 				}
 				v[c] = x
 			}
-			qHat[s] = q(c*na + int(act[s]))
-			vHat[s] = v[c]
+			if to == b {
+				to.QHat[s] = q(c*na + int(act[s]))
+				to.VHat[s] = v[c]
+			}
+		}
+		if to != b {
+			for _, lo := range toStart[:toByLen[t]] {
+				s := int(lo) + t - 1
+				o := to.Obs[s]
+				c := idx[o]
+				if c < 0 || int(c) >= m || f.obs[c] != o || seen[c] != t32 {
+					to.QHat[s], to.VHat[s] = 0, 0 // no visit of o at step t
+					continue
+				}
+				to.QHat[s] = q(int(c)*na + int(to.Action[s]))
+				to.VHat[s] = v[c]
+			}
 		}
 		v, vn = vn, v
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/logdata"
 )
@@ -88,8 +89,8 @@ func boundsDoc() string {
 (discounted with -gamma) for each estimator whose registry entry has the
 bound (the others show "-"; if no estimator computed has it, exit 2):
 `)
-	for _, k := range estimators.BoundNames() {
-		bi, _ := estimators.LookupBound(k)
+	for _, k := range confidence.Names() {
+		bi, _ := confidence.Lookup(k)
 		entry := fmt.Sprintf("  %s: %s For: %s; at least %d episodes", k, strings.TrimSpace(bi.Doc), strings.Join(evaluate.EstimatorsWith(k), ", "), bi.MinN)
 		if bi.NeedsRange {
 			entry += "; needs -return-range"
@@ -179,7 +180,7 @@ func columnsText() string {
 // NeedsRangeText lists the bounds that need -return-range, from the
 // registry, as ": hcope" ("" when none does).
 func NeedsRangeText() string {
-	ks := evaluate.NeedingRange(estimators.BoundNames())
+	ks := evaluate.NeedingRange(confidence.Names())
 	if len(ks) == 0 {
 		return ""
 	}

@@ -24,6 +24,7 @@ func Topics() []Topic { return slices.Clone(topics) }
 // topics is what Topics returns.
 var topics = []Topic{
 	{"estimators", "Estimators", WriteEstimators},
+	{"models", "Models (series[].model, runexp estimate -model)", WriteModels},
 	{"domains", "Domains", WriteDomains},
 	{"config", "Config files", WriteConfig},
 	{"panels", "Panel quantities (plot.panels[].y)", WritePanels},

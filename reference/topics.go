@@ -13,6 +13,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/quantity"
 	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // WriteEstimators writes the reference's section.
@@ -28,7 +29,15 @@ ends early is padded with reward 0, ratio 1 and q_hat = v_hat = 0; 0/0 :=
 representable as a float64 is an error, never Inf or NaN. The class says
 what closed forms of a domain apply to it (none to the model-based ones);
 "needs" names data without which the estimator cannot run; the workspace
-bound is what `+"`runexp estimate`"+` checks before running.
+bound is what `+"`runexp estimate`"+` checks before running. Every estimator
+here gets bootstrap intervals (`+"`runexp estimate -bootstrap`"+`: each replicate
+resamples whole episodes and reruns it, a learned model refitted first);
+those listing lower bounds get them at every n (`+"`series[].bounds`"+`,
+`+"`runexp estimate -bounds`"+`). The cross-fitted ones (drl, adaptive's version 3)
+are rerun on each replicate with its own two folds, so a resampled episode
+can fall in both folds, which their own cross-fitting rules out: read their
+intervals as approximate. An external estimator (docs/external.md)
+gets bootstrap intervals in `+"`runexp estimate`"+` and no lower bound.
 
 `)
 	for _, i := range estimators.All() {
@@ -43,10 +52,33 @@ bound is what `+"`runexp estimate`"+` checks before running.
 		if i.Default {
 			fmt.Fprintf(w, "- computed by `runexp estimate` when no estimators are named\n")
 		}
+		if len(i.Bounds) > 0 {
+			fmt.Fprintf(w, "- lower bounds (SPEC 1e): %s\n", strings.Join(i.Bounds, ", "))
+		}
 		for _, d := range i.Diagnostics {
 			fmt.Fprintf(w, "- diagnostic `%s` (per %s, written to %s.csv): %s\n", d.Name, d.Index, d.Name, d.Doc)
 		}
 		fmt.Fprintf(w, "- workspace: %s\n\n", i.MemoryDoc())
+	}
+}
+
+// WriteModels writes the reference's section: every model kind of
+// package models' registry.
+func WriteModels(w io.Writer) {
+	fmt.Fprint(w, `The model whose columns q_hat and v_hat the estimators that need a model
+read (SPEC 1d): in a config, `+"`series[].model`"+` (default `+"`"+models.Default+"`"+` when an
+estimator of the series needs one); on logged data with obs and action
+columns, `+"`runexp estimate -model`"+` (a learned kind; data with q_hat and v_hat
+columns uses them). A learned model is fitted on the same data set as each
+estimate, and refitted on every bootstrap replicate.
+
+`)
+	for _, k := range models.Kinds() {
+		fmt.Fprintf(w, "### `%s`\n\n%s.\n\n- source: %s\n- made from: %s\n", k.Name, k.Doc, k.Source, k.Needs)
+		if k.Learned() {
+			fmt.Fprintf(w, "- memory of a fit: %s bytes\n", k.BytesDoc)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

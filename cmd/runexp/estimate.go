@@ -12,10 +12,12 @@ import (
 	"github.com/ope-lab/longhorizon/reference"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -49,7 +51,7 @@ func dataOf(c logdata.Columns) estimators.Data {
 }
 
 func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) error {
-	var lf evaluate.LoggedFlags
+	var lf loggedFlags
 	fs.StringVar(&lf.Estimators, "estimators", "", "comma-separated estimators (default: the registry's defaults the data supports)")
 	fs.IntVar(&lf.Replicates, "bootstrap", 2000, "bootstrap replicates B; 0 turns the intervals off")
 	fs.Float64Var(&lf.Confidence, "confidence", 0.95, "confidence level of the intervals, in (0, 1)")
@@ -62,12 +64,12 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 	fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	maxSteps := fs.Int("max-steps", logdata.DefaultMaxSteps, "most steps (records) DATA may hold; more is refused (exit 2), so endless input cannot exhaust memory")
 	fs.Float64Var(&lf.Gamma, "gamma", 1, "discount factor in (0, 1]: the reward, q_hat and v_hat of 1-based step t count gamma^(t-1) (SPEC 1c)")
-	fs.StringVar(&lf.Bounds, "bounds", "", "comma-separated one-sided lower bounds (SPEC 1e): "+strings.Join(estimators.BoundNames(), ", ")+" (default none)")
-	fs.StringVar(&lf.Model, "model", evaluate.ModelFitted, "the model fitted from the obs and action columns: "+evaluate.ModelFitted+" (time-homogeneous, SPEC 1f) or "+evaluate.ModelFittedT+" (indexed by the step t: right when the dynamics or rewards change with t)")
+	fs.StringVar(&lf.Bounds, "bounds", "", "comma-separated one-sided lower bounds (SPEC 1e): "+strings.Join(confidence.Names(), ", ")+" (default none)")
+	fs.StringVar(&lf.Model, "model", models.Default, "the kind of the model fitted from the obs and action columns (SPEC 1f): "+strings.Join(evaluate.LearnedModels(), ", ")+" (runexp help models)")
 	fs.IntVar(&lf.Horizon, "horizon", 0, "H > 0 of the model fitted from the obs and action columns (SPEC 1f; default: the longest episode); a longer episode is bad input")
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())
-	fs.StringVar(&lf.Interval, "interval", evaluate.IntervalPercentile, "bootstrap interval: "+evaluate.IntervalPercentile+" or "+evaluate.IntervalBCa+" (bias-corrected and accelerated)")
+	fs.StringVar(&lf.Interval, "interval", intervalPercentile, "bootstrap interval: "+intervalPercentile+" or "+intervalBCa+" (bias-corrected and accelerated)")
 	return func(fs *flag.FlagSet, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
@@ -78,7 +80,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
 		}
 		lf.MaxMemory, lf.Explicit = maxMemory.Bytes(), explicit(fs)
-		l, names, notes, err := lf.Logged()
+		job, names, notes, err := lf.job()
 		if err != nil {
 			return usageErr("%v", err)
 		}
@@ -97,17 +99,17 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Writer, io.Writer) e
 			note("ignoring columns " + strings.Join(info.Extra, ", ") + " (-allow-extra)")
 		}
 		if ids := info.IDs; ids != nil {
-			l.IDs = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
+			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
 		}
-		l.SetData(dataOf(info.Columns), where, names)
-		more, err := l.Check(&b)
+		job.setData(dataOf(info.Columns), where, names)
+		more, err := job.check(&b)
 		for _, n := range append(notes, more...) {
 			note(n)
 		}
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		rep, err := l.Run(&b)
+		rep, err := job.run(&b)
 		if err != nil {
 			return dataError(err, usageErr)
 		}

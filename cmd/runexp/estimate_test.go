@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/envs/noisytaxi"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/models"
@@ -1008,8 +1009,8 @@ func TestEstimateBoundsBadInput(t *testing.T) {
 	hand := writeTemp(t, dir, "hand.csv", handBounds)
 	two := writeTemp(t, dir, "two.csv", "episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.5\nb,0,2,0.5,0.5\n")
 	one := writeTemp(t, dir, "one.csv", "episode,step,reward,pi_b,pi_e\na,0,1,0.5,0.5\n")
-	tInfo, _ := estimators.LookupBound(estimators.BoundT)
-	hInfo, _ := estimators.LookupBound(estimators.BoundHCOPE)
+	tInfo, _ := confidence.Lookup(confidence.T)
+	hInfo, _ := confidence.Lookup(confidence.HCOPE)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -1223,8 +1224,8 @@ func TestEstimateBoundsHelp(t *testing.T) {
 			t.Errorf("estimate -h does not mention %q", w)
 		}
 	}
-	for _, k := range estimators.BoundNames() {
-		bi, _ := estimators.LookupBound(k)
+	for _, k := range confidence.Names() {
+		bi, _ := confidence.Lookup(k)
 		if doc := strings.Join(strings.Fields(bi.Doc), " "); !strings.Contains(flat, k+": "+doc) {
 			t.Errorf("estimate -h lacks %s's Doc %q", k, doc)
 		}

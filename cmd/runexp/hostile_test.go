@@ -1714,7 +1714,7 @@ func metaTruth(dir string) (float64, error) {
 }
 
 // TestHostileTruthCache: cache entries edited by hand. Contract (the
-// issue; domains.TruthCache "saves time, it never decides a result"): the
+// issue; truthcache.Cache "saves time, it never decides a result"): the
 // run succeeds, warns on stderr about an entry that disagrees with the
 // recomputed value, and records the recomputed value.
 func TestHostileTruthCache(t *testing.T) {

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
@@ -242,7 +242,7 @@ const quietTruthAfter = 5 * time.Second
 // on stderr (a bar on a terminal, lines otherwise, none when quiet), the
 // user's truth cache and the revision.
 func harnessOptions(stderr io.Writer, name string, quiet bool) experiments.Options {
-	opt := experiments.Options{Revision: revision, TruthCache: domains.DefaultTruthCache(),
+	opt := experiments.Options{Revision: revision, TruthCache: truthcache.Default(),
 		Log: func(msg string) { fmt.Fprintln(stderr, "runexp: "+msg) }}
 	start := time.Now()
 	opt.TruthProgress = func(series string, frac float64) {

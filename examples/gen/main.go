@@ -55,7 +55,7 @@ func run(n int, seed uint64, out string) error {
 	if err != nil {
 		return err
 	}
-	truth, err := spec.TrueValue(p, domains.TruthOptions{})
+	truth, err := spec.Truth(p, nil)
 	if err != nil {
 		return err
 	}

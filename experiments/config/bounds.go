@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
 )
 
@@ -80,7 +81,7 @@ func (s *Series) checkBounds(n0 int) *boundError {
 	if p := evaluate.CheckBounds(caps, s.Bounds, n0); p != nil {
 		switch p.Kind {
 		case evaluate.UnknownBound:
-			return fail("bounds", p.Index, "unknown bound %q (known: %s)", p.Bound, strings.Join(estimators.BoundNames(), ", "))
+			return fail("bounds", p.Index, "unknown bound %q (known: %s)", p.Bound, strings.Join(confidence.Names(), ", "))
 		case evaluate.RepeatedBound:
 			return fail("bounds", p.Index, "%q is listed twice", p.Bound)
 		case evaluate.Unsupported:
@@ -94,7 +95,7 @@ func (s *Series) checkBounds(n0 int) *boundError {
 	switch {
 	case len(needs) == 0 && s.ReturnRange != nil:
 		return fail("return_range", -1, "%v, but no bound of the series needs the range of the returns (bounds that do: %s)",
-			s.ReturnRange, strings.Join(evaluate.NeedingRange(estimators.BoundNames()), ", "))
+			s.ReturnRange, strings.Join(evaluate.NeedingRange(confidence.Names()), ", "))
 	case len(needs) == 0:
 		return nil
 	case s.ReturnRange == nil:

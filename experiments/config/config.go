@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // file is an experiment configuration as written in YAML. Every key is
@@ -188,9 +188,9 @@ type Series struct {
 	// also in Estimators, in config order): programs that estimate over
 	// JSON Lines (docs/external.md). None for most series.
 	External []External `json:"external,omitempty"`
-	// Model is where the model columns of SPEC 1d come from when an
-	// estimator of the series needs them: ModelFitted, ModelFittedT or
-	// ModelExact; "" when none does.
+	// Model is the kind (package models' registry) of the model whose
+	// columns (SPEC 1d) the series' estimators read when one needs them;
+	// "" when none does.
 	Model string `json:"model,omitempty"`
 	// Bounds are the lower bounds of SPEC 1e computed at every n for
 	// each estimator of the series that supports them (Supports); none
@@ -199,24 +199,34 @@ type Series struct {
 	// ReturnRange is [g_lo, g_hi], a range holding every return, given
 	// exactly when a bound of the series needs it (BoundInfo.NeedsRange).
 	ReturnRange []float64 `json:"return_range,omitempty"`
+
+	// supply is what the series' domain can record, read when the config
+	// was validated (the domain built there); Supply returns it.
+	supply domains.Supply
 }
 
-// The models a series can give its model-based estimators (SPEC 1d).
-const (
-	// ModelFitted: a tabular maximum-likelihood model fitted on the same
-	// data set as each estimate (package models).
-	ModelFitted = "fitted"
-	// ModelFittedT: the same model indexed by the 1-based step t (R_t,
-	// P_t from the visits at step t; package models' TimeFitter), right
-	// on domains Markov in (t, observation) such as drift.
-	ModelFittedT = "fitted-t"
-	// ModelExact: the true q of pi_e from the domain's exact dynamic
-	// program, a reference line.
-	ModelExact = "exact"
-)
+// Supply returns what the series' domain can record beside rewards and
+// ratios (domains.SupplyOf), as read when the plan was validated from
+// its YAML (the zero Supply for a plan decoded from JSON).
+func (s *Series) Supply() domains.Supply { return s.supply }
 
-// Models lists the models a series can choose (series[].model).
-var Models = []string{ModelFitted, ModelFittedT, ModelExact}
+// Gamma returns the series' discount factor (SPEC 1c): its domain's
+// parameter gamma where the domain has one, else 1.
+func (s *Series) Gamma() float64 {
+	if g, ok := s.Params["gamma"]; ok {
+		return g
+	}
+	return 1
+}
+
+// ModelKind returns the registry entry of the series' model (package
+// models), and false when no estimator of the series needs one.
+func (s *Series) ModelKind() (models.Kind, bool) {
+	if s.Model == "" {
+		return models.Kind{}, false
+	}
+	return models.Lookup(s.Model)
+}
 
 // NeedsModel reports whether some estimator of the series needs the model
 // columns (estimators.Info.Needs).
@@ -239,8 +249,8 @@ func (s *Series) checkModel() error {
 		}
 		return nil
 	}
-	if !slices.Contains(Models, s.Model) {
-		return fmt.Errorf("model %q, want %s, %s or %s", s.Model, ModelFitted, ModelFittedT, ModelExact)
+	if _, err := models.Get(s.Model); err != nil {
+		return err
 	}
 	spec := s.Spec()
 	names := s.modelEstimators()

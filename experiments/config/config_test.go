@@ -219,11 +219,11 @@ func TestConfigModels(t *testing.T) {
 		return "name: t\ntrials: 4\nn: [2, 10]\nseries:\n" + series
 	}
 	good := []struct{ series, model string }{
-		{"  - name: s\n    domain: subepisode\n    estimators: [pdis, dr]\n", ModelFitted},
-		{"  - name: s\n    domain: chainmdp\n    estimators: [dm, magic]\n    model: exact\n", ModelExact},
-		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [wdr]\n", ModelFitted},
-		{"  - name: s\n    domain: drift\n    estimators: [dm, wdr]\n    model: fitted-t\n", ModelFittedT},
-		{"  - name: s\n    domain: chainmdp\n    estimators: [dr]\n    model: fitted-t\n", ModelFittedT},
+		{"  - name: s\n    domain: subepisode\n    estimators: [pdis, dr]\n", "fitted"},
+		{"  - name: s\n    domain: chainmdp\n    estimators: [dm, magic]\n    model: exact\n", "exact"},
+		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 1, mc_episodes: 0}\n    estimators: [wdr]\n", "fitted"},
+		{"  - name: s\n    domain: drift\n    estimators: [dm, wdr]\n    model: fitted-t\n", "fitted-t"},
+		{"  - name: s\n    domain: chainmdp\n    estimators: [dr]\n    model: fitted-t\n", "fitted-t"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n", ""},
 		{"  - name: s\n    domain: subepisode\n    params: {differ_s1_only: true}\n    estimators: [incris, incris-oracle]\n", ""},
 	}
@@ -244,9 +244,9 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    model: exact\n",
 			"t.yaml:8: series[0].model: s: model \"exact\", but no estimator of the series needs a model"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [dr]\n    model: learned\n",
-			"t.yaml:8: series[0].model: s: model \"learned\", want fitted, fitted-t or exact"},
+			"t.yaml:8: series[0].model: s: unknown model \"learned\" (known: exact, fitted, fitted-t)"},
 		{"  - name: s\n    domain: drift\n    estimators: [dm]\n    model: fitted_t\n",
-			"t.yaml:8: series[0].model: s: model \"fitted_t\", want fitted, fitted-t or exact"},
+			"t.yaml:8: series[0].model: s: unknown model \"fitted_t\" (known: exact, fitted, fitted-t)"},
 		// fitted-t has fitted's domain checks: options data cannot supply it
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n    model: fitted-t\n",
 			"t.yaml:9: series[0].model: s: magic needs a model: option_length = 3: the model-based estimators need primitive data (SPEC 1d)"},

@@ -21,6 +21,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/models"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -261,8 +262,11 @@ func (v *validator) series(c *file, r *Plan) {
 			}
 			rs := Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
 				Sweep: pt.sweep, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
+			if d != nil {
+				rs.supply = domains.SupplyOf(spec, pt.params, d)
+			}
 			if rs.Model == "" && rs.NeedsModel() {
-				rs.Model = ModelFitted
+				rs.Model = models.Default
 			}
 			if err := rs.checkModel(); err != nil {
 				key, path := field+".model", at("model")

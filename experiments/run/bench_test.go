@@ -17,7 +17,7 @@ func BenchmarkTrial(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := newWorker(p)
+			w := newWorker(p, setupsOf(p))
 			units := Units(p)
 			if _, err := w.run(units[0]); err != nil { // warm the batch and workspaces
 				b.Fatal(err)

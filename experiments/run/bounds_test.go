@@ -10,6 +10,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -137,12 +138,12 @@ func checkUnitBounds(t *testing.T, p *config.Plan, res unit.Result) {
 					}
 					continue
 				}
-				want, err := estimators.LowerBound(est, kind, data, p.Delta, lo, hi)
+				want, err := directBound(est, kind, data, p.Delta, lo, hi)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(got) != len(p.N) || math.Float64bits(got[j]) != math.Float64bits(want) {
-					t.Errorf("%s/%s %s bound, trial %d, n = %d: %v, want %v (LowerBound on the estimate's data)", rs.Name, est, kind, res.Trial, n, got, want)
+					t.Errorf("%s/%s %s bound, trial %d, n = %d: %v, want %v (the bound on the estimate's data)", rs.Name, est, kind, res.Trial, n, got, want)
 				}
 			}
 		}
@@ -269,14 +270,15 @@ func TestBoundsNeedMemory(t *testing.T) {
 	if got := boundBytes(&p.Series[2], 2); got != 0 {
 		t.Errorf("a series without bounds: %v bytes", got)
 	}
-	// A worker's LowerBound workspace (evaluate.NeedOf): the terms and
-	// their sorted copy (16 bytes per trajectory and pair) and its own
-	// instance of each estimator with a bound; none without bounds.
+	// A worker's bound workspace (evaluate.NeedOf): the terms and their
+	// sorted copy, 16 bytes per trajectory, shared by every (estimator,
+	// bound) pair, which reads the estimator's own instance; none
+	// without bounds.
 	sub := p.Series[1]
-	info, _ := estimators.Lookup("pdis")
-	with := seriesNeed(p, &sub, 20, 6).Bytes
+	need := func() float64 { st := setupOf(p, &sub); return st.need(&sub, 20, 6).Bytes }
+	with := need()
 	sub.Bounds = nil
-	if got, want := with-seriesNeed(p, &sub, 20, 6).Bytes, 16*20+info.Memory(20, 6); got != want {
+	if got, want := with-need(), 16*20.0; got != want {
 		t.Errorf("sub: the bounds take %v bytes, want %v", got, want)
 	}
 }
@@ -293,7 +295,7 @@ func TestBoundsAllocateOnlyResults(t *testing.T) {
 	without.Series = append([]config.Series(nil), without.Series...)
 	without.Series[0].Bounds, without.Series[0].ReturnRange = nil, nil
 	allocs := func(p *config.Plan) float64 {
-		w := newWorker(p)
+		w := newWorker(p, setupsOf(p))
 		u := Unit{Series: 0, Trial: 1}
 		if _, err := w.run(u); err != nil {
 			t.Fatal(err)
@@ -304,4 +306,22 @@ func TestBoundsAllocateOnlyResults(t *testing.T) {
 	if a-b != 9 {
 		t.Errorf("%v allocations per unit with bounds, %v without: %v more, want 9", a, b, a-b)
 	}
+}
+
+// directBound is SPEC 1e's bound kind of registry estimator est from its
+// own per-trajectory values on b (package confidence's arithmetic): the
+// t bound of its terms, or g_lo + (g_hi - g_lo) L of HCOPE on its scaled
+// returns.
+func directBound(est, kind string, b *trajectory.Batch, delta, lo, hi float64) (float64, error) {
+	e, err := estimators.New(est)
+	if err != nil {
+		return 0, err
+	}
+	if kind == confidence.HCOPE {
+		x, err := e.(estimators.ScaledReturner).ScaledReturns(b, lo, hi, nil)
+		l, _ := confidence.HCOPELower(x, delta, nil)
+		return lo + (hi-lo)*l, err
+	}
+	x, err := e.(estimators.Termer).Terms(b, nil)
+	return confidence.TLower(x, delta), err
 }

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -68,11 +67,11 @@ func NeedOf(p *config.Plan, workers int, s Shard) Need {
 	need.Units = units
 	var worker NeedPart
 	var results float64
-	for i := range p.Series {
+	for i, st := range setupsOf(p) {
 		rs := &p.Series[i]
 		h := float64(rs.Spec().MaxSteps(rs.Params))
 		need.Steps += float64(p.Trials) / float64(max(s.Count, 1)) * perRun * h
-		w := trajectory.Size(nmax, nmax*h) + recordedColumns(rs, nmax*h) + seriesNeed(p, rs, nmax, h).Bytes
+		w := trajectory.Size(nmax, nmax*h) + st.recordedBytes(rs, nmax*h) + st.need(rs, nmax, h).Bytes
 		if w > worker.Bytes {
 			worker = NeedPart{Bytes: w, What: fmt.Sprintf("series %s: a data set of n_max = %.0f trajectories of up to H = %.0f steps, with the workspace of %s", rs.Name, nmax, h, strings.Join(rs.Estimators, ", ")),
 				Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, its estimators", len(p.N)-1, rs.Base)}
@@ -94,63 +93,34 @@ func NeedOf(p *config.Plan, workers int, s Shard) Need {
 	return need
 }
 
-// seriesNeed is evaluate.NeedOf for series rs at n trajectories of up to h
-// steps: its estimators' capabilities, gamma, bounds and model.
-func seriesNeed(p *config.Plan, rs *config.Series, n, h float64) evaluate.Need {
-	req := evaluate.Request{Gamma: 1, Bounds: rs.Bounds, Delta: p.Delta}
-	if g, ok := rs.Params["gamma"]; ok {
-		req.Gamma = g
-	}
-	caps := make([]evaluate.Caps, 0, len(rs.Estimators))
-	for _, name := range rs.Estimators {
-		if info, ok := rs.Info(name); ok {
-			caps = append(caps, evaluate.CapsOf(info))
-		}
-	}
-	if rs.NeedsModel() {
-		req.Model = evaluate.Columns{}
-		if rs.Model != config.ModelExact {
-			if d, err := rs.Spec().New(rs.Params); err == nil {
-				if md, ok := d.(domains.ModelDomain); ok {
-					req.Model = fittedModel(rs.Model, md, &evaluate.Fitted{}, &evaluate.TimeFitted{})
-				}
-			}
-		}
-	}
-	return evaluate.NeedOf(req, caps, n, n*h, h)
+// need is evaluate.NeedOf for series rs of setup st at n trajectories of
+// up to h steps: its estimators' capabilities, gamma, bounds and model
+// (a learned kind's bound at the sizes of the domain's ids).
+func (st *setup) need(rs *config.Series, n, h float64) evaluate.Need {
+	req := st.req
+	sup := rs.Supply()
+	req.Model = st.model(func() models.Space {
+		return models.Space{Obs: sup.Obs, Actions: sup.Actions, Horizon: sup.Horizon}
+	}, &evaluate.Fitted{})
+	return evaluate.NeedOf(req, st.caps, n, n*h, h)
 }
 
-// fittedModel is the Model of a series whose model is fitted on its data
-// (config.ModelFitted, ModelFittedT) over md's space, in the workspace of
-// fitted or timed: the time-indexed one for fitted-t.
-func fittedModel(model string, md domains.ModelDomain, fitted *evaluate.Fitted, timed *evaluate.TimeFitted) evaluate.Model {
-	if model == config.ModelFittedT {
-		timed.Space = md.Space()
-		return timed
-	}
-	fitted.Space = md.Space()
-	return fitted
-}
-
-// recordedColumns bounds what the domain records beside rewards and
-// ratios for series rs over steps steps: when an estimator needs a model,
-// observation and action ids and the model columns (4+4+8+8 bytes a
-// step, append slack doubled) and the exact model's tables; otherwise the
-// ids where an estimator needs or uses them (8 bytes a step, doubled);
-// and the action probabilities where one needs or uses them (16 bytes a
-// step, doubled; recordedUpTo).
-func recordedColumns(rs *config.Series, steps float64) float64 {
-	rec := recordedUpTo(rs)
+// recordedBytes bounds what the domain records beside rewards and ratios
+// over steps steps: observation and action ids (8 bytes a step), the
+// exact model's columns (16 bytes a step) and tables, the action
+// probabilities (16 bytes a step), each doubled for append's slack.
+func (st *setup) recordedBytes(rs *config.Series, steps float64) float64 {
 	b := 0.0
-	if rs.NeedsModel() {
-		b = 2 * 24 * steps
-		if f := rs.Spec().ExactModelBytes; rs.Model == config.ModelExact && f != nil {
+	if st.rec.ids {
+		b += 2 * 8 * steps
+	}
+	if st.rec.exact {
+		b += 2 * 16 * steps
+		if f := rs.Spec().ExactModelBytes; f != nil {
 			b += f(rs.Params)
 		}
-	} else if rec&estimators.IDs != 0 {
-		b = 2 * 8 * steps
 	}
-	if rec&estimators.Probs != 0 {
+	if st.rec.probs {
 		b += 2 * 16 * steps
 	}
 	return b

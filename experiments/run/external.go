@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ope-lab/longhorizon/evaluate"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ope-lab/longhorizon/evaluate"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/logdata"
@@ -345,10 +346,10 @@ func quoteCommand(c []string) string {
 	return "[" + strings.Join(c, " ") + "]"
 }
 
-// externalEstimate writes batch b of series rs (drawn by a FileDomain) to
+// externalEstimate writes batch b (its columns cols, setup.files) to
 // a temporary file, asks pr for its estimates at every n of grid under
 // gamma, and deletes the file.
-func externalEstimate(pr *externalProc, rs *config.Series, b *trajectory.Batch, grid []int, gamma float64, out []float64) error {
+func externalEstimate(pr *externalProc, cols logdata.Columns, b *trajectory.Batch, grid []int, gamma float64, out []float64) error {
 	f, err := os.CreateTemp("", "runexp-trial-*.csv")
 	if err != nil {
 		return fmt.Errorf("the data file: %w", err)
@@ -356,7 +357,7 @@ func externalEstimate(pr *externalProc, rs *config.Series, b *trajectory.Batch, 
 	path := f.Name()
 	defer os.Remove(path)
 	bw := bufio.NewWriterSize(f, 1<<16)
-	err = WriteTrial(bw, logdata.CSV, FileColumns(rs), b)
+	err = WriteTrial(bw, logdata.CSV, cols, b)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -580,18 +581,14 @@ func (w *worker) external(x *config.External) (*externalProc, error) {
 // program for its estimates at every n of the grid, under gamma.
 type externalMethod struct {
 	pr   *externalProc
-	rs   *config.Series
+	cols logdata.Columns // of the trial files (setup.files)
 	name string
 }
 
-func (m *externalMethod) Caps() evaluate.Caps {
-	c := evaluate.CapsOf(m.pr.x.Info())
-	c.Resamplable = false // a process per replicate is not what a config asked for
-	return c
-}
+func (m *externalMethod) Caps() evaluate.Caps { return evaluate.CapsOf(m.pr.x.Info()) }
 
 func (m *externalMethod) Estimate(in evaluate.Input, grid []int, out evaluate.Out) error {
-	if err := externalEstimate(m.pr, m.rs, in.Raw, grid, in.Gamma, out.Values); err != nil {
+	if err := externalEstimate(m.pr, m.cols, in.Raw, grid, in.Gamma, out.Values); err != nil {
 		return fmt.Errorf("estimator %s (external, %s): %w", m.name, quoteCommand(m.pr.x.Command), err)
 	}
 	return nil

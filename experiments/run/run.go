@@ -9,13 +9,13 @@ import (
 	"sync"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -79,10 +79,11 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 	}
 	results := make([]unit.Result, len(units))
 	var mu sync.Mutex // serialises OnResult and Progress
+	setups := setupsOf(p)
 	procs := &procSet{}
 	defer procs.closeAll() // external estimators end with the run
 	err := parallel.Do(ctx, len(units), opt.Workers, func() func(int) error {
-		wk := newWorker(p)
+		wk := newWorker(p, setups)
 		wk.procs = procs
 		return func(i int) error {
 			res, err := wk.run(units[i])
@@ -116,19 +117,19 @@ func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([
 // series, so a worker rarely rebuilds, and it keeps one series' state at a
 // time: its memory is that of the largest series, as NeedOf assumes, not
 // the sum over series. Methods are kept by key across series (a registry
-// method is its key and a workspace that every call reuses), so that
-// moving to a series with the same estimators frees and reallocates
-// nothing: the garbage of dropped workspaces, not the live heap, set the
-// peak resident size of long runs.
+// method is its key and a workspace that every call reuses), and so is
+// the learned model's workspace, so that moving to a series with the same
+// estimators frees and reallocates nothing: the garbage of dropped
+// workspaces, not the live heap, set the peak resident size of long runs.
 type worker struct {
 	p      *config.Plan
+	setups []setup // per series, shared by the workers (read only)
 	batch  trajectory.Batch
 	series int
 	domain domains.Domain
 	ev     evaluate.Evaluator
 	pool   map[string]evaluate.Method
-	fitted evaluate.Fitted     // the fitted model's workspace (SPEC 1d)
-	timed  evaluate.TimeFitted // the fitted-t model's
+	fitted evaluate.Fitted // the learned model's workspace (SPEC 1d)
 
 	// procs are the external estimators' running programs of the run;
 	// ext those this worker started, by externalKey.
@@ -136,36 +137,37 @@ type worker struct {
 	ext   map[string]*externalProc
 }
 
-func newWorker(p *config.Plan) *worker {
-	return &worker{p: p, series: -1}
+func newWorker(p *config.Plan, setups []setup) *worker {
+	return &worker{p: p, setups: setups, series: -1}
 }
 
-// state moves the worker to the series of unit u: its domain, and its
-// request (methods, gamma, model, bounds) in the evaluator.
+// setupsOf decides the setup of every series of p, once per run.
+func setupsOf(p *config.Plan) []setup {
+	out := make([]setup, len(p.Series))
+	for i := range p.Series {
+		out[i] = setupOf(p, &p.Series[i])
+	}
+	return out
+}
+
+// state moves the worker to the series of unit u: its domain, built once
+// and told what to record, and its request (the setup's, with this
+// worker's methods and model) in the evaluator.
 func (w *worker) state(u Unit) error {
 	s := u.Series
 	if w.series == s {
 		return nil
 	}
 	rs := &w.p.Series[s]
-	var d domains.Domain
-	var err error
-	if rs.HasExternal() {
-		// Its data sets are also written as logged data, with the
-		// probabilities of every action; recording them draws no random
-		// number, so every estimator sees the data it would without.
-		d, err = FileDomain(rs)
-	} else if d, err = rs.Spec().New(rs.Params); err != nil {
-		err = fmt.Errorf("series %s: %w", rs.Name, err)
-	}
+	st := &w.setups[s]
+	d, err := rs.Spec().New(rs.Params)
 	if err != nil {
+		return fmt.Errorf("series %s: %w", rs.Name, err)
+	}
+	if err := st.apply(rs, d); err != nil {
 		return err
 	}
-	req := evaluate.Request{Gamma: 1, Bounds: rs.Bounds, Delta: w.p.Delta}
-	if g, ok := rs.Params["gamma"]; ok {
-		req.Gamma = g
-	}
-	req.Lo, req.Hi, _ = rs.Range()
+	req := st.req
 	pool := make(map[string]evaluate.Method, len(rs.Estimators))
 	for _, name := range rs.Estimators {
 		if x := rs.ExternalOf(name); x != nil {
@@ -173,7 +175,7 @@ func (w *worker) state(u Unit) error {
 			if err != nil {
 				return fmt.Errorf("series %s, trial %d, estimator %s (external): %w", rs.Name, u.Trial, name, err)
 			}
-			req.Methods = append(req.Methods, &externalMethod{pr: pr, rs: rs, name: name})
+			req.Methods = append(req.Methods, &externalMethod{pr: pr, cols: st.files, name: name})
 			continue
 		}
 		m, ok := w.pool[name]
@@ -185,42 +187,7 @@ func (w *worker) state(u Unit) error {
 		pool[name] = m
 		req.Methods = append(req.Methods, m)
 	}
-	// What the domain records, from the union of the estimators' Needs:
-	// ids for a fitted model or an estimator reading them (mis, drl), the
-	// exact model, the action probabilities (drl); and the ids and
-	// probabilities that an estimator Uses without needing them
-	// (adaptive), where the domain can supply them (optionalData).
-	needs := rs.Needs()
-	opt := optionalData(rs, d)
-	if needs&(estimators.Model|estimators.IDs) != 0 || opt&estimators.IDs != 0 {
-		md, ok := d.(domains.ModelDomain)
-		if !ok {
-			return fmt.Errorf("series %s: domain %s supplies no model and no ids", rs.Name, rs.Domain)
-		}
-		modeled := needs&estimators.Model != 0
-		fitted := modeled && rs.Model != config.ModelExact
-		// an external estimator's trial files carry the ids too
-		// (FileDomain recorded them; DomainColumns says whether)
-		ids := fitted || (needs|opt)&estimators.IDs != 0 || rs.HasExternal() && DomainColumns(rs, d).IDs
-		md.Record(ids, modeled && !fitted)
-		if modeled {
-			req.Model = evaluate.Columns{} // the exact model, recorded as the domain collects
-			if fitted {
-				req.Model = fittedModel(rs.Model, md, &w.fitted, &w.timed)
-			}
-		}
-	}
-	if (needs|opt)&estimators.Probs != 0 {
-		pr, ok := d.(domains.ProbRecorder)
-		if !ok {
-			return fmt.Errorf("series %s: domain %s cannot record the action probabilities", rs.Name, rs.Domain)
-		}
-		// optional probabilities that the domain refuses are not
-		// recorded: the estimators using them equal their Without
-		if err := pr.RecordProbs(true); err != nil && needs&estimators.Probs != 0 {
-			return fmt.Errorf("series %s: %w", rs.Name, err)
-		}
-	}
+	req.Model = st.model(func() models.Space { return d.(domains.ModelDomain).Space() }, &w.fitted)
 	if err := w.ev.Reset(req); err != nil {
 		return fmt.Errorf("series %s: %w", rs.Name, err)
 	}

@@ -121,13 +121,13 @@ series:
 	if err != nil {
 		t.Fatal(err)
 	}
-	pooled := newWorker(p)
+	pooled := newWorker(p, setupsOf(p))
 	for _, u := range Units(p) {
 		got, err := pooled.run(u)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := newWorker(p).run(u)
+		want, err := newWorker(p, setupsOf(p)).run(u)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // driftModels is the drift domain (Markov in (t, observation): the s2
@@ -74,12 +74,12 @@ func TestFittedTUnbiasedOnDrift(t *testing.T) {
 		t.Logf("%s (model %s): dm %.6f, se %.3g, truth %.6f: off by %.3g (%.3g se); worst data set off by %.3g (%d data sets, n = %d)",
 			rs.Name, rs.Model, mean, se, truth.Value, off, off/se, worst, p.Trials, p.N[0])
 		switch rs.Model {
-		case config.ModelFittedT:
+		case "fitted-t":
 			// 1e-9 absorbs rounding: here se is 0 up to rounding
 			if off > 4*se+1e-9*(1+math.Abs(truth.Value)) {
 				t.Errorf("fitted-t dm %.6f is %.3g (%.3g standard errors) from the truth %.6f", mean, off, off/se, truth.Value)
 			}
-		case config.ModelFitted:
+		case "fitted":
 			if off < 20*se {
 				t.Errorf("fitted dm %.4f is only %.1f standard errors from the truth %.4f: the domain does not show the homogeneous model's bias", mean, off/se, truth.Value)
 			}
@@ -88,8 +88,9 @@ func TestFittedTUnbiasedOnDrift(t *testing.T) {
 }
 
 // TestFittedTNeed: the memory estimate of a fitted-t series counts the
-// time-indexed model (evaluate.TimeFitted.Bytes), a fitted series the
-// homogeneous one.
+// time-indexed model (the bound of its registry entry, models.TimeFitBytes
+// and the columns), a fitted series the homogeneous one
+// (models.FitBytes).
 func TestFittedTNeed(t *testing.T) {
 	p, err := config.Parse([]byte(driftModels), "drift.yaml")
 	if err != nil {
@@ -102,13 +103,13 @@ func TestFittedTNeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		sp := d.(domains.ModelDomain).Space()
-		var want float64
-		if rs.Model == config.ModelFittedT {
-			want = (&evaluate.TimeFitted{Space: sp}).Bytes(n * h)
-		} else {
-			want = (&evaluate.Fitted{Space: sp}).Bytes(n * h)
+		steps, obs, actions, hor := n*h, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon)
+		want := 16*steps + models.FitBytes(steps, obs, actions, hor)
+		if rs.Model == "fitted-t" {
+			want = 16*steps + models.TimeFitBytes(steps, obs, actions, hor)
 		}
-		need := seriesNeed(p, &rs, n, h)
+		st := setupOf(p, &rs)
+		need := st.need(&rs, n, h)
 		found := false
 		for _, part := range need.Parts {
 			if part.What == "the model (its columns and fit)" {

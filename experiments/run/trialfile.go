@@ -13,68 +13,27 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// FileDomain builds series rs's domain so that its data sets can be
-// written as logged data (WriteTrial): recording the behavior's and the
+// FileDomain builds series rs's domain (under plan p) so that its data
+// sets can be written as logged data (WriteTrial), and returns the
+// columns of those files: the domain records the behavior's and the
 // evaluation policy's probability of every logged action, on options data
 // (domains.OptionsRecorder) given the running option and with the option
 // structure (an option's first step, mu_b and mu_e of the running
 // option), the observation and action ids where the domain has them
-// (DomainColumns), and the exact model when the series uses it. Recording draws
-// no random number, so the data sets are those of a run. Domains that
-// cannot record probabilities are bad input.
-func FileDomain(rs *config.Series) (domains.Domain, error) {
+// (SPEC 1f), and the exact model when the series uses it (setupOf decides
+// it, as for a run). Recording draws no random number, so the data sets
+// are those of a run. Domains that cannot record probabilities are bad
+// input.
+func FileDomain(p *config.Plan, rs *config.Series) (domains.Domain, logdata.Columns, error) {
 	d, err := rs.Spec().New(rs.Params)
 	if err != nil {
-		return nil, inputerr.Mark(fmt.Errorf("series %s: %w", rs.Name, err))
+		return nil, logdata.Columns{}, inputerr.Mark(fmt.Errorf("series %s: %w", rs.Name, err))
 	}
-	pr, ok := d.(domains.ProbRecorder)
-	if !ok {
-		return nil, inputerr.Errorf("series %s: domain %s records no action probabilities: its data sets cannot be written as logged data", rs.Name, rs.Domain)
+	st := setupOf(p, rs).forFiles(rs.Supply())
+	if err := st.apply(rs, d); err != nil {
+		return nil, logdata.Columns{}, err
 	}
-	if err := pr.RecordProbs(true); err != nil {
-		return nil, inputerr.Errorf("series %s: %v", rs.Name, err)
-	}
-	cols := DomainColumns(rs, d)
-	if cols.Model || cols.IDs {
-		md, ok := d.(domains.ModelDomain)
-		if !ok {
-			return nil, inputerr.Errorf("series %s: domain %s supplies no model", rs.Name, rs.Domain)
-		}
-		md.Record(cols.IDs, cols.Model)
-	}
-	return d, nil
-}
-
-// FileColumns returns the optional logged-data columns of series rs's
-// data sets: split where the domain marks split points, q_hat and v_hat
-// where the series uses the exact model, and on options data
-// (domains.OptionsRecorder) the option columns option_start, mu_b and
-// mu_e, with option_changed where some option's underlying policy can
-// differ between behavior and evaluation, and obs and action (SPEC 1f)
-// where the domain has observation and action ids (domains.ModelDomain)
-// and the data is primitive. It builds the series' domain to
-// ask it about options data (DomainColumns with a domain at hand).
-func FileColumns(rs *config.Series) logdata.Columns {
-	d, err := rs.Spec().New(rs.Params)
-	if err != nil {
-		d = nil // FileDomain reports the error
-	}
-	return DomainColumns(rs, d)
-}
-
-// DomainColumns is FileColumns of series rs whose domain d is already
-// built (nil: none, so no option columns).
-func DomainColumns(rs *config.Series, d domains.Domain) logdata.Columns {
-	spec := rs.Spec()
-	cols := logdata.Columns{Split: spec.Splits != "" && spec.Splits != "none",
-		Model: rs.NeedsModel() && rs.Model == config.ModelExact}
-	if or, ok := d.(domains.OptionsRecorder); ok {
-		cols.Options, cols.Changed = or.OptionColumns()
-		cols.Changed = cols.Changed && cols.Options
-	}
-	_, ids := d.(domains.ModelDomain)
-	cols.IDs = ids && !cols.Options
-	return cols
+	return d, st.files, nil
 }
 
 // WriteTrial writes batch b (drawn by a FileDomain) to w as logged data in

@@ -1,0 +1,38 @@
+package domains
+
+import (
+	"slices"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// GrowColumns makes room in b for steps more ids (ids) and/or model
+// entries (exact), so that a Collect recording them (ModelDomain.Record)
+// does not allocate once b has grown.
+func GrowColumns(b *trajectory.Batch, steps int, ids, exact bool) {
+	if ids {
+		b.Obs = slices.Grow(b.Obs, steps)
+		b.Action = slices.Grow(b.Action, steps)
+	}
+	if exact {
+		b.QHat = slices.Grow(b.QHat, steps)
+		b.VHat = slices.Grow(b.VHat, steps)
+	}
+}
+
+// GrowProbs makes room in b for steps more action probabilities, so that
+// a Collect recording them (ProbRecorder) does not allocate once b has
+// grown.
+func GrowProbs(b *trajectory.Batch, steps int) {
+	b.PiB = slices.Grow(b.PiB, steps)
+	b.PiE = slices.Grow(b.PiE, steps)
+}
+
+// GrowOptionProbs makes room in b for steps more entries of the option
+// structure, so that a Collect recording it (OptionsRecorder) does not
+// allocate once b has grown.
+func GrowOptionProbs(b *trajectory.Batch, steps int) {
+	b.OptionStart = slices.Grow(b.OptionStart, steps)
+	b.MuB = slices.Grow(b.MuB, steps)
+	b.MuE = slices.Grow(b.MuE, steps)
+}
