@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
 )
@@ -43,10 +44,10 @@ func TestBiasClaimRun(t *testing.T) {
 			t.Errorf("%s differs between runs (1 and 3 workers, or twice)", f)
 		}
 	}
-	claims := string(readAll(t, filepath.Join(one, "claims.csv")))
-	lines := strings.Split(strings.TrimSpace(claims), "\n")
+	claimsCSV := string(readAll(t, filepath.Join(one, "claims.csv")))
+	lines := strings.Split(strings.TrimSpace(claimsCSV), "\n")
 	if lines[0] != "claim,n,value,holds,lo,hi,p_le,p_gt" || len(lines) != 7 {
-		t.Fatalf("claims.csv:\n%s", claims)
+		t.Fatalf("claims.csv:\n%s", claimsCSV)
 	}
 	for _, l := range lines[1:5] { // pdis-unbiased and wis-below at n = 5, 50
 		if strings.Contains(l, ",,") || strings.HasSuffix(l, ",") {
@@ -61,7 +62,7 @@ func TestBiasClaimRun(t *testing.T) {
 			t.Fatalf("claims.md has no section %s:\n%s", name, md)
 		}
 		v, _, _ := strings.Cut(md[i+len("## "+name+": "):], " (point estimate")
-		if v != report.VerdictHolds && v != report.VerdictFails && v != report.VerdictInconclusive {
+		if v != claims.VerdictHolds && v != claims.VerdictFails && v != claims.VerdictInconclusive {
 			t.Errorf("claim %s: verdict %q", name, v)
 		}
 		verdicts = append(verdicts, v)
@@ -75,7 +76,7 @@ func TestBiasClaimRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("claims.csv:\n%s\nrunexp claims:\n%s", claims, summary)
+	t.Logf("claims.csv:\n%s\nrunexp claims:\n%s", claimsCSV, summary)
 	for i, want := range []string{
 		"| biasclaim | pdis-unbiased | bias (mean estimate - V(pi_e)) of chain/pdis in [-0.3, 0.3] at all n | ",
 		"| biasclaim | wis-below | bias (mean estimate - V(pi_e)) of chain/wis <= 0.05 at some n | ",

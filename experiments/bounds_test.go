@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/experiments/run"
 )
 
@@ -33,11 +35,11 @@ func TestBoundsEndToEnd(t *testing.T) {
 			t.Errorf("%s differs between -workers 1 and 3", f)
 		}
 	}
-	rows, err := report.ReadBoundsCSV(bytes.NewReader(readAll(t, filepath.Join(one, "bounds.csv"))), "bounds.csv")
+	rows, err := resultsdir.ReadBoundsCSV(bytes.NewReader(readAll(t, filepath.Join(one, "bounds.csv"))), "bounds.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	curve, err := report.ReadCSV(bytes.NewReader(readAll(t, filepath.Join(one, "curve.csv"))), "curve.csv")
+	curve, err := resultsdir.ReadCurveCSV(bytes.NewReader(readAll(t, filepath.Join(one, "curve.csv"))), "curve.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,19 +95,19 @@ func TestBoundsEndToEnd(t *testing.T) {
 	// reward is on the last step: ratio 1, on every bootstrap replicate
 	// too: a degenerate interval, p_le = 1/(B+1), p_gt = 1); the claims on
 	// bounds have no bootstrap (empty columns).
-	claims := string(readAll(t, filepath.Join(one, "claims.csv")))
-	p1 := report.FormatFloat(1 / float64(report.ClaimReplicates+1))
-	if !strings.HasPrefix(claims, "claim,n,value,holds,lo,hi,p_le,p_gt\nmse,10,1,true,1,1,"+p1+",1\nmse,100,1,true,1,1,"+p1+",1\n") {
-		t.Errorf("claims.csv:\n%s", claims)
+	claimsCSV := string(readAll(t, filepath.Join(one, "claims.csv")))
+	p1 := resultsdir.FormatFloat(1 / float64(claims.Replicates+1))
+	if !strings.HasPrefix(claimsCSV, "claim,n,value,holds,lo,hi,p_le,p_gt\nmse,10,1,true,1,1,"+p1+",1\nmse,100,1,true,1,1,"+p1+",1\n") {
+		t.Errorf("claims.csv:\n%s", claimsCSV)
 	}
 	hcope100 := rows[3]
 	for _, line := range []string{
-		fmt.Sprintf("tight,100,%s,%t,,,,\n", report.FormatFloat(hcope100.TrueValue-hcope100.MeanBound), hcope100.TrueValue-hcope100.MeanBound <= 0.5),
-		fmt.Sprintf("void,10,%s,%t,,,,\n", report.FormatFloat(rows[2].Vacuous), rows[2].Vacuous >= 0.5),
-		fmt.Sprintf("covered,100,%s,%t,,,,\n", report.FormatFloat(rows[5].Coverage), rows[5].Coverage >= 0.8),
+		fmt.Sprintf("tight,100,%s,%t,,,,\n", resultsdir.FormatFloat(hcope100.TrueValue-hcope100.MeanBound), hcope100.TrueValue-hcope100.MeanBound <= 0.5),
+		fmt.Sprintf("void,10,%s,%t,,,,\n", resultsdir.FormatFloat(rows[2].Vacuous), rows[2].Vacuous >= 0.5),
+		fmt.Sprintf("covered,100,%s,%t,,,,\n", resultsdir.FormatFloat(rows[5].Coverage), rows[5].Coverage >= 0.8),
 	} {
-		if !strings.Contains(claims, line) {
-			t.Errorf("claims.csv lacks %q:\n%s", line, claims)
+		if !strings.Contains(claimsCSV, line) {
+			t.Errorf("claims.csv lacks %q:\n%s", line, claimsCSV)
 		}
 	}
 	md, err := report.ClaimsMarkdown([]string{one})

@@ -13,6 +13,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/experiments/report"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
@@ -157,7 +158,7 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 
 // finish computes the true values, builds the report, writes its files and
 // draws its figure.
-func finish(p *config.Plan, results []run.UnitResult, dir string, opt Options, workers int, start time.Time) (*report.Report, error) {
+func finish(p *config.Plan, results []unit.Result, dir string, opt Options, workers int, start time.Time) (*report.Report, error) {
 	truths, err := run.Truths(p, opt.TruthCache, opt.TruthProgress, opt.Log)
 	if err != nil {
 		return nil, err

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 func loadPlan(t *testing.T, path string) *config.Plan {
@@ -141,7 +142,7 @@ func TestPanelsWriteAndRedraw(t *testing.T) {
 		}
 	}
 	f, _ := os.Open(filepath.Join(dir, "stats.csv"))
-	stats, err := report.ReadStatsCSV(f, "stats.csv")
+	stats, err := resultsdir.ReadStatsCSV(f, "stats.csv")
 	f.Close()
 	if err != nil || len(stats) != (2*2+1+1)*2 { // (ch: 2 horizons x 2 estimators, ch1, sub) x 2 n
 		t.Errorf("stats.csv: %d rows, %v", len(stats), err)
@@ -178,7 +179,7 @@ func TestLongSmoke(t *testing.T) {
 			t.Errorf("%s differs between -workers 1 and 2", f)
 		}
 	}
-	rows, err := report.ReadCSV(bytes.NewReader(readAll(t, filepath.Join(one, "curve.csv"))), "curve.csv")
+	rows, err := resultsdir.ReadCurveCSV(bytes.NewReader(readAll(t, filepath.Join(one, "curve.csv"))), "curve.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestLongSmoke(t *testing.T) {
 func TestTrialsReadBackEqualsUnits(t *testing.T) {
 	p := loadPlan(t, "testdata/small.yaml")
 	dir := runInto(t, p, 2)
-	got, err := report.ReadTrials(dir)
+	got, err := resultsdir.ReadTrials(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestTrialsReadBackEqualsUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byUnit := map[[2]int]run.UnitResult{}
+	byUnit := map[[2]int]unit.Result{}
 	for _, r := range results {
 		byUnit[[2]int{r.Series, r.Trial}] = r
 	}
@@ -215,7 +216,7 @@ func TestTrialsReadBackEqualsUnits(t *testing.T) {
 		for e, est := range series.Estimators {
 			for j, n := range p.N {
 				for tr := 0; tr < p.Trials; tr++ {
-					want := report.TrialRow{Series: series.Name, Estimator: est, N: n, Trial: tr, Estimate: byUnit[[2]int{s, tr}].Estimates[e][j]}
+					want := resultsdir.TrialRow{Series: series.Name, Estimator: est, N: n, Trial: tr, Estimate: byUnit[[2]int{s, tr}].Estimates[e][j]}
 					if i >= len(got) || got[i] != want {
 						t.Fatalf("row %d: %+v, want %+v", i, got[min(i, len(got)-1)], want)
 					}

@@ -8,9 +8,10 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/models"
 )
@@ -119,7 +120,7 @@ func docValue(p domains.ParamSpec, x float64) string {
 func WriteConfig(w io.Writer) {
 	fmt.Fprintf(w, "YAML; unknown keys and values of the wrong type or out of range are errors naming the file, line and field.\n\n")
 	fmt.Fprintf(w, "| key | default | meaning |\n|---|---|---|\n")
-	for _, k := range config.Keys {
+	for _, k := range config.Keys() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", k.Path, Cell(k.Default), Cell(k.Doc))
 	}
 	fmt.Fprintln(w)
@@ -138,7 +139,7 @@ func WriteData(w io.Writer) {
 func WriteFiles(w io.Writer) {
 	fmt.Fprintf(w, "A run writes to `results/<name>/` (or `-out`); every file whole, through a temporary file. Same config and seed give byte-identical CSV files whatever `-workers` or sharding.\n\n")
 	fmt.Fprintf(w, "| file | written | content |\n|---|---|---|\n")
-	for _, f := range report.Files {
+	for _, f := range resultsdir.Files() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", f.Name, f.When, Cell(f.Content))
 	}
 	fmt.Fprintln(w)
@@ -156,7 +157,7 @@ func WritePanels(w io.Writer) {
 	fmt.Fprintf(w, "What a panel of `plot.panels` can plot as y; panels.csv holds every point (y, se) and, with `closed_form: true`, its closed form and deviation z. "+
 		"x is n, %s (the series' horizon, whatever parameter sets it) or a swept parameter (`runexp help config`: plot.panels[].x).\n\n", config.HorizonX)
 	fmt.Fprintf(w, "| y | meaning | read from | needs, lines | log y | closed form | weight_reference | se in panels.csv | axis label |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, q := range quantity.Table {
+	for _, q := range quantity.Table() {
 		logY := "no"
 		switch {
 		case q.LogY:
@@ -173,6 +174,21 @@ func WritePanels(w io.Writer) {
 			ref = "`" + q.WeightRefLabel + "`: " + q.WeightRefDoc
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Needs()), logY, closed, Cell(ref), Cell(q.SE), Cell(q.Label))
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteClaimQuantities writes the reference's section on claim
+// quantities, from claims.Table.
+func WriteClaimQuantities(w io.Writer) {
+	fmt.Fprintf(w, "What a claim of `claims` can be about (`quantity`; default %s); `runexp run` checks every claim at every n of its range and writes claims.csv and claims.md (`runexp help files`), `runexp claims` summarises them.\n\n", claims.Default)
+	fmt.Fprintf(w, "| quantity | meaning | read from | keys, point test | bootstrap replicate | verdict |\n|---|---|---|---|---|---|\n")
+	for _, q := range claims.Table() {
+		rep := "none"
+		if q.ReplicateDoc != "" {
+			rep = q.ReplicateDoc
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s |\n", q.Name, Cell(q.Doc), q.Source, Cell(q.Source.Keys()), Cell(rep), Cell(q.Source.VerdictDoc()))
 	}
 	fmt.Fprintln(w)
 }

@@ -23,7 +23,7 @@ func cmdHelp(args []string, stdout, stderr io.Writer) error {
 		reference.Write(stdout, usage(), commandDocs())
 		return nil
 	}
-	for _, t := range reference.Topics {
+	for _, t := range reference.Topics() {
 		if t.Name == args[0] {
 			fmt.Fprintf(stdout, "# %s\n\n", t.Title)
 			t.Write(stdout)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -178,7 +179,7 @@ func TestBoundClaims(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ claim, want string }{
-		{"{name: c, subject: ch/is, quantity: gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].quantity: "gap", want one of mse, bias, rel_rmse, lower_bound, bound_gap, coverage, vacuous`},
+		{"{name: c, subject: ch/is, quantity: gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].quantity: "gap", want one of ` + strings.Join(claims.Names(), ", ")},
 		{"{name: c, subject: ch/is, quantity: bound_gap, max: 1}", `t.yaml:12: claims[0].bound: missing: a claim on bound_gap names the bound it is about (series ch has: t, hcope)`},
 		{"{name: c, subject: ch/pdis, quantity: bound_gap, bound: hcope, max: 1}", `t.yaml:12: claims[0].bound: estimator pdis has no hcope bound`},
 		{"{name: c, subject: ch/is, quantity: bound_gap, bound: hcope}", `t.yaml:12: claims[0].min: missing: a claim on bound_gap needs min`},
@@ -277,7 +278,7 @@ claims:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Claims[0]; c.IsMSE() || c.Max == nil || *c.Max != 5 || c.Min != nil || c.NMin != 1000 || c.NMax != 1000 || c.At != "all" {
+	if c := p.Claims[0]; c.Kind().Source != claims.Bounds || c.Max == nil || *c.Max != 5 || c.Min != nil || c.NMin != 1000 || c.NMax != 1000 || c.At != "all" {
 		t.Errorf("claim %+v", c)
 	}
 	if err := p.Check(); err != nil {

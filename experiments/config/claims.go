@@ -4,106 +4,96 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ope-lab/longhorizon/experiments/claims"
 )
 
-// The quantities a claim can be about (config claims[].quantity).
-const (
-	// QuantityMSE: MSE(subject) / min MSE(versus) <= max_ratio (the
-	// default, the paper's claims).
-	QuantityMSE = "mse"
-	// QuantityBias: the mean over trials of subject's estimate - V(pi_e),
-	// in [min, max] (either or both given), with a bootstrap over trials.
-	QuantityBias = "bias"
-	// QuantityRelRMSE: subject's relative RMSE, sqrt(MSE) / |V(pi_e)|, in
-	// [min, max] (either or both given), with a bootstrap over trials.
-	QuantityRelRMSE = "rel_rmse"
-	// QuantityLowerBound: the mean over trials of subject's bound.
-	QuantityLowerBound = "lower_bound"
-	// QuantityBoundGap: V(pi_e) minus the mean bound.
-	QuantityBoundGap = "bound_gap"
-	// QuantityCoverage: the fraction of trials whose bound is <= V(pi_e).
-	QuantityCoverage = "coverage"
-	// QuantityVacuous: the fraction of trials whose bound is <= g_lo.
-	QuantityVacuous = "vacuous"
-)
-
-// ClaimQuantities documents every claim quantity, in the order errors
-// list them. A claim on a bound quantity reads its value from the row of
-// bounds.csv of subject's bound at n, and holds at n when value >= min
-// (or value <= max), compared exactly. A claim on bias reads subject's
-// curve.csv bias at n; its point test is min <= bias <= max (either bound
-// may be absent), compared exactly, and its verdict comes from a bootstrap
-// over the trials (report.BiasClaimRule).
-var ClaimQuantities = []struct{ Name, Doc string }{
-	{QuantityMSE, "MSE(subject) / min MSE(versus), tested against max_ratio"},
-	{QuantityBias, "the mean over trials of subject's estimate - V(pi_e) (curve.csv bias), tested against [min, max] (min, max or both) with a bootstrap over trials"},
-	{QuantityRelRMSE, "subject's relative RMSE, sqrt(MSE) / |V(pi_e)| (curve.csv mse and true_value; V(pi_e) = 0 leaves it undefined: no verdict), tested against [min, max] (min, max or both) with a bootstrap over trials"},
-	{QuantityLowerBound, "the mean over trials of subject's bound (bounds.csv mean_bound)"},
-	{QuantityBoundGap, "V(pi_e) - the mean bound (true_value - mean_bound): how far below the true value the bound is on average"},
-	{QuantityCoverage, "the fraction of trials whose bound is <= V(pi_e) (bounds.csv coverage)"},
-	{QuantityVacuous, "the fraction of trials whose bound is <= g_lo, no better than the trivial bound (bounds.csv vacuous; needs the series' return_range)"},
+// Kind returns the entry of claims.Table the claim is about (its
+// Quantity; "" is claims.Default), nil for a quantity the table does not
+// have (which validation refuses).
+func (c *Claim) Kind() *claims.Quantity {
+	q, _ := claims.Lookup(c.Quantity)
+	return q
 }
 
-func claimQuantityNames() string {
-	names := make([]string, len(ClaimQuantities))
-	for i, q := range ClaimQuantities {
-		names[i] = q.Name
+// Thresholds returns what the claim states about its quantity.
+func (c *Claim) Thresholds() claims.Thresholds {
+	return claims.Thresholds{MaxRatio: c.MaxRatio, Min: c.Min, Max: c.Max}
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
-
-// IsMSE reports whether the claim is about the MSE ratio (quantity
-// absent or mse) rather than the bias or a bound.
-func (c *Claim) IsMSE() bool { return c.Quantity == "" || c.Quantity == QuantityMSE }
-
-// IsBias reports whether the claim is about a statistic of subject's
-// estimates tested against [min, max]: its bias (quantity bias) or its
-// relative RMSE (rel_rmse).
-func (c *Claim) IsBias() bool { return c.Quantity == QuantityBias || c.Quantity == QuantityRelRMSE }
-
-// IsBound reports whether the claim is about a quantity of subject's
-// bound (lower_bound, bound_gap, coverage, vacuous): neither the MSE ratio
-// nor a statistic of the estimates.
-func (c *Claim) IsBound() bool { return !c.IsMSE() && !c.IsBias() }
 
 // checkQuantity checks the claim's quantity, bound and thresholds against
-// plan p (whose series are resolved), returning the offending key. An
-// unknown subject is left to the caller (curveRef).
+// plan p (whose series are resolved) and the quantity's entry in
+// claims.Table, returning the offending key. An unknown subject is left to
+// the caller (curveRef).
 func (c *Claim) checkQuantity(p *Plan) (key string, err error) {
-	if !slices.ContainsFunc(ClaimQuantities, func(q struct{ Name, Doc string }) bool { return q.Name == c.Quantity }) && c.Quantity != "" {
-		return "quantity", fmt.Errorf("%q, want one of %s", c.Quantity, claimQuantityNames())
+	q := c.Kind()
+	if q == nil {
+		return "quantity", fmt.Errorf("%q, want one of %s", c.Quantity, strings.Join(claims.Names(), ", "))
 	}
-	if c.IsMSE() {
+	bounds, curves, ratios := claims.NamesOf(claims.Bounds), claims.NamesOf(claims.Curve), claims.NamesOf(claims.Ratio)
+	if q.Source == claims.Ratio {
 		switch {
 		case c.Bound != "":
-			return "bound", fmt.Errorf("%q, but bound applies only to a claim on a bound quantity (quantity: %s, %s, %s or %s)", c.Bound, QuantityLowerBound, QuantityBoundGap, QuantityCoverage, QuantityVacuous)
+			return "bound", fmt.Errorf("%q, but bound applies only to a claim on a bound quantity (quantity: %s)", c.Bound, orList(bounds))
 		case c.Min != nil:
-			return "min", fmt.Errorf("%v, but min applies only to a claim on a bound quantity or on %s; an MSE claim tests max_ratio", *c.Min, QuantityBias)
+			return "min", fmt.Errorf("%v, but min applies only to a claim on a bound quantity or on %s; a claim on %s tests max_ratio", *c.Min, orList(curves), q.Name)
 		case c.Max != nil:
-			return "max", fmt.Errorf("%v, but max applies only to a claim on a bound quantity or on %s; an MSE claim tests max_ratio", *c.Max, QuantityBias)
+			return "max", fmt.Errorf("%v, but max applies only to a claim on a bound quantity or on %s; a claim on %s tests max_ratio", *c.Max, orList(curves), q.Name)
 		}
 		return "", nil
 	}
 	switch {
 	case len(c.Versus) > 0:
-		return "versus", fmt.Errorf("%v, but versus applies only to quantity %s: a claim on %s tests subject's value against min or max", c.Versus, QuantityMSE, c.Quantity)
+		return "versus", fmt.Errorf("%v, but versus applies only to quantity %s: a claim on %s tests subject's value against min or max", c.Versus, orList(ratios), c.Quantity)
 	case c.MaxRatio != 0:
-		return "max_ratio", fmt.Errorf("%v, but max_ratio applies only to quantity %s: a claim on %s tests min or max", c.MaxRatio, QuantityMSE, c.Quantity)
+		return "max_ratio", fmt.Errorf("%v, but max_ratio applies only to quantity %s: a claim on %s tests min or max", c.MaxRatio, orList(ratios), c.Quantity)
 	}
-	if c.IsBias() {
-		return c.checkBias()
+	if q.Source == claims.Curve {
+		return c.checkRange(bounds)
 	}
+	return c.checkBound(p, q, curves)
+}
+
+// checkRange checks the bound and thresholds of a claim on a Curve
+// quantity (whose versus and max_ratio are checked): no bound; min, max or
+// both, with min <= max. It returns the offending key.
+func (c *Claim) checkRange(bounds []string) (key string, err error) {
+	switch {
+	case c.Bound != "":
+		return "bound", fmt.Errorf("%q, but a claim on %s is about subject's estimates, not a bound: bound applies only to a bound quantity (%s)", c.Bound, c.Quantity, strings.Join(bounds, ", "))
+	case c.Min == nil && c.Max == nil:
+		return "min", fmt.Errorf("missing: a claim on %s needs min, max or both (it states min <= %s <= max)", c.Quantity, c.Quantity)
+	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
+		return "max", fmt.Errorf("%v is below min %v: a claim on %s states min <= %s <= max", *c.Max, *c.Min, c.Quantity, c.Quantity)
+	}
+	return "", nil
+}
+
+// checkBound checks the bound and threshold of a claim on a Bounds
+// quantity q (whose versus and max_ratio are checked): one of min and max
+// (a fraction for a Fraction quantity), a bound of the subject's series
+// that its estimator has, and the series' return_range where q needs it.
+// It returns the offending key.
+func (c *Claim) checkBound(p *Plan, q *claims.Quantity, curves []string) (key string, err error) {
 	switch {
 	case c.Min == nil && c.Max == nil:
 		return "min", fmt.Errorf("missing: a claim on %s needs min (it holds at n when the value is >= min) or max (when it is <= max)", c.Quantity)
 	case c.Min != nil && c.Max != nil:
-		return "max", fmt.Errorf("%v, and min %v: want one of min and max (only a claim on %s takes both)", *c.Max, *c.Min, QuantityBias)
+		return "max", fmt.Errorf("%v, and min %v: want one of min and max (only a claim on %s takes both)", *c.Max, *c.Min, orList(curves))
 	}
 	thr, thrKey := c.Min, "min"
 	if c.Max != nil {
 		thr, thrKey = c.Max, "max"
 	}
-	if (c.Quantity == QuantityCoverage || c.Quantity == QuantityVacuous) && !(*thr >= 0 && *thr <= 1) {
+	if q.Fraction && !(*thr >= 0 && *thr <= 1) {
 		return thrKey, fmt.Errorf("%v, want a fraction in [0, 1] (%s is a fraction of trials)", *thr, c.Quantity)
 	}
 	series, est, _ := strings.Cut(c.Subject, "/")
@@ -120,26 +110,8 @@ func (c *Claim) checkQuantity(p *Plan) (key string, err error) {
 	case !Supports(est, c.Bound):
 		return "bound", fmt.Errorf("estimator %s has no %s bound (runexp help estimators lists each estimator's bounds)", est, c.Bound)
 	}
-	if _, _, ok := s.Range(); c.Quantity == QuantityVacuous && !ok {
+	if _, _, ok := s.Range(); q.NeedsRange && !ok {
 		return "quantity", fmt.Errorf("%s needs series %s's return_range (g_lo, the trivial bound); it has none", c.Quantity, s.Name)
-	}
-	return "", nil
-}
-
-// boundQuantities lists the bound quantities, for error messages.
-var boundQuantities = strings.Join([]string{QuantityLowerBound, QuantityBoundGap, QuantityCoverage, QuantityVacuous}, ", ")
-
-// checkBias checks the bound and thresholds of a claim on bias (whose
-// versus and max_ratio are checked): no bound; min, max or both, with
-// min <= max. It returns the offending key.
-func (c *Claim) checkBias() (key string, err error) {
-	switch {
-	case c.Bound != "":
-		return "bound", fmt.Errorf("%q, but a claim on %s is about subject's estimates, not a bound: bound applies only to a bound quantity (%s)", c.Bound, c.Quantity, boundQuantities)
-	case c.Min == nil && c.Max == nil:
-		return "min", fmt.Errorf("missing: a claim on %s needs min, max or both (it states min <= %s <= max)", c.Quantity, c.Quantity)
-	case c.Min != nil && c.Max != nil && *c.Min > *c.Max:
-		return "max", fmt.Errorf("%v is below min %v: a claim on %s states min <= %s <= max", *c.Max, *c.Min, c.Quantity, c.Quantity)
 	}
 	return "", nil
 }
@@ -153,11 +125,11 @@ func boundsList(b []string) string {
 }
 
 // checkClaims checks the quantities of a plan's claims (Check): a claim
-// on the bias or a bound names a curve of the plan, one on a bound one of
-// its bounds.
+// on a Curve or Bounds quantity names a curve of the plan, one on a bound
+// one of its bounds.
 func (p *Plan) checkClaims() error {
 	for _, c := range p.Claims {
-		if !c.IsMSE() {
+		if q := c.Kind(); q != nil && q.Source != claims.Ratio {
 			series, est, _ := strings.Cut(c.Subject, "/")
 			if !slices.ContainsFunc(p.Series, func(s Series) bool { return s.Name == series && slices.Contains(s.Estimators, est) }) {
 				return fmt.Errorf("claim %s: subject %q is not a curve of the plan", c.Name, c.Subject)

@@ -68,22 +68,23 @@ type seriesYAML struct {
 
 // Claim states a claim checked at every n of the grid in [n_min, n_max],
 // holding at all (or some) of them. Subject and versus name curves as
-// "series/estimator".
+// "series/estimator". Quantity names what the claim is about, an entry
+// of claims.Table (Kind), whose Source decides the keys it takes:
 //
-// Of the MSE (Quantity "" or QuantityMSE, the paper's claims): "subject
-// has at most max_ratio times the MSE of each of versus".
+// A Ratio quantity (mse, the default: the paper's claims): "subject has
+// at most max_ratio times the MSE of each of versus".
 //
-// Of a lower bound (SPEC 1e; Quantity QuantityLowerBound, QuantityBoundGap,
-// QuantityCoverage or QuantityVacuous, see ClaimQuantities): "the
-// quantity of subject's Bound is >= Min" (or "<= Max"), e.g. "with 3-step
-// options the 95% hcope bound is within 5 of V(pi_e) at n = 1000":
+// A Bounds quantity (SPEC 1e; lower_bound, bound_gap, coverage,
+// vacuous): "the quantity of subject's Bound is >= Min" (or "<= Max"),
+// e.g. "with 3-step options the 95% hcope bound is within 5 of V(pi_e)
+// at n = 1000":
 //
 //	claims:
 //	  - {name: tight, subject: "taxi[option_length=3]/is", quantity: bound_gap, bound: hcope, max: 5, n_min: 1000}
 //
-// Of the bias (QuantityBias): "the mean over trials of subject's
+// A Curve quantity (bias, rel_rmse): "the mean over trials of subject's
 // estimate - V(pi_e) lies in [Min, Max]" (either may be absent), checked
-// with a bootstrap over the trials (report.BiasClaimRule), e.g. "wis is
+// with a bootstrap over the trials (claims.CurveRule), e.g. "wis is
 // biased by less than 0.01 from n = 1000 on":
 //
 //	claims:
@@ -97,14 +98,14 @@ type Claim struct {
 	At       string   `yaml:"at" json:"at"`
 	NMin     int      `yaml:"n_min" json:"n_min"`
 	NMax     int      `yaml:"n_max" json:"n_max"`
-	// Quantity is what the claim is about: "" (as written when absent)
-	// or QuantityMSE for the MSE ratio, QuantityBias for the bias, else a
-	// quantity of Bound.
+	// Quantity is what the claim is about, a name of claims.Table: ""
+	// (as written when absent) is claims.Default, mse.
 	Quantity string `yaml:"quantity" json:"quantity,omitempty"`
 	// Bound is the bound a claim on a bound quantity is about.
 	Bound string `yaml:"bound" json:"bound,omitempty"`
-	// Min and Max are the thresholds of a claim on a bound quantity
-	// (exactly one is set) or on the bias (one or both, Min <= Max).
+	// Min and Max are the thresholds of a claim on a Bounds quantity
+	// (exactly one is set) or on a Curve quantity (one or both, Min <=
+	// Max).
 	Min *float64 `yaml:"min" json:"min,omitempty"`
 	Max *float64 `yaml:"max" json:"max,omitempty"`
 }

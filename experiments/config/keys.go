@@ -1,8 +1,10 @@
 package config
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
 )
 
@@ -17,13 +19,17 @@ var baselineYs = quantity.NamesOf(quantity.Baseline)
 // weightRefDocs what each draws.
 var weightRefYs, weightRefDocs = quantity.WeightRefNames(), func() string {
 	var out []string
-	for _, q := range quantity.Table {
+	for _, q := range quantity.Table() {
 		if q.WeightRef != nil {
 			out = append(out, "for "+q.Name+" "+q.WeightRefLabel+", "+q.WeightRefDoc)
 		}
 	}
 	return strings.Join(out, "; ")
 }()
+
+// claimRatios and claimCurves name the claim quantities of source Ratio
+// and Curve (claims.Table), for the claims' keys.
+var claimRatios, claimCurves = orList(claims.NamesOf(claims.Ratio)), orList(claims.NamesOf(claims.Curve))
 
 // Key documents one key of a config file: docs/reference.md and `runexp
 // help config` are generated from Keys, and a test keeps it equal to the
@@ -36,8 +42,11 @@ type Key struct {
 	Doc     string
 }
 
-// Keys lists every key of a config file.
-var Keys = []Key{
+// Keys lists every key of a config file: a fresh copy.
+func Keys() []Key { return slices.Clone(keys) }
+
+// keys is what Keys returns.
+var keys = []Key{
 	{"name", "the file's base name", "names the run and its output directory results/<name>; letters, digits and - _ . (no path separators)"},
 	{"experiment", `""`, "the experiment column of curve.csv"},
 	{"title", "name", "the figure's title"},
@@ -57,12 +66,12 @@ var Keys = []Key{
 	{"claims[].name", "required", "a short name"},
 	{"claims[].text", `""`, "the paper's words"},
 	{"claims[].subject", "required", "the curve series/estimator the claim is about"},
-	{"claims[].versus", "required for mse", "the curves it is compared with (an MSE claim only)"},
-	{"claims[].max_ratio", "required for mse", "an MSE claim holds at n when MSE(subject) / min MSE(versus) <= max_ratio (to 1e-9 relative; 0/0 counts as 1)"},
-	{"claims[].quantity", "mse", "what the claim is about: mse (the ratio above); bias (the mean over trials of subject's estimate - V(pi_e), curve.csv's bias), tested against min and/or max with a bootstrap over trials (`runexp help files`, claims.csv, states the rule); or a quantity of subject's bound (from bounds.csv): lower_bound (the mean bound), bound_gap (V(pi_e) - the mean bound), coverage (the fraction of trials whose bound is <= V(pi_e)), vacuous (the fraction whose bound is <= g_lo; needs return_range)"},
-	{"claims[].bound", "required for a bound quantity", "the bound of subject (one of its series' bounds) a bound quantity is about; refused for mse and bias"},
-	{"claims[].min", "none", "a claim on a bound quantity holds at n when its value >= min (exactly); e.g. quantity: vacuous, min: 0.5. A claim on bias states bias >= min"},
-	{"claims[].max", "none", "a claim on a bound quantity holds at n when its value <= max (exactly); e.g. quantity: bound_gap, max: 0.1; give min or max, not both. A claim on bias states bias <= max and may give both: min <= bias <= max, with min <= max; e.g. quantity: bias, min: -0.01, max: 0.01"},
+	{"claims[].versus", "required for " + claimRatios, "the curves it is compared with (a claim on " + claimRatios + " only)"},
+	{"claims[].max_ratio", "required for " + claimRatios, "a claim on " + claimRatios + " holds at n when its value, MSE(subject) / min MSE(versus) for mse, is <= max_ratio (to 1e-9 relative; 0/0 counts as 1)"},
+	{"claims[].quantity", claims.Default, "what the claim is about, one of " + strings.Join(claims.Names(), ", ") + " (`runexp help claim-quantities`: what each is, the rows it reads, the keys it takes and how its verdict is reached)"},
+	{"claims[].bound", "required for a bound quantity", "the bound of subject (one of its series' bounds) a bound quantity (" + strings.Join(claims.NamesOf(claims.Bounds), ", ") + ") is about; refused for the others"},
+	{"claims[].min", "none", "a claim on a bound quantity holds at n when its value >= min (exactly); e.g. quantity: vacuous, min: 0.5. A claim on " + claimCurves + " states value >= min"},
+	{"claims[].max", "none", "a claim on a bound quantity holds at n when its value <= max (exactly); e.g. quantity: bound_gap, max: 0.1; give min or max, not both. A claim on " + claimCurves + " states value <= max and may give both: min <= value <= max, with min <= max; e.g. quantity: bias, min: -0.01, max: 0.01"},
 	{"claims[].at", "all", "all or some n of the range"},
 	{"claims[].n_min", "the grid's first n", "the range of n checked"},
 	{"claims[].n_max", "the grid's last n", "the range of n checked"},

@@ -38,7 +38,7 @@ func yamlKeys(t reflect.Type, prefix string) []string {
 func TestKeysDocumentEveryKey(t *testing.T) {
 	accepted := yamlKeys(reflect.TypeOf(file{}), "")
 	var documented []string
-	for _, k := range Keys {
+	for _, k := range Keys() {
 		if k.Doc == "" || k.Default == "" {
 			t.Errorf("key %s: empty doc or default", k.Path)
 		}
@@ -53,5 +53,14 @@ func TestKeysDocumentEveryKey(t *testing.T) {
 		if !slices.Contains(accepted, k) {
 			t.Errorf("Keys documents %s, which Parse does not accept", k)
 		}
+	}
+}
+
+// TestKeysIsACopy: changing what Keys returns changes no later answer.
+func TestKeysIsACopy(t *testing.T) {
+	first := Keys()[0].Path
+	Keys()[0].Path = "changed"
+	if Keys()[0].Path != first {
+		t.Error("Keys changed through a copy")
 	}
 }

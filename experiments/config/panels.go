@@ -39,7 +39,7 @@ import (
 // (series, estimator); with x a parameter, one per (base series,
 // estimator, values of the other swept parameters), through the series of
 // the sweep. Points carry +/- 1 standard error of the plotted quantity
-// (report.StatsRow).
+// (resultsdir.StatsRow).
 //
 // With x = HorizonX ("H") the x of a series is its horizon, the longest
 // trajectory its domain draws (domains.Spec.MaxSteps: horizon for

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/models"
 	"go.yaml.in/yaml/v3"
@@ -501,7 +502,7 @@ func (v *validator) claims(c *file, r *Plan) {
 			v.fail(field+".name", at("name"), "missing; want a short claim name")
 		}
 		v.curveRef(r, field+".subject", at("subject"), cl.Subject)
-		if cl.IsMSE() {
+		if q := cl.Kind(); q != nil && q.Source == claims.Ratio {
 			if len(cl.Versus) == 0 {
 				v.fail(field+".versus", at("versus"), "empty; want a list of series/estimator curves")
 			}

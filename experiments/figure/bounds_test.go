@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // boundPanels are the two panels of lower bounds (report.buildBoundPanel
@@ -15,18 +16,18 @@ import (
 // at [0, 1].
 func boundPanels() []Panel {
 	lower := Panel{Title: "A. Mean lower bound", XLabel: "n (trajectories)", YLabel: "mean lower bound", LogX: true,
-		Lines: []report.PanelLine{
-			{Label: "IS t bound", Points: []report.PanelXY{pt(10, -0.37, 0.073), pt(100, 0.24, 0.031), pt(1000, 0.55, 0.01)}},
-			{Label: "IS hcope bound", Points: []report.PanelXY{pt(10, 0, 0), pt(100, 0.1, 0.02), pt(1000, 0.4, 0.008)}},
+		Lines: []resultsdir.PanelLine{
+			{Label: "IS t bound", Points: []resultsdir.PanelXY{pt(10, -0.37, 0.073), pt(100, 0.24, 0.031), pt(1000, 0.55, 0.01)}},
+			{Label: "IS hcope bound", Points: []resultsdir.PanelXY{pt(10, 0, 0), pt(100, 0.1, 0.02), pt(1000, 0.4, 0.008)}},
 		},
-		Refs: []report.RefLine{{Label: "V(pi_e)", Y: 0.6561}}}
+		Refs: []resultsdir.RefLine{{Label: "V(pi_e)", Y: 0.6561}}}
 	coverage := Panel{Title: "B. Coverage", XLabel: "n (trajectories)", YLabel: "coverage", LogX: true, YLo: 0, YHi: 1,
-		Lines: []report.PanelLine{
+		Lines: []resultsdir.PanelLine{
 			// 27/30 = 0.9: se sqrt(0.9 x 0.1 / 30) = 0.0548; 30/30: se 0.
-			{Label: "IS t bound", Points: []report.PanelXY{pt(10, 0.9, 0.0548), pt(100, 0.9333, 0.0455), pt(1000, 1, 0)}},
-			{Label: "IS hcope bound", Points: []report.PanelXY{pt(10, 1, 0), pt(100, 1, 0), pt(1000, 1, 0)}},
+			{Label: "IS t bound", Points: []resultsdir.PanelXY{pt(10, 0.9, 0.0548), pt(100, 0.9333, 0.0455), pt(1000, 1, 0)}},
+			{Label: "IS hcope bound", Points: []resultsdir.PanelXY{pt(10, 1, 0), pt(100, 1, 0), pt(1000, 1, 0)}},
 		},
-		Refs: []report.RefLine{{Label: "1 - delta = 0.95", Y: 0.95}}}
+		Refs: []resultsdir.RefLine{{Label: "1 - delta = 0.95", Y: 0.95}}}
 	return []Panel{lower, coverage}
 }
 

@@ -3,12 +3,13 @@
 //
 // Contract:
 //
-//   - Input is only a report.Figure, plain data: MSE points
-//     (report.Row), optionally a diagnostic side panel (the mean of an
+//   - Input is only a resultsdir.Figure, plain data: MSE points
+//     (resultsdir.Row), optionally a diagnostic side panel (the mean of an
 //     estimator's diagnostic, e.g. INCRIS's k*, against its index), or a
-//     grid of panels (report.Panel) of simulated points with standard
-//     errors and closed-form lines. The package never reads result files
-//     itself (report.ReadFigure does).
+//     grid of panels (resultsdir.Panel) of simulated points with standard
+//     errors and closed-form lines. The package imports neither report nor
+//     the computation behind a figure, and never reads result files itself
+//     (report.ReadFigure does).
 //   - [Draw] renders one Figure to base+".png" (150 dpi) and base+".svg".
 //     The main panel shows MSE against n on log-log axes, one line with
 //     markers per (series, estimator) pair, each with a light ±1 standard
@@ -36,8 +37,8 @@
 //     error bar end, line vertex, including values a log axis could not
 //     otherwise show) at y_min, and then only says "values below <y_min>
 //     drawn at the axis" under its title; the data are not changed. A
-//     panel's reference lines (report.RefLine: V(pi_e) under lower bounds,
-//     1 - delta under coverages) are dark grey dashed horizontal lines
+//     panel's reference lines (resultsdir.RefLine: V(pi_e) under lower
+//     bounds, 1 - delta under coverages) are dark grey dashed horizontal lines
 //     across it, named in its legend and inside its y range; a panel with
 //     a fixed range (YLo < YHi, linear axes: a coverage's [0, 1]) shows
 //     that range, padded, whatever its points. A point of value +Inf (an

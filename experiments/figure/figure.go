@@ -19,12 +19,12 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
 // Figure is the data of one figure: package report builds it.
-type Figure = report.Figure
+type Figure = resultsdir.Figure
 
 // Figure geometry.
 const (

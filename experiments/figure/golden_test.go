@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"gonum.org/v1/plot/cmpimg"
-
-	"github.com/ope-lab/longhorizon/experiments/report"
 )
 
 // regen is gonum/plot's own -regen flag (cmpimg.GenerateTestData): with
@@ -49,7 +48,7 @@ type goldenCase struct {
 // four n, three estimators and a 1/n reference. The values are literal
 // (no math.Pow), so the input is the same on every machine; they span
 // 10^−6 .. 1 so that the y axis labels powers of ten with superscripts.
-func goldenMSERows() []report.Row {
+func goldenMSERows() []resultsdir.Row {
 	ns := []int{10, 100, 1000, 10000}
 	lines := []struct {
 		est     string
@@ -63,10 +62,10 @@ func goldenMSERows() []report.Row {
 		// No SE: the band collapses onto the (dashed) line.
 		{"oracle", [4]float64{1e-3, 1e-4, 1e-5, 1e-6}, 0},
 	}
-	var rows []report.Row
+	var rows []resultsdir.Row
 	for _, l := range lines {
 		for i, n := range ns {
-			rows = append(rows, report.Row{Experiment: "golden", Series: "chain", Estimator: l.est, N: n,
+			rows = append(rows, resultsdir.Row{Experiment: "golden", Series: "chain", Estimator: l.est, N: n,
 				Trials: 64, MSE: l.mse[i], MSESE: l.seRatio * l.mse[i]})
 		}
 	}
@@ -89,14 +88,14 @@ func goldenMSE() Figure {
 // each a k*-like curve i·n/(n+100) over the indices 1..8.
 func goldenDiagnostic() Figure {
 	f := goldenMSE()
-	var rows []report.DiagRow
+	var rows []resultsdir.DiagRow
 	for _, n := range []int{10, 100, 1000, 10000} {
 		for i := 1; i <= 8; i++ {
-			rows = append(rows, report.DiagRow{Series: "chain", Estimator: "incris", N: n, I: i,
+			rows = append(rows, resultsdir.DiagRow{Series: "chain", Estimator: "incris", N: n, I: i,
 				Mean: float64(i) * float64(n) / float64(n+100)})
 		}
 	}
-	f.Diagnostic = report.DiagnosticPanel{Title: "INCRIS: mean k* per step", XLabel: "step t", YLabel: "mean k*",
+	f.Diagnostic = resultsdir.DiagnosticPanel{Title: "INCRIS: mean k* per step", XLabel: "step t", YLabel: "mean k*",
 		Rows: rows, N: []int{100, 1000, 10000}}
 	return f
 }
@@ -107,31 +106,31 @@ func goldenDiagnostic() Figure {
 // joined by a thin line); the second has linear axes, a closed-form line
 // (y = 100/x) and a dashed reference line.
 func goldenPanels() Figure {
-	var quad, quadPts, other []report.XY
+	var quad, quadPts, other []resultsdir.XY
 	for x := 1.0; x <= 16; x += 0.5 {
-		quad = append(quad, report.XY{X: x, Y: x * x / 2})
+		quad = append(quad, resultsdir.XY{X: x, Y: x * x / 2})
 	}
 	for _, x := range []float64{1, 2, 4, 8, 16} {
-		quadPts = append(quadPts, report.XY{X: x, Y: x * x / 2})
-		other = append(other, report.XY{X: x, Y: 3 * x})
+		quadPts = append(quadPts, resultsdir.XY{X: x, Y: x * x / 2})
+		other = append(other, resultsdir.XY{X: x, Y: 3 * x})
 	}
 	logPanel := Panel{Title: "Variance against horizon (log-log)", XLabel: "horizon H", YLabel: "n × Var", LogX: true, LogY: true,
-		Lines: []report.PanelLine{
+		Lines: []resultsdir.PanelLine{
 			{Label: "PDIS", Closed: quad, Points: withSE(quadPts, 1.1, 0.2)},
 			{Label: "INCRIS", Points: withSE(other, 1, 0.3)},
 		}}
 
-	var inv []report.XY
+	var inv []resultsdir.XY
 	for x := 10.0; x <= 50; x += 2 {
-		inv = append(inv, report.XY{X: x, Y: 100 / x})
+		inv = append(inv, resultsdir.XY{X: x, Y: 100 / x})
 	}
-	var invPts, flat []report.XY
+	var invPts, flat []resultsdir.XY
 	for _, x := range []float64{10, 20, 30, 40, 50} {
-		invPts = append(invPts, report.XY{X: x, Y: 100 / x})
-		flat = append(flat, report.XY{X: x, Y: 4})
+		invPts = append(invPts, resultsdir.XY{X: x, Y: 100 / x})
+		flat = append(flat, resultsdir.XY{X: x, Y: 4})
 	}
 	linPanel := Panel{Title: "Bias against n (linear)", XLabel: "n (trajectories)", YLabel: "bias",
-		Lines: []report.PanelLine{
+		Lines: []resultsdir.PanelLine{
 			{Label: "WIS", Closed: inv, Points: withSE(invPts, 0.95, 0.15)},
 			{Label: "reference", Dashed: true, Points: withSE(flat, 1, 0)},
 		}}
@@ -145,10 +144,10 @@ func goldenPanels() Figure {
 
 // withSE turns points into simulated points at scale·Y with a standard
 // error of seRatio·Y.
-func withSE(xys []report.XY, scale, seRatio float64) []report.PanelXY {
-	pts := make([]report.PanelXY, len(xys))
+func withSE(xys []resultsdir.XY, scale, seRatio float64) []resultsdir.PanelXY {
+	pts := make([]resultsdir.PanelXY, len(xys))
 	for i, p := range xys {
-		pts[i] = report.PanelXY{X: p.X, Y: scale * p.Y, SE: seRatio * p.Y}
+		pts[i] = resultsdir.PanelXY{X: p.X, Y: scale * p.Y, SE: seRatio * p.Y}
 	}
 	return pts
 }

@@ -9,22 +9,21 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ope-lab/longhorizon/experiments/report"
 )
 
-// Panel is one panel of a figure with panels (report.Panel): one colour
+// Panel is one panel of a figure with panels (resultsdir.Panel): one colour
 // and marker per line; points drawn as markers with +/- SE error bars;
 // Closed, when non-empty, as a solid line of the same colour (the points
 // are then left unconnected, else a thin line joins them, dashed for a
 // reference line).
-type Panel = report.Panel
+type Panel = resultsdir.Panel
 
 // panelYMin is the y_min of pn (config plot.panels[].y_min): where its log
 // y axis starts, 0 for none.
@@ -172,7 +171,7 @@ type viewLine struct {
 	pts    plotter.XYs
 	lo, hi []float64
 	closed plotter.XYs
-	// ref holds the points of a weight reference (report.PanelLine.
+	// ref holds the points of a weight reference (resultsdir.PanelLine.
 	// Reference), whose pts are empty.
 	ref plotter.XYs
 	// top indexes the points of pts whose value is +Inf: drawn at the top
@@ -502,7 +501,7 @@ func buildViewPanel(pn Panel, yMin float64) (*panel, error) {
 	return pnl, nil
 }
 
-// refColor and refDashes draw a panel's reference lines (report.RefLine):
+// refColor and refDashes draw a panel's reference lines (resultsdir.RefLine):
 // dark grey, each with its own dash pattern.
 var (
 	refColor  = color.Gray{Y: 0x30}

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/ope-lab/longhorizon/experiments/report"
 )
 
 // synthPanel returns a panel of exponential points 2^x - 1 with 10%
@@ -22,11 +21,11 @@ import (
 func synthPanel(title string, logY bool, lines int) Panel {
 	pn := Panel{Title: title, XLabel: "horizon H", YLabel: "n × Var(options-PDIS)", LogY: logY}
 	for l := 0; l < lines; l++ {
-		ln := report.PanelLine{Label: "line " + string(rune('a'+l))}
+		ln := resultsdir.PanelLine{Label: "line " + string(rune('a'+l))}
 		for x := 1.0; x <= 16; x++ {
 			y := (math.Pow(2, x/float64(l+1)) - 1)
-			ln.Points = append(ln.Points, report.PanelXY{X: x, Y: y * 1.05, SE: 0.1 * y})
-			ln.Closed = append(ln.Closed, report.XY{X: x, Y: y})
+			ln.Points = append(ln.Points, resultsdir.PanelXY{X: x, Y: y * 1.05, SE: 0.1 * y})
+			ln.Closed = append(ln.Closed, resultsdir.XY{X: x, Y: y})
 		}
 		pn.Lines = append(pn.Lines, ln)
 	}
@@ -70,24 +69,24 @@ func TestPanelsGrid(t *testing.T) {
 
 // pt and xy build panel points briefly (go vet wants keyed fields in
 // literals of another package's structs).
-func pt(x, y, se float64) report.PanelXY { return report.PanelXY{X: x, Y: y, SE: se} }
-func xy(x, y float64) report.XY          { return report.XY{X: x, Y: y} }
+func pt(x, y, se float64) resultsdir.PanelXY { return resultsdir.PanelXY{X: x, Y: y, SE: se} }
+func xy(x, y float64) resultsdir.XY          { return resultsdir.XY{X: x, Y: y} }
 
 // TestPanelsBadPointsDoNotPanic: NaN, infinite, zero and negative values
 // on log axes, error bars reaching below zero or far beyond the data, and
 // single points are skipped or cut, never passed to a log axis.
 func TestPanelsBadPointsDoNotPanic(t *testing.T) {
-	pn := Panel{Title: "bad", LogX: true, LogY: true, Lines: []report.PanelLine{
-		{Label: "a", Points: []report.PanelXY{pt(1, 1, 5), pt(2, 0, 1), pt(4, -1, 1), pt(math.NaN(), 1, 1), pt(8, math.Inf(1), 1), pt(16, 3, math.NaN()), pt(32, 2, 1e300)},
-			Closed: []report.XY{xy(1, 1), xy(2, 0), xy(4, 1e-300), xy(8, math.NaN()), xy(32, 2)}},
-		{Label: "single", Points: []report.PanelXY{pt(0, 5, 1), pt(3, 5, 0)}},
-		{Label: "closed only", Closed: []report.XY{xy(1, 2), xy(32, 3)}},
+	pn := Panel{Title: "bad", LogX: true, LogY: true, Lines: []resultsdir.PanelLine{
+		{Label: "a", Points: []resultsdir.PanelXY{pt(1, 1, 5), pt(2, 0, 1), pt(4, -1, 1), pt(math.NaN(), 1, 1), pt(8, math.Inf(1), 1), pt(16, 3, math.NaN()), pt(32, 2, 1e300)},
+			Closed: []resultsdir.XY{xy(1, 1), xy(2, 0), xy(4, 1e-300), xy(8, math.NaN()), xy(32, 2)}},
+		{Label: "single", Points: []resultsdir.PanelXY{pt(0, 5, 1), pt(3, 5, 0)}},
+		{Label: "closed only", Closed: []resultsdir.XY{xy(1, 2), xy(32, 3)}},
 	}}
-	drawAndCheck(t, Figure{Title: "bad", Panels: []Panel{pn, {Title: "linear", Lines: []report.PanelLine{{Label: "x", Points: []report.PanelXY{pt(1, -1, 2)}}}}}})
+	drawAndCheck(t, Figure{Title: "bad", Panels: []Panel{pn, {Title: "linear", Lines: []resultsdir.PanelLine{{Label: "x", Points: []resultsdir.PanelXY{pt(1, -1, 2)}}}}}})
 }
 
 func TestPanelNothingDrawableIsError(t *testing.T) {
-	pn := Panel{Title: "empty", LogY: true, Lines: []report.PanelLine{{Label: "a", Points: []report.PanelXY{pt(1, 0, 1), pt(2, -3, 1)}}}}
+	pn := Panel{Title: "empty", LogY: true, Lines: []resultsdir.PanelLine{{Label: "a", Points: []resultsdir.PanelXY{pt(1, 0, 1), pt(2, -3, 1)}}}}
 	err := Draw(Figure{Title: "f", Panels: []Panel{synthPanel("ok", true, 1), pn}}, t.TempDir()+"/x")
 	if err == nil || !strings.Contains(err.Error(), `panel 2 (empty)`) {
 		t.Errorf("error %v, want it to name panel 2", err)
@@ -134,10 +133,10 @@ func TestPanelLongYLabelOnLogAxis(t *testing.T) {
 // exact model has an MSE of rounding errors (~1e-29, once exactly 0)
 // beside IS, whose MSE falls from 1 to 0.01.
 func exactModelPanel() Panel {
-	return Panel{Title: "exact model", XLabel: "n", YLabel: "MSE", LogX: true, LogY: true, Lines: []report.PanelLine{
-		{Label: "DR (exact model)", Points: []report.PanelXY{pt(10, 1e-29, 1e-30), pt(100, 0, 0), pt(1000, 3e-30, 0)},
-			Closed: []report.XY{xy(10, 1e-31), xy(1000, 1e-31)}},
-		{Label: "IS", Points: []report.PanelXY{pt(10, 1, 0.2), pt(100, 0.1, 0.02), pt(1000, 0.01, 0.002)}},
+	return Panel{Title: "exact model", XLabel: "n", YLabel: "MSE", LogX: true, LogY: true, Lines: []resultsdir.PanelLine{
+		{Label: "DR (exact model)", Points: []resultsdir.PanelXY{pt(10, 1e-29, 1e-30), pt(100, 0, 0), pt(1000, 3e-30, 0)},
+			Closed: []resultsdir.XY{xy(10, 1e-31), xy(1000, 1e-31)}},
+		{Label: "IS", Points: []resultsdir.PanelXY{pt(10, 1, 0.2), pt(100, 0.1, 0.02), pt(1000, 0.01, 0.002)}},
 	}}
 }
 
@@ -203,7 +202,7 @@ func TestPanelYMin(t *testing.T) {
 				// Bars keep their ends (errBars cuts them at the axis).
 				for j, p := range v.lines[i].pts {
 					src := tc.pn.Lines[i].Points
-					if k := slices.IndexFunc(src, func(s report.PanelXY) bool { return s.X == p.X }); v.lines[i].lo[j] != src[k].Y-src[k].SE {
+					if k := slices.IndexFunc(src, func(s resultsdir.PanelXY) bool { return s.X == p.X }); v.lines[i].lo[j] != src[k].Y-src[k].SE {
 						t.Errorf("line %d, x = %g: bar from %g, want %g", i, p.X, v.lines[i].lo[j], src[k].Y-src[k].SE)
 					}
 				}

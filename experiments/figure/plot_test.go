@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -21,12 +21,12 @@ import (
 var testNs = []int{10, 20, 50, 100, 200, 500, 1000}
 
 // synthRows returns MSE rows that fall as 1/n, one line per estimator.
-func synthRows(series string, ests ...string) []report.Row {
-	var rows []report.Row
+func synthRows(series string, ests ...string) []resultsdir.Row {
+	var rows []resultsdir.Row
 	for i, e := range ests {
 		for _, n := range testNs {
 			mse := float64(100*(i+1)) / float64(n)
-			rows = append(rows, report.Row{Experiment: "t", Series: series, Estimator: e, N: n,
+			rows = append(rows, resultsdir.Row{Experiment: "t", Series: series, Estimator: e, N: n,
 				Trials: 16, MSE: mse, MSESE: 0.3 * mse})
 		}
 	}
@@ -36,11 +36,11 @@ func synthRows(series string, ests ...string) []report.Row {
 // synthDiag returns diagnostic rows of series s, estimator incris: for each
 // n, indices 1..20 with mean i·n/(n+100), a k*-like curve that grows with
 // the index and saturates in n.
-func synthDiag(ns ...int) []report.DiagRow {
-	var rows []report.DiagRow
+func synthDiag(ns ...int) []resultsdir.DiagRow {
+	var rows []resultsdir.DiagRow
 	for _, n := range ns {
 		for i := 1; i <= 20; i++ {
-			rows = append(rows, report.DiagRow{Series: "s", Estimator: "incris", N: n, I: i,
+			rows = append(rows, resultsdir.DiagRow{Series: "s", Estimator: "incris", N: n, I: i,
 				Mean: float64(i) * float64(n) / float64(n+100)})
 		}
 	}
@@ -49,8 +49,8 @@ func synthDiag(ns ...int) []report.DiagRow {
 
 // diagPanel returns a diagnostic side panel of rows drawing the sample
 // sizes ns (all of them when ns is empty), labelled as k* panels are.
-func diagPanel(rows []report.DiagRow, ns ...int) report.DiagnosticPanel {
-	return report.DiagnosticPanel{Title: "mean k*", XLabel: "step t", YLabel: "mean k*", Rows: rows, N: ns}
+func diagPanel(rows []resultsdir.DiagRow, ns ...int) resultsdir.DiagnosticPanel {
+	return resultsdir.DiagnosticPanel{Title: "mean k*", XLabel: "step t", YLabel: "mean k*", Rows: rows, N: ns}
 }
 
 // drawAndCheck draws f into a fresh directory, checks both files exist and
@@ -142,21 +142,21 @@ func hasColour(img image.Image) bool {
 func TestDrawBadPointsDoNotPanic(t *testing.T) {
 	rows := synthRows("s", "is", "wis")
 	rows = append(rows,
-		report.Row{Series: "s", Estimator: "is", N: 2000, MSE: 0, MSESE: 1},
-		report.Row{Series: "s", Estimator: "is", N: 5000, MSE: -3, MSESE: 1},
-		report.Row{Series: "s", Estimator: "wis", N: 2000, MSE: math.NaN(), MSESE: 1},
-		report.Row{Series: "s", Estimator: "wis", N: 5000, MSE: math.Inf(1), MSESE: 1},
-		report.Row{Series: "s", Estimator: "wis", N: 0, MSE: 1, MSESE: 1},
-		report.Row{Series: "s", Estimator: "wis", N: -10, MSE: 1, MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "is", N: 2000, MSE: 0, MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "is", N: 5000, MSE: -3, MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 2000, MSE: math.NaN(), MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 5000, MSE: math.Inf(1), MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 0, MSE: 1, MSESE: 1},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: -10, MSE: 1, MSESE: 1},
 		// Standard error above the MSE: the band's lower edge must be clamped.
-		report.Row{Series: "s", Estimator: "is", N: 10000, MSE: 0.5, MSESE: 7},
+		resultsdir.Row{Series: "s", Estimator: "is", N: 10000, MSE: 0.5, MSESE: 7},
 		// Unusable standard errors.
-		report.Row{Series: "s", Estimator: "wis", N: 10000, MSE: 0.5, MSESE: math.NaN()},
-		report.Row{Series: "s", Estimator: "wis", N: 20000, MSE: 0.4, MSESE: -1},
-		report.Row{Series: "s", Estimator: "wis", N: 50000, MSE: 0.3, MSESE: math.Inf(1)},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 10000, MSE: 0.5, MSESE: math.NaN()},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 20000, MSE: 0.4, MSESE: -1},
+		resultsdir.Row{Series: "s", Estimator: "wis", N: 50000, MSE: 0.3, MSESE: math.Inf(1)},
 		// A line with a single plottable point and one with none.
-		report.Row{Series: "s", Estimator: "one", N: 100, MSE: 2, MSESE: 3},
-		report.Row{Series: "s", Estimator: "none", N: 100, MSE: 0, MSESE: 0},
+		resultsdir.Row{Series: "s", Estimator: "one", N: 100, MSE: 2, MSESE: 3},
+		resultsdir.Row{Series: "s", Estimator: "none", N: 100, MSE: 0, MSESE: 0},
 	)
 	for i := range rows {
 		if rows[i].Estimator == "is" && rows[i].N < 100 {
@@ -167,7 +167,7 @@ func TestDrawBadPointsDoNotPanic(t *testing.T) {
 }
 
 func TestDrawTinyAndDegenerateRanges(t *testing.T) {
-	for name, rows := range map[string][]report.Row{
+	for name, rows := range map[string][]resultsdir.Row{
 		"single point": {{Series: "s", Estimator: "is", N: 100, MSE: 3, MSESE: 1}},
 		"one decade":   {{Series: "s", Estimator: "is", N: 100, MSE: 3}, {Series: "s", Estimator: "is", N: 200, MSE: 7}},
 		"huge range":   {{Series: "s", Estimator: "is", N: 1, MSE: 1e-30}, {Series: "s", Estimator: "is", N: 1e9, MSE: 1e30}},
@@ -180,7 +180,7 @@ func TestDrawTinyAndDegenerateRanges(t *testing.T) {
 
 func TestDrawNothingPlottableIsError(t *testing.T) {
 	dir := t.TempDir()
-	for name, rows := range map[string][]report.Row{
+	for name, rows := range map[string][]resultsdir.Row{
 		"no rows":   nil,
 		"all zero":  {{Series: "s", Estimator: "is", N: 10, MSE: 0}, {Series: "s", Estimator: "is", N: 20, MSE: math.NaN()}},
 		"bad n":     {{Series: "s", Estimator: "is", N: 0, MSE: 1}},
@@ -211,14 +211,14 @@ func TestDiagnosticPanelWidensImage(t *testing.T) {
 		t.Errorf("diagnostic panel changed the height: %d != %d", two.Dy(), one.Dy())
 	}
 	// All n, non-finite means, and several (series, estimator) pairs.
-	ds := append(synthDiag(100, 1000), report.DiagRow{Series: "s", Estimator: "incris", N: 100, I: 21, Mean: math.NaN()})
-	ds = append(ds, report.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 1, Mean: 1},
-		report.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 2, Mean: 2})
+	ds := append(synthDiag(100, 1000), resultsdir.DiagRow{Series: "s", Estimator: "incris", N: 100, I: 21, Mean: math.NaN()})
+	ds = append(ds, resultsdir.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 1, Mean: 1},
+		resultsdir.DiagRow{Series: "other", Estimator: "incris", N: 100, I: 2, Mean: 2})
 	drawAndCheck(t, Figure{Title: "all n", Rows: rows, Diagnostic: diagPanel(ds)})
 	// A flat diagnostic line (all equal) and a single index.
-	drawAndCheck(t, Figure{Title: "flat", Rows: rows, Diagnostic: diagPanel([]report.DiagRow{{Series: "s", Estimator: "incris", N: 10, I: 1, Mean: 0}})})
+	drawAndCheck(t, Figure{Title: "flat", Rows: rows, Diagnostic: diagPanel([]resultsdir.DiagRow{{Series: "s", Estimator: "incris", N: 10, I: 1, Mean: 0}})})
 	// A panel without title or axis labels (they come only from the struct).
-	drawAndCheck(t, Figure{Title: "bare", Rows: rows, Diagnostic: report.DiagnosticPanel{Rows: synthDiag(100)}})
+	drawAndCheck(t, Figure{Title: "bare", Rows: rows, Diagnostic: resultsdir.DiagnosticPanel{Rows: synthDiag(100)}})
 }
 
 func TestDiagnosticNoMatchingNIsError(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"gonum.org/v1/plot/plotter"
-
-	"github.com/ope-lab/longhorizon/experiments/report"
 )
 
 // ratioPanels are the two panels of MSE ratios (report.buildRatioPanel
@@ -19,16 +18,16 @@ import (
 // of 0). Points have SE 0; the reference line is at 1.
 func ratioPanels() []Panel {
 	inf := math.Inf(1)
-	line := func(label string, ys ...float64) report.PanelLine {
-		ln := report.PanelLine{Label: label}
+	line := func(label string, ys ...float64) resultsdir.PanelLine {
+		ln := resultsdir.PanelLine{Label: label}
 		for i, y := range ys {
 			ln.Points = append(ln.Points, pt([]float64{10, 100, 1000}[i], y, 0))
 		}
 		return ln
 	}
-	refs := []report.RefLine{{Label: "best of WIS, CWPDIS", Y: 1}}
+	refs := []resultsdir.RefLine{{Label: "best of WIS, CWPDIS", Y: 1}}
 	perSeries := Panel{Title: "A. MSE / best of WIS, CWPDIS, per domain", XLabel: "n (trajectories)", YLabel: "MSE / min MSE(WIS, CWPDIS)",
-		LogX: true, LogY: true, Refs: refs, Lines: []report.PanelLine{
+		LogX: true, LogY: true, Refs: refs, Lines: []resultsdir.PanelLine{
 			line("chain, IS", 40, 120, 900),
 			line("chain, WIS", 1, 1, 1),
 			line("chain, CWPDIS", 1.3, 1.1, 1.02),
@@ -37,7 +36,7 @@ func ratioPanels() []Panel {
 			line("sub-episode, adaptive", 0.3, 0.12, 0.09),
 		}}
 	combined := Panel{Title: "B. Worst case over domains", XLabel: "n (trajectories)", YLabel: "MSE / min MSE(WIS, CWPDIS)",
-		LogX: true, LogY: true, Refs: refs, Lines: []report.PanelLine{
+		LogX: true, LogY: true, Refs: refs, Lines: []resultsdir.PanelLine{
 			line("IS (worst over 3 series)", 40, 120, 900),
 			line("WIS (worst over 3 series)", 1.6, 1.3, 1.1),
 			line("CWPDIS (worst over 3 series)", 1.3, 1.1, 1.02),
@@ -115,8 +114,8 @@ func TestRatioPanelsDraw(t *testing.T) {
 // draws them, at the top of an axis around 1 (the reference line's
 // value, also without one).
 func TestRatioPanelOnlyInfinite(t *testing.T) {
-	pn := Panel{Title: "all +Inf", LogX: true, LogY: true, Refs: []report.RefLine{{Label: "best of WIS", Y: 1}},
-		Lines: []report.PanelLine{{Label: "IS", Points: []report.PanelXY{pt(10, math.Inf(1), 0), pt(100, math.Inf(1), 0)}}}}
+	pn := Panel{Title: "all +Inf", LogX: true, LogY: true, Refs: []resultsdir.RefLine{{Label: "best of WIS", Y: 1}},
+		Lines: []resultsdir.PanelLine{{Label: "IS", Points: []resultsdir.PanelXY{pt(10, math.Inf(1), 0), pt(100, math.Inf(1), 0)}}}}
 	v, err := panelView(pn, 0)
 	if err != nil {
 		t.Fatal(err)

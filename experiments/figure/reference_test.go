@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // refPanel is a log-log panel of one estimator line with points at y = 1
@@ -13,9 +13,9 @@ import (
 // report's note.
 func refPanel(refY [2]float64, note string) Panel {
 	return Panel{Title: "ref", XLabel: "horizon H", YLabel: "relative RMSE", LogX: true, LogY: true, Note: note,
-		Lines: []report.PanelLine{
-			{Label: "pdis", Points: []report.PanelXY{pt(1, 1, 0.1), pt(10, 10, 1)}},
-			{Label: "sqrt(E_b[W_H^2]/n)", Reference: true, Dashed: true, Points: []report.PanelXY{pt(1, refY[0], 0), pt(10, refY[1], 0)}},
+		Lines: []resultsdir.PanelLine{
+			{Label: "pdis", Points: []resultsdir.PanelXY{pt(1, 1, 0.1), pt(10, 10, 1)}},
+			{Label: "sqrt(E_b[W_H^2]/n)", Reference: true, Dashed: true, Points: []resultsdir.PanelXY{pt(1, refY[0], 0), pt(10, refY[1], 0)}},
 		}}
 }
 
@@ -84,8 +84,8 @@ func TestWeightReferenceView(t *testing.T) {
 // in the legend and the notes under the title.
 func TestWeightReferenceDraws(t *testing.T) {
 	one := refPanel([2]float64{2, 1e9}, "no E_b[W_H^2] recorded for ch: no reference there")
-	one.Lines = append(one.Lines, report.PanelLine{Label: "single reference", Reference: true, Points: []report.PanelXY{pt(3, 4, 0)}},
-		report.PanelLine{Label: "after the references", Points: []report.PanelXY{pt(2, 3, 0.3), pt(5, 4, 0.4)}})
+	one.Lines = append(one.Lines, resultsdir.PanelLine{Label: "single reference", Reference: true, Points: []resultsdir.PanelXY{pt(3, 4, 0)}},
+		resultsdir.PanelLine{Label: "after the references", Points: []resultsdir.PanelXY{pt(2, 3, 0.3), pt(5, 4, 0.4)}})
 	f := Figure{Title: "references", Panels: []Panel{one}}
 	png1, svg1, err := render(f)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/parallel"
 	"github.com/ope-lab/longhorizon/internal/streams"
 )
@@ -15,7 +15,7 @@ import (
 const (
 	// Replicates is B, the bootstrap replicates of every interval (the
 	// claims' B).
-	Replicates = report.ClaimReplicates
+	Replicates = claims.Replicates
 	// Within is the ratio to a cell's best up to which an estimator counts
 	// as within reach of it (the share column).
 	Within = 1.25
@@ -148,7 +148,7 @@ func layout(runs []*Run) (*table, int, []bool) {
 	single := 0
 	var ranked []bool
 	for ri, r := range runs {
-		tb.runKey[ri] = report.StreamKey(Seed^r.Seed, StreamName(r.Name))
+		tb.runKey[ri] = claims.StreamKey(Seed^r.Seed, StreamName(r.Name))
 		tb.maxT = max(tb.maxT, r.Trials)
 		type sn struct {
 			series string
@@ -291,8 +291,8 @@ func Compute(runs []*Run, opt Options) (*Board, error) {
 			continue
 		}
 		en := point[e]
-		en.GeoLo, en.GeoHi = report.Percentiles(geoRep[e])
-		en.WorstLo, en.WorstHi = report.Percentiles(worstRep[e])
+		en.GeoLo, en.GeoHi = claims.Percentiles(geoRep[e])
+		en.WorstLo, en.WorstHi = claims.Percentiles(worstRep[e])
 		board.Entries = append(board.Entries, en)
 	}
 	sort.SliceStable(board.Entries, func(i, j int) bool {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/streams"
 )
 
@@ -43,7 +43,7 @@ func runTiny(t *testing.T, dir, name, cfg string) string {
 func setErrors(t *testing.T, dir string, v float64, errs map[string][]float64) {
 	t.Helper()
 	key := func(s, e string, n int) string { return s + "/" + e + "/" + strconv.Itoa(n) }
-	trials, err := report.ReadResultsFile(filepath.Join(dir, report.TrialsFile), report.ReadTrialsCSV)
+	trials, err := resultsdir.ReadFile(filepath.Join(dir, resultsdir.TrialsFile), resultsdir.ReadTrialsCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +55,10 @@ func setErrors(t *testing.T, dir string, v float64, errs map[string][]float64) {
 		trials[i].Estimate = v + d[r.Trial]
 	}
 	var tb bytes.Buffer
-	if err := report.WriteTrialsCSV(&tb, trials); err != nil {
+	if err := resultsdir.WriteTrialsCSV(&tb, trials); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := report.ReadResultsFile(filepath.Join(dir, report.CurveFile), report.ReadCSV)
+	rows, err := resultsdir.ReadFile(filepath.Join(dir, resultsdir.CurveFile), resultsdir.ReadCurveCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +78,13 @@ func setErrors(t *testing.T, dir string, v float64, errs map[string][]float64) {
 		rows[i].Variance, rows[i].MSE, rows[i].MSESE = m2-m*m, m2, math.Sqrt(ss/(T-1))/math.Sqrt(T)
 	}
 	var cb bytes.Buffer
-	if err := report.WriteCSV(&cb, rows); err != nil {
+	if err := resultsdir.WriteCurveCSV(&cb, rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, report.TrialsFile), tb.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, resultsdir.TrialsFile), tb.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, report.CurveFile), cb.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, resultsdir.CurveFile), cb.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -350,7 +350,7 @@ func TestFiles(t *testing.T) {
 	if len(recs) != 1+len(b.Entries) {
 		t.Errorf("%d rows, want %d", len(recs)-1, len(b.Entries))
 	}
-	if recs[1][0] != b.Entries[0].Estimator || recs[1][3] != report.FormatFloat(b.Entries[0].GeoMean) {
+	if recs[1][0] != b.Entries[0].Estimator || recs[1][3] != resultsdir.FormatFloat(b.Entries[0].GeoMean) {
 		t.Errorf("first row %v, want %s at %v", recs[1], b.Entries[0].Estimator, b.Entries[0].GeoMean)
 	}
 	tex := string(b.TeX())
@@ -408,7 +408,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 // mean is its finite ratio 4 and m's is sqrt(1 x 1) = 1 (the second cell:
 // m 0.01 is best, ratio 1; p 0.04, ratio 4).
 func TestExactFloor(t *testing.T) {
-	rows := []report.Row{
+	rows := []resultsdir.Row{
 		{Series: "s", Estimator: "m", N: 10, Trials: 1, TrueValue: 2, MSE: 1e-30},
 		{Series: "s", Estimator: "p", N: 10, Trials: 1, TrueValue: 2, MSE: 0.01},
 		{Series: "s", Estimator: "m", N: 20, Trials: 1, TrueValue: 2, MSE: 0.01},

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/ope-lab/longhorizon/experiments/report"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -24,7 +24,7 @@ type Run struct {
 	// Trials is T, the trials of every curve row.
 	Trials int
 	// Rows are curve.csv's rows, in its order.
-	Rows []report.Row
+	Rows []resultsdir.Row
 	// Sq holds the squared errors (estimate - true_value)^2 of trials.csv:
 	// Sq[k*Trials+t] is row k's at trial t.
 	Sq []float64
@@ -89,20 +89,20 @@ func readRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := report.ReadMeta(dir)
+	meta, err := resultsdir.ReadMeta(dir)
 	if err != nil {
 		return nil, err
 	}
-	cpath := filepath.Join(dir, report.CurveFile)
-	rows, err := report.ReadResultsFile(cpath, report.ReadCSV)
+	cpath := filepath.Join(dir, resultsdir.CurveFile)
+	rows, err := resultsdir.ReadFile(cpath, resultsdir.ReadCurveCSV)
 	if err != nil {
 		return nil, err
 	}
-	if err := report.CheckCurve(cpath, meta.Config, rows); err != nil {
+	if err := resultsdir.CheckCurve(cpath, meta.Config, rows); err != nil {
 		return nil, err
 	}
-	tpath := filepath.Join(dir, report.TrialsFile)
-	trials, err := report.ReadResultsFile(tpath, report.ReadTrialsCSV)
+	tpath := filepath.Join(dir, resultsdir.TrialsFile)
+	trials, err := resultsdir.ReadFile(tpath, resultsdir.ReadTrialsCSV)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func readRun(dir string) (*Run, error) {
 // each of T trials: for every row in order, its T trials numbered 0 to
 // T-1, whose mean squared error about the row's true value is the row's
 // mse; and returns the squared errors, row-major.
-func squaredErrors(tpath, cpath string, rows []report.Row, T int, trials []report.TrialRow) ([]float64, error) {
+func squaredErrors(tpath, cpath string, rows []resultsdir.Row, T int, trials []resultsdir.TrialRow) ([]float64, error) {
 	sq := make([]float64, len(rows)*T)
 	i := 0
 	for k, c := range rows {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,11 +18,14 @@ import (
 // DefaultPrefix is where runexp leaderboard writes without -out.
 const DefaultPrefix = "results/leaderboard"
 
-// Header is the column list of PREFIX.csv: one row per ranked estimator,
-// in the leaderboard's order; floats in shortest round-trip form, +Inf
-// for an infinite ratio, empty for a geometric mean without a finite
-// ratio.
-var Header = []string{"estimator", "cells", "infinite", "geo_mean_ratio", "geo_mean_lo", "geo_mean_hi",
+// Header is the column list of PREFIX.csv, a fresh copy: one row per
+// ranked estimator, in the leaderboard's order; floats in shortest
+// round-trip form, +Inf for an infinite ratio, empty for a geometric mean
+// without a finite ratio.
+func Header() []string { return slices.Clone(header) }
+
+// header is what Header returns.
+var header = []string{"estimator", "cells", "infinite", "geo_mean_ratio", "geo_mean_lo", "geo_mean_hi",
 	"worst_ratio", "worst_lo", "worst_hi", "worst_run", "worst_series", "worst_n", "mean_rank", "share_within_1_25"}
 
 // CheckPrefix checks an output prefix: a path whose base names the files
@@ -146,7 +150,7 @@ func csvFloat(x float64) string {
 func (b *Board) CSV() ([]byte, error) {
 	var w bytes.Buffer
 	cw := csv.NewWriter(&w)
-	if err := cw.Write(Header); err != nil {
+	if err := cw.Write(header); err != nil {
 		return nil, err
 	}
 	for _, e := range b.Entries {

@@ -1,25 +1,9 @@
-// Package quantity is the table of panel quantities: every y a figure
-// panel can plot (config plot.panels[].y), in one place, with its
-// documentation, default axis label and scale, the data it is computed
-// from (curve rows, bounds rows, or curve rows against a baseline set),
-// and how its value, its standard error (panels.csv's se) and its closed
-// form are computed.
-//
-// Package config validates panels against Table and fills their defaults
-// from it; package report computes every point of panels.csv from it; the
-// help text (`runexp help panels`, config.Keys, hence docs/reference.md)
-// is generated from it. A new quantity is one entry of
-// Table and its case in the table's test (quantity_test.go), which fails
-// for an entry without one. A new Source (a quantity computed from data no
-// entry reads yet) also adds its panel builder in package report.
-//
-// The package imports domains only (for domains.Moments, the closed forms
-// a domain supplies), so that config and report can both import it.
 package quantity
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -64,7 +48,7 @@ func (s Source) String() string {
 
 // CurveStats is what a Curve or Baseline quantity reads of one curve row
 // (series, estimator, n) over T trials: curve.csv's columns and stats.csv's
-// standard errors (report.Row, report.StatsRow).
+// standard errors (resultsdir.Row, resultsdir.StatsRow).
 type CurveStats struct {
 	N, Trials    int
 	TrueValue    float64
@@ -78,7 +62,7 @@ type CurveStats struct {
 }
 
 // BoundStats is what a Bounds quantity reads of one bounds row (series,
-// estimator, bound, n; report.BoundRow).
+// estimator, bound, n; resultsdir.BoundRow).
 type BoundStats struct {
 	TrueValue            float64
 	MeanBound, BoundSE   float64
@@ -219,9 +203,12 @@ const (
 	linearBound  = "is drawn on a linear axis (a bound can be negative, a coverage 0)"
 )
 
-// Table lists every panel quantity, in the order help and error messages
-// list them.
-var Table = []Quantity{
+// Table returns every panel quantity, in the order help and error
+// messages list them: a fresh copy (its functions are shared).
+func Table() []Quantity { return slices.Clone(table) }
+
+// table is what Table returns.
+var table = []Quantity{
 	{
 		Name: "mse", Doc: "the mean squared error of the estimates, bias^2 + variance (curve.csv's mse)",
 		Label: "MSE", Source: Curve, LogY: true, SE: "mse_se",
@@ -316,11 +303,12 @@ var Table = []Quantity{
 	},
 }
 
-// Lookup returns the quantity called name.
+// Lookup returns the quantity called name, a copy.
 func Lookup(name string) (*Quantity, bool) {
-	for i := range Table {
-		if Table[i].Name == name {
-			return &Table[i], true
+	for i := range table {
+		if table[i].Name == name {
+			q := table[i]
+			return &q, true
 		}
 	}
 	return nil, false
@@ -330,7 +318,7 @@ func Lookup(name string) (*Quantity, bool) {
 // " or " (for help texts and errors).
 func NamesOf(src Source) string {
 	var out []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.Source == src {
 			out = append(out, q.Name)
 		}
@@ -340,8 +328,8 @@ func NamesOf(src Source) string {
 
 // Names returns the quantities' names, in Table's order.
 func Names() []string {
-	out := make([]string, len(Table))
-	for i, q := range Table {
+	out := make([]string, len(table))
+	for i, q := range table {
 		out[i] = q.Name
 	}
 	return out
@@ -365,7 +353,7 @@ func (s Source) Needs() string {
 // (WeightRef), joined by " or ".
 func WeightRefNames() string {
 	var out []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.WeightRef != nil {
 			out = append(out, q.Name)
 		}
@@ -377,7 +365,7 @@ func WeightRefNames() string {
 // those never drawn on one, for config.Keys' plot.panels[].log_y.
 func LogDefault() (logY, never string) {
 	var l, n []string
-	for _, q := range Table {
+	for _, q := range table {
 		if q.LogY {
 			l = append(l, q.Name)
 		}

@@ -56,7 +56,7 @@ var cases = map[string]computation{
 // other.
 func TestTableComplete(t *testing.T) {
 	seen := map[string]bool{}
-	for _, q := range Table {
+	for _, q := range Table() {
 		switch {
 		case q.Name == "" || strings.ContainsAny(q.Name, " ,"):
 			t.Errorf("quantity %q: want a name without spaces or commas", q.Name)
@@ -114,7 +114,7 @@ func TestTableComplete(t *testing.T) {
 // on the hand-made rows above.
 func TestComputation(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
-	for _, q := range Table {
+	for _, q := range Table() {
 		c, ok := cases[q.Name]
 		if !ok {
 			continue // TestTableComplete reports it
@@ -262,5 +262,16 @@ func TestRatio(t *testing.T) {
 		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
 			t.Errorf("Ratio(%v, %v) = %v, want %v", tc.x, tc.best, got, tc.want)
 		}
+	}
+}
+
+// TestTableIsACopy: changing what Table or Lookup return changes no later
+// answer.
+func TestTableIsACopy(t *testing.T) {
+	Table()[0].Name = "changed"
+	q, _ := Lookup("mse")
+	q.Source = Bounds
+	if again, _ := Lookup("mse"); Table()[0].Name != "mse" || again.Source != Curve {
+		t.Error("the table changed through a copy")
 	}
 }

@@ -6,19 +6,20 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // Aggregate summarises unit results into curve rows (SPEC 3): per series,
 // estimator and n, over trials in trial order, the mean estimate, bias,
 // variance (denominator T), MSE = mean squared error, and its standard
 // error. Results may come in any order; truths[s] is series s's V(pi_e).
-func Aggregate(r *config.Plan, results []run.UnitResult, truths []domains.Truth) ([]Row, error) {
+func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([]resultsdir.Row, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
+	var rows []resultsdir.Row
 	est := make([]float64, r.Trials)
 	sq := make([]float64, r.Trials)
 	for s, rs := range r.Series {
@@ -36,7 +37,7 @@ func Aggregate(r *config.Plan, results []run.UnitResult, truths []domains.Truth)
 				if r.Trials > 1 {
 					se = fixedStdDev(sq) / math.Sqrt(float64(r.Trials))
 				}
-				row := Row{Experiment: r.Experiment, Series: rs.Name, Estimator: name, N: n, Trials: r.Trials,
+				row := resultsdir.Row{Experiment: r.Experiment, Series: rs.Name, Estimator: name, N: n, Trials: r.Trials,
 					TrueValue: truth, MeanEstimate: mean, Bias: mean - truth, Variance: variance, MSE: mse, MSESE: se}
 				if bad := nonFinite(row); bad != "" {
 					return nil, fmt.Errorf("series %s, estimator %s, n = %d: %s is not finite (estimates overflow float64 when squared)", rs.Name, name, n, bad)
@@ -48,7 +49,7 @@ func Aggregate(r *config.Plan, results []run.UnitResult, truths []domains.Truth)
 	return rows, nil
 }
 
-func nonFinite(r Row) string {
+func nonFinite(r resultsdir.Row) string {
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -62,10 +63,10 @@ func nonFinite(r Row) string {
 
 // groupBySeries orders results by (series, trial) and checks that every
 // unit is present exactly once.
-func groupBySeries(r *config.Plan, results []run.UnitResult) ([][]*run.UnitResult, error) {
-	out := make([][]*run.UnitResult, len(r.Series))
+func groupBySeries(r *config.Plan, results []unit.Result) ([][]*unit.Result, error) {
+	out := make([][]*unit.Result, len(r.Series))
 	for s := range out {
-		out[s] = make([]*run.UnitResult, r.Trials)
+		out[s] = make([]*unit.Result, r.Trials)
 	}
 	for i := range results {
 		res := &results[i]
@@ -91,12 +92,12 @@ func groupBySeries(r *config.Plan, results []run.UnitResult) ([][]*run.UnitResul
 // first appearance (series, then estimator order): for every estimator
 // that reports it, the mean over trials at each n and index. The mean at
 // index i is over the trials whose vector reaches i.
-func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable, error) {
+func AggregateDiagnostics(r *config.Plan, results []unit.Result) ([]resultsdir.DiagTable, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
 		return nil, err
 	}
-	var tables []DiagTable
+	var tables []resultsdir.DiagTable
 	table := map[string]int{}
 	for s, rs := range r.Series {
 		for e, name := range rs.Estimators {
@@ -106,7 +107,7 @@ func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable
 				if !ok {
 					k = len(tables)
 					table[diag.Name] = k
-					tables = append(tables, DiagTable{Name: diag.Name, Index: diag.Index})
+					tables = append(tables, resultsdir.DiagTable{Name: diag.Name, Index: diag.Index})
 				}
 				rows, err := diagnosticMeans(bySeries[s], e, d, r.N)
 				if err != nil {
@@ -124,8 +125,8 @@ func AggregateDiagnostics(r *config.Plan, results []run.UnitResult) ([]DiagTable
 
 // diagnosticMeans averages diagnostic d of estimator e over the trials, at
 // every n of grid and index.
-func diagnosticMeans(trials []*run.UnitResult, e, d int, grid []int) ([]DiagRow, error) {
-	var rows []DiagRow
+func diagnosticMeans(trials []*unit.Result, e, d int, grid []int) ([]resultsdir.DiagRow, error) {
+	var rows []resultsdir.DiagRow
 	for j, n := range grid {
 		h := 0
 		for _, res := range trials {
@@ -142,7 +143,7 @@ func diagnosticMeans(trials []*run.UnitResult, e, d int, grid []int) ([]DiagRow,
 					count++
 				}
 			}
-			rows = append(rows, DiagRow{N: n, I: t + 1, Mean: sum / float64(count)})
+			rows = append(rows, resultsdir.DiagRow{N: n, I: t + 1, Mean: sum / float64(count)})
 		}
 	}
 	return rows, nil

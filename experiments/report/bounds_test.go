@@ -8,7 +8,8 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // boundsTestPlan: series ch (is with t and hcope, pdis with t; range
@@ -36,16 +37,16 @@ plot:
 // boundsTestResults are hand-made unit results of boundsTestPlan: the
 // bounds of is/t at n = 3 over the 4 trials are 0.2, 0.6, -0.1, 0.5, of
 // is/hcope 0, 0, 0.4, 0; every other bound is 0.25 + trial/100.
-func boundsTestResults() []run.UnitResult {
+func boundsTestResults() []unit.Result {
 	isT := []float64{0.2, 0.6, -0.1, 0.5}
 	isH := []float64{0, 0, 0.4, 0}
-	var res []run.UnitResult
+	var res []unit.Result
 	for tr := range 4 {
 		o := 0.25 + float64(tr)/100
 		res = append(res,
-			run.UnitResult{Series: 0, Trial: tr, Estimates: [][]float64{{0, 0}, {0, 0}}, Diagnostics: make([][][][]float64, 2),
+			unit.Result{Series: 0, Trial: tr, Estimates: [][]float64{{0, 0}, {0, 0}}, Diagnostics: make([][][][]float64, 2),
 				Bounds: [][][]float64{{{isT[tr], o}, {isH[tr], o}}, {{o, o}, nil}}},
-			run.UnitResult{Series: 1, Trial: tr, Estimates: [][]float64{{0, 0}}, Diagnostics: make([][][][]float64, 1),
+			unit.Result{Series: 1, Trial: tr, Estimates: [][]float64{{0, 0}}, Diagnostics: make([][][][]float64, 1),
 				Bounds: [][][]float64{{{o, o}}}})
 	}
 	return res
@@ -60,24 +61,24 @@ func TestAggregateBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	nan := math.NaN()
-	want := []BoundRow{
+	want := []resultsdir.BoundRow{
 		// 0.2, 0.6, -0.1, 0.5: mean 1.2/4 = 0.3; deviations -0.1, 0.3,
 		// -0.4, 0.2, squares sum 0.30, s^2 = 0.30/3 = 0.1, se = sqrt(0.1)/2;
 		// 3 of 4 are <= 0.5 (coverage 0.75, se sqrt(0.75 x 0.25 / 4)),
 		// 1 of 4 is <= g_lo = 0 (vacuous 0.25).
-		{"ch", "is", "t", 3, 4, 0.1, 0.5, 0.3, math.Sqrt(0.1) / 2, 0.75, math.Sqrt(0.75 * 0.25 / 4), 0.25},
+		{Series: "ch", Estimator: "is", Bound: "t", N: 3, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.3, BoundSE: math.Sqrt(0.1) / 2, Coverage: 0.75, CoverageSE: math.Sqrt(0.75 * 0.25 / 4), Vacuous: 0.25},
 		// 0.25, 0.26, 0.27, 0.28: mean 0.265, s^2 = (0.015^2 + 0.005^2) x 2 / 3.
-		{"ch", "is", "t", 10, 4, 0.1, 0.5, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, 0},
+		{Series: "ch", Estimator: "is", Bound: "t", N: 10, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: 0},
 		// 0, 0, 0.4, 0: mean 0.1, s^2 = (3 x 0.01 + 0.09) / 3 = 0.04;
 		// all <= 0.5; 3 of 4 at g_lo = 0.
-		{"ch", "is", "hcope", 3, 4, 0.1, 0.5, 0.1, 0.2 / 2, 1, 0, 0.75},
-		{"ch", "is", "hcope", 10, 4, 0.1, 0.5, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, 0},
-		{"ch", "pdis", "t", 3, 4, 0.1, 0.5, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, 0},
-		{"ch", "pdis", "t", 10, 4, 0.1, 0.5, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, 0},
+		{Series: "ch", Estimator: "is", Bound: "hcope", N: 3, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.1, BoundSE: 0.2 / 2, Coverage: 1, CoverageSE: 0, Vacuous: 0.75},
+		{Series: "ch", Estimator: "is", Bound: "hcope", N: 10, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: 0},
+		{Series: "ch", Estimator: "pdis", Bound: "t", N: 3, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: 0},
+		{Series: "ch", Estimator: "pdis", Bound: "t", N: 10, Trials: 4, Delta: 0.1, TrueValue: 0.5, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: 0},
 		// sub: V = 0.3; 0.25 and 0.26 are <= 0.3, 0.27 and 0.28 too: 1;
 		// no range: vacuous empty.
-		{"sub", "pdis", "t", 3, 4, 0.1, 0.3, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, nan},
-		{"sub", "pdis", "t", 10, 4, 0.1, 0.3, 0.265, math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, 1, 0, nan},
+		{Series: "sub", Estimator: "pdis", Bound: "t", N: 3, Trials: 4, Delta: 0.1, TrueValue: 0.3, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: nan},
+		{Series: "sub", Estimator: "pdis", Bound: "t", N: 10, Trials: 4, Delta: 0.1, TrueValue: 0.3, MeanBound: 0.265, BoundSE: math.Sqrt((0.015*0.015+0.005*0.005)*2/3) / 2, Coverage: 1, CoverageSE: 0, Vacuous: nan},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
@@ -93,7 +94,7 @@ func TestAggregateBounds(t *testing.T) {
 
 	// Written and read back: the same rows, vacuous empty without a range.
 	var buf bytes.Buffer
-	if err := WriteBoundsCSV(&buf, rows); err != nil {
+	if err := resultsdir.WriteBoundsCSV(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -106,7 +107,7 @@ func TestAggregateBounds(t *testing.T) {
 			t.Errorf("bounds.csv lacks %q:\n%s", line, text)
 		}
 	}
-	back, err := ReadBoundsCSV(strings.NewReader(text), "bounds.csv")
+	back, err := resultsdir.ReadBoundsCSV(strings.NewReader(text), "bounds.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +121,10 @@ func TestAggregateBounds(t *testing.T) {
 			t.Errorf("row %d: %+v read back as %+v", i, rows[i], back[i])
 		}
 	}
-	if err := checkBoundRows("bounds.csv", p, []SeriesMeta{{Series: "ch", Truth: domains.Truth{Value: 0.5}}, {Series: "sub", Truth: domains.Truth{Value: 0.3}}}, back); err != nil {
+	if err := resultsdir.CheckBounds("bounds.csv", p, []resultsdir.SeriesMeta{{Series: "ch", Truth: domains.Truth{Value: 0.5}}, {Series: "sub", Truth: domains.Truth{Value: 0.3}}}, back); err != nil {
 		t.Errorf("rows read back fail their check: %v", err)
 	}
-	if err := checkBoundRows("bounds.csv", p, []SeriesMeta{{Series: "ch", Truth: domains.Truth{Value: 0.4}}}, back); err == nil || !strings.Contains(err.Error(), "bounds.csv: line 2: true value 0.5, meta.json records 0.4 for series ch") {
+	if err := resultsdir.CheckBounds("bounds.csv", p, []resultsdir.SeriesMeta{{Series: "ch", Truth: domains.Truth{Value: 0.4}}}, back); err == nil || !strings.Contains(err.Error(), "bounds.csv: line 2: true value 0.5, meta.json records 0.4 for series ch") {
 		t.Errorf("rows of another true value: %v", err)
 	}
 
@@ -140,12 +141,12 @@ func TestAggregateBounds(t *testing.T) {
 func TestBoundClaimsChecked(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	p := &config.Plan{N: []int{3, 10}, Claims: []config.Claim{
-		{Name: "gap", Subject: "ch/is", Quantity: config.QuantityBoundGap, Bound: "hcope", Max: f(0.4), At: "all", NMin: 3, NMax: 10},
-		{Name: "void", Subject: "ch/is", Quantity: config.QuantityVacuous, Bound: "hcope", Min: f(0.75), At: "all", NMin: 3, NMax: 10},
-		{Name: "cover", Subject: "ch/is", Quantity: config.QuantityCoverage, Bound: "t", Min: f(0.9), At: "some", NMin: 3, NMax: 10},
-		{Name: "low", Subject: "ch/is", Quantity: config.QuantityLowerBound, Bound: "t", Min: f(0.3), At: "all", NMin: 10, NMax: 10},
+		{Name: "gap", Subject: "ch/is", Quantity: "bound_gap", Bound: "hcope", Max: f(0.4), At: "all", NMin: 3, NMax: 10},
+		{Name: "void", Subject: "ch/is", Quantity: "vacuous", Bound: "hcope", Min: f(0.75), At: "all", NMin: 3, NMax: 10},
+		{Name: "cover", Subject: "ch/is", Quantity: "coverage", Bound: "t", Min: f(0.9), At: "some", NMin: 3, NMax: 10},
+		{Name: "low", Subject: "ch/is", Quantity: "lower_bound", Bound: "t", Min: f(0.3), At: "all", NMin: 10, NMax: 10},
 	}}
-	bounds := []BoundRow{
+	bounds := []resultsdir.BoundRow{
 		{Series: "ch", Estimator: "is", Bound: "hcope", N: 3, TrueValue: 0.5, MeanBound: 0.1, Vacuous: 0.75},
 		{Series: "ch", Estimator: "is", Bound: "hcope", N: 10, TrueValue: 0.5, MeanBound: 0, Vacuous: 1},
 		{Series: "ch", Estimator: "is", Bound: "t", N: 3, MeanBound: 0.25, Coverage: 0.75},
@@ -178,18 +179,18 @@ func TestBoundClaimsChecked(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeClaimsCSV(&buf, p, got); err != nil {
+	if err := resultsdir.WriteClaimsCSV(&buf, p, claimRows(got)); err != nil {
 		t.Fatal(err)
 	}
 	if want := "claim,n,value,holds,lo,hi,p_le,p_gt\ngap,3,0.4,true,,,,\ngap,10,0.5,false,,,,\nvoid,3,0.75,true,,,,\n"; !strings.HasPrefix(buf.String(), want) {
 		t.Errorf("claims.csv:\n%s\nwant it to start with\n%s", buf.String(), want)
 	}
-	back, err := readClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, bounds)
+	back, err := resultsdir.ReadClaimsCSV(bytes.NewReader(buf.Bytes()), "claims.csv", p, bounds)
 	if err != nil || len(back) != 7 {
 		t.Errorf("claims.csv read back: %d points, %v", len(back), err)
 	}
 	edited := strings.Replace(buf.String(), "gap,10,0.5,false,", "gap,10,0.3,true,", 1)
-	if _, err := readClaimsCSV(strings.NewReader(edited), "claims.csv", p, bounds); err == nil || !strings.Contains(err.Error(), "claims.csv: line 3: column value: 0.3, but bounds.csv gives bound_gap = 0.5 for ch/is (hcope bound) at n = 10") {
+	if _, err := resultsdir.ReadClaimsCSV(strings.NewReader(edited), "claims.csv", p, bounds); err == nil || !strings.Contains(err.Error(), "claims.csv: line 3: column value: 0.3, but bounds.csv gives bound_gap = 0.5 for ch/is (hcope bound) at n = 10") {
 		t.Errorf("claims.csv disagreeing with bounds.csv: %v", err)
 	}
 }
@@ -209,7 +210,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := func(pn Panel) string {
+	labels := func(pn resultsdir.Panel) string {
 		var l []string
 		for _, ln := range pn.Lines {
 			l = append(l, ln.Label)
@@ -220,7 +221,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 	if got, want := labels(panels[0]), "ch, is t bound; ch, is hcope bound; ch, pdis t bound; sub, pdis t bound"; got != want {
 		t.Errorf("panel A labels %q, want %q", got, want)
 	}
-	if got := panels[0].Refs; len(got) != 2 || got[0] != (RefLine{"V(pi_e) of ch", 0.5}) || got[1] != (RefLine{"V(pi_e) of sub", 0.3}) {
+	if got := panels[0].Refs; len(got) != 2 || got[0] != (resultsdir.RefLine{Label: "V(pi_e) of ch", Y: 0.5}) || got[1] != (resultsdir.RefLine{Label: "V(pi_e) of sub", Y: 0.3}) {
 		t.Errorf("panel A references %+v, want V(pi_e) of ch at 0.5 and of sub at 0.3", got)
 	}
 	if pt := panels[0].Lines[0].Points[0]; pt.X != 3 || pt.Y != bounds[0].MeanBound || pt.SE != bounds[0].BoundSE || panels[0].LogY || !panels[0].LogX {
@@ -229,7 +230,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 	if got, want := labels(panels[1]), "is t bound; is hcope bound; pdis t bound"; got != want {
 		t.Errorf("panel B labels %q, want %q", got, want)
 	}
-	if got := panels[1]; len(got.Refs) != 1 || got.Refs[0] != (RefLine{"1 - delta = 0.9", 0.9}) || got.YLo != 0 || got.YHi != 1 || got.YLabel != "coverage" {
+	if got := panels[1]; len(got.Refs) != 1 || got.Refs[0] != (resultsdir.RefLine{Label: "1 - delta = 0.9", Y: 0.9}) || got.YLo != 0 || got.YHi != 1 || got.YLabel != "coverage" {
 		t.Errorf("panel B: references %+v, y range [%v, %v], label %q; want 1 - delta = 0.9, [0, 1], coverage", got.Refs, got.YLo, got.YHi, got.YLabel)
 	}
 	if pt := panels[1].Lines[0].Points[0]; pt.Y != 0.75 || pt.SE != bounds[0].CoverageSE {
@@ -239,7 +240,7 @@ func TestBoundPanelsBuilt(t *testing.T) {
 		t.Errorf("%d points, want (4 + 3 lines) x 2 n", len(points))
 	}
 	var buf bytes.Buffer
-	if err := WritePanelsCSV(&buf, p, points); err != nil {
+	if err := resultsdir.WritePanelsCSV(&buf, p, points); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"\n1,A,ch,is,\"ch, is t bound\",3,3,0.3", "\n2,B,ch,is,is hcope bound,3,3,1,0,,\n"} {

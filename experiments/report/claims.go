@@ -1,94 +1,65 @@
 package report
 
 import (
-	"math"
+	"strconv"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
-
-// ClaimResult is a claim checked at one n.
-type ClaimResult struct {
-	Claim string
-	N     int
-	// Ratio is MSE(subject) / min over versus of MSE(versus); for a claim
-	// on bias, subject's bias (curve.csv's); for a claim on a bound
-	// quantity, the quantity's value (ClaimValue).
-	Ratio float64
-	// Holds is the point test: Ratio against the claim's thresholds.
-	Holds bool
-	// Boot is the paired bootstrap of an MSE claim's ratio (ClaimRule) or
-	// the bootstrap of a bias claim's bias (BiasClaimRule), nil for a
-	// claim on a bound quantity or without per-trial data.
-	Boot *ClaimInterval
-}
 
 // ClaimSummary is a claim checked over its n range.
 type ClaimSummary struct {
 	Claim  config.Claim
-	Points []ClaimResult
+	Points []resultsdir.ClaimRow
 	// Holds is the point verdict: the point test at all (or some) n.
 	Holds bool
-	// Verdict is VerdictHolds, VerdictFails or VerdictInconclusive: for
-	// an MSE or bias claim with per-trial data, from its bootstrap
-	// (ClaimVerdict); else the point verdict. "" for an MSE or bias claim
-	// without per-trial data.
+	// Verdict is claims.VerdictHolds, VerdictFails or
+	// VerdictInconclusive: for a claim on a Ratio or Curve quantity with
+	// per-trial data, from its bootstrap (claims.Verdict); else the point
+	// verdict. "" for such a claim without per-trial data.
 	Verdict string
 }
 
 // CheckClaims evaluates every claim of r on rows, bounds and the per-trial
-// estimates trials: at each n of the grid in [n_min, n_max], for an MSE
-// claim ratio = MSE(subject) / min_v MSE(v) over the versus curves,
-// holding when ratio <= max_ratio; for a claim on bias subject's bias
-// from rows, holding when min <= bias <= max; for a claim on a bound
-// quantity its value from subject's bounds row (ClaimValue), holding when
-// value >= min (or <= max). The point verdict holds at all (or at some,
-// per its "at") of those n. An MSE claim's verdict is that of its paired
-// bootstrap over trials (ClaimRule), a bias claim's that of its bootstrap
-// over trials (BiasClaimRule), both with B = ClaimReplicates streams keyed
-// by r's seed and the claim's name; with no trials (nil) they have none.
-func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRow) []ClaimSummary {
-	mse := map[string]float64{}
-	bias := map[string]float64{}
-	truth := map[string]float64{}
+// estimates trials, each through its quantity's entry of claims.Table: at
+// each n of the grid in [n_min, n_max] its value from the rows its Source
+// reads (claims.Quantity.Point) and the point test (Holds). The point
+// verdict holds at all (or at some, per its "at") of those n. A claim on
+// a Ratio or Curve quantity takes the verdict of its bootstrap over
+// trials (claims.Bootstrap, B = claims.Replicates streams keyed by r's
+// seed and the claim's name); with no trials (nil) it has none. A claim
+// on a Bounds quantity keeps its point verdict, and so does one whose
+// quantity is not in the table (which config refuses): it does not hold.
+func CheckClaims(r *config.Plan, rows []resultsdir.Row, bounds []resultsdir.BoundRow, trials []resultsdir.TrialRow) []ClaimSummary {
+	rowOf := make(map[string]resultsdir.Row, len(rows))
 	for _, row := range rows {
-		k := curveKey(row.Series+"/"+row.Estimator, row.N)
-		mse[k], bias[k], truth[k] = row.MSE, row.Bias, row.TrueValue
+		rowOf[curveKey(row.Series+"/"+row.Estimator, row.N)] = row
 	}
 	est := map[string][]float64{}
 	for _, t := range trials {
 		k := curveKey(t.Series+"/"+t.Estimator, t.N)
 		est[k] = append(est[k], t.Estimate)
 	}
-	boundOf := boundIndex(bounds)
+	boundOf := resultsdir.BoundIndex(bounds)
 	var out []ClaimSummary
 	for _, cl := range r.Claims {
 		sum := ClaimSummary{Claim: cl, Holds: cl.At == "all"}
+		q, th := cl.Kind(), cl.Thresholds()
+		if q == nil {
+			out = append(out, ClaimSummary{Claim: cl, Verdict: claims.PointVerdict(false)})
+			continue
+		}
 		var ns []int
 		for _, n := range r.N {
 			if n < cl.NMin || n > cl.NMax {
 				continue
 			}
 			ns = append(ns, n)
-			var ratio float64
-			if cl.IsMSE() {
-				best := math.Inf(1)
-				for _, v := range cl.Versus {
-					best = min(best, mse[curveKey(v, n)])
-				}
-				ratio = claimRatio(mse[curveKey(cl.Subject, n)], best)
-			} else if cl.IsBias() {
-				k := curveKey(cl.Subject, n)
-				ratio = bias[k]
-				if cl.Quantity == config.QuantityRelRMSE {
-					ratio = relRMSE(mse[k], truth[k])
-				}
-			} else {
-				series, est, _ := strings.Cut(cl.Subject, "/")
-				ratio = ClaimValue(cl.Quantity, boundOf[boundKey{series, est, cl.Bound, n}])
-			}
-			holds := claimTest(&cl, ratio)
-			sum.Points = append(sum.Points, ClaimResult{Claim: cl.Name, N: n, Ratio: ratio, Holds: holds})
+			v := q.Point(claimInput(&cl, q, n, rowOf, boundOf))
+			holds := q.Holds(v, th)
+			sum.Points = append(sum.Points, resultsdir.ClaimRow{Claim: cl.Name, N: n, Ratio: v, Holds: holds})
 			if cl.At == "all" {
 				sum.Holds = sum.Holds && holds
 			} else {
@@ -98,20 +69,10 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 		if len(sum.Points) == 0 {
 			sum.Holds = false
 		}
-		switch {
-		case cl.IsBias():
-			e, tv := claimEstimates(cl.Subject, ns, est, truth)
-			if boot := BiasBootstrap(uint64(r.Seed), cl.Name, cl.Quantity, e, tv, cl.Min, cl.Max, ClaimReplicates); len(boot) == len(ns) && len(ns) > 0 {
-				for j := range sum.Points {
-					sum.Points[j].Boot = &boot[j]
-				}
-				sum.Verdict = verdictOf(&cl, sum.Points)
-			}
-		case !cl.IsMSE():
-			sum.Verdict = pointVerdict(sum.Holds)
-		default:
-			if sq := claimSquaredErrors(&cl, ns, est, truth); sq != nil && len(ns) > 0 {
-				boot := ClaimBootstrap(uint64(r.Seed), cl.Name, cl.MaxRatio, sq, ClaimReplicates)
+		if q.Source == claims.Bounds {
+			sum.Verdict = claims.PointVerdict(sum.Holds)
+		} else if e, tv := claimEstimates(claimCurves(&cl, q), ns, est, rowOf); e != nil {
+			if boot := claims.Bootstrap(uint64(r.Seed), cl.Name, q, th, e, tv, claims.Replicates); len(boot) == len(ns) && len(ns) > 0 {
 				for j := range sum.Points {
 					sum.Points[j].Boot = &boot[j]
 				}
@@ -123,58 +84,74 @@ func CheckClaims(r *config.Plan, rows []Row, bounds []BoundRow, trials []TrialRo
 	return out
 }
 
-// verdictOf is the bootstrap verdict of MSE or bias claim cl from its
-// points (each with its Boot).
-func verdictOf(cl *config.Claim, points []ClaimResult) string {
+// claimInput is what the claim's quantity q reads at n: the subject's
+// (and with a Ratio quantity the versus curves') curve rows, or the
+// subject's bounds row of the claim's bound.
+func claimInput(cl *config.Claim, q *claims.Quantity, n int, rowOf map[string]resultsdir.Row, boundOf map[resultsdir.BoundKey]resultsdir.BoundRow) claims.Input {
+	if q.Source == claims.Bounds {
+		series, est, _ := strings.Cut(cl.Subject, "/")
+		return claims.Input{Bound: boundOf[resultsdir.BoundKey{Series: series, Estimator: est, Bound: cl.Bound, N: n}].ClaimStats()}
+	}
+	in := claims.Input{Subject: rowOf[curveKey(cl.Subject, n)].ClaimStats()}
+	if q.Source == claims.Ratio {
+		for _, v := range cl.Versus {
+			in.Versus = append(in.Versus, rowOf[curveKey(v, n)].ClaimStats())
+		}
+	}
+	return in
+}
+
+// claimCurves lists the curves whose trials a claim's bootstrap
+// resamples: the subject, then with a Ratio quantity the versus curves.
+func claimCurves(cl *config.Claim, q *claims.Quantity) []string {
+	if q.Source == claims.Ratio {
+		return append([]string{cl.Subject}, cl.Versus...)
+	}
+	return []string{cl.Subject}
+}
+
+// claimEstimates gathers the estimates of each curve of cs ("series/
+// estimator") at each n of ns, est[k][j][t], and their true values
+// truth[k][j] (curve.csv's), from the estimates keyed by curveKey. It
+// returns nil when some curve at some n has no estimates or no row.
+func claimEstimates(cs []string, ns []int, trials map[string][]float64, rowOf map[string]resultsdir.Row) ([][][]float64, [][]float64) {
+	est := make([][][]float64, len(cs))
+	truth := make([][]float64, len(cs))
+	for k, c := range cs {
+		est[k] = make([][]float64, len(ns))
+		truth[k] = make([]float64, len(ns))
+		for j, n := range ns {
+			e, ok := trials[curveKey(c, n)]
+			row, okr := rowOf[curveKey(c, n)]
+			if !ok || !okr || len(e) == 0 {
+				return nil, nil
+			}
+			est[k][j], truth[k][j] = e, row.TrueValue
+		}
+	}
+	return est, truth
+}
+
+// verdictOf is the bootstrap verdict of claim cl from its points (each
+// with its Boot).
+func verdictOf(cl *config.Claim, points []resultsdir.ClaimRow) string {
 	ple := make([]float64, len(points))
 	pgt := make([]float64, len(points))
 	for j, pt := range points {
 		ple[j], pgt[j] = pt.Boot.PLE, pt.Boot.PGT
 	}
-	return ClaimVerdict(cl.At, ple, pgt, ClaimAlpha)
+	return claims.Verdict(cl.At, ple, pgt, claims.Alpha)
 }
 
-// ClaimValue returns claim quantity q (config.QuantityLowerBound,
-// QuantityBoundGap, QuantityCoverage, QuantityVacuous) of a bounds row:
-// the mean bound, the true value minus the mean bound, the coverage, the
-// vacuous fraction; NaN for any other q.
-func ClaimValue(q string, b BoundRow) float64 {
-	switch q {
-	case config.QuantityLowerBound:
-		return b.MeanBound
-	case config.QuantityBoundGap:
-		return b.TrueValue - b.MeanBound
-	case config.QuantityCoverage:
-		return b.Coverage
-	case config.QuantityVacuous:
-		return b.Vacuous
+// curveKey names curve c ("series/estimator") at n.
+func curveKey(c string, n int) string { return c + "/" + strconv.Itoa(n) }
+
+// claimRows lists the points of every claim of sums in order: the lines
+// of claims.csv.
+func claimRows(sums []ClaimSummary) []resultsdir.ClaimRow {
+	var out []resultsdir.ClaimRow
+	for _, c := range sums {
+		out = append(out, c.Points...)
 	}
-	return math.NaN()
-}
-
-// claimTest is the test of claim cl at one point of value v: an MSE ratio
-// against max_ratio (claimHolds), a bias or a bound quantity against min
-// and max (whichever are set; at least one), exactly.
-func claimTest(cl *config.Claim, v float64) bool {
-	if cl.IsMSE() {
-		return claimHolds(v, cl.MaxRatio)
-	}
-	return (cl.Min != nil || cl.Max != nil) && (cl.Min == nil || v >= *cl.Min) && (cl.Max == nil || v <= *cl.Max)
-}
-
-// claimRelTol lets a ratio that meets its threshold up to floating-point
-// rounding count as meeting it: two estimators that are the same number in
-// exact arithmetic ("no worse than" claims, max_ratio 1) differ in the last
-// bits of their MSE.
-const claimRelTol = 1e-9
-
-// claimHolds is the test of one point: ratio <= maxRatio, to claimRelTol.
-func claimHolds(ratio, maxRatio float64) bool { return ratio <= maxRatio*(1+claimRelTol) }
-
-// claimRatio is subject / best, with 0/0 := 1 (both estimators exact: equal).
-func claimRatio(subject, best float64) float64 {
-	if subject == 0 && best == 0 {
-		return 1
-	}
-	return subject / best
+	return out
 }

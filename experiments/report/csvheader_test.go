@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
@@ -79,12 +80,12 @@ func TestCSVHeadersDistinct(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{CurveFile, SeriesFile, "kstar.csv", BoundsFile, ClaimsFile, StatsFile, PanelsFile, ClosedFile, SlopesFile} {
+	for _, want := range []string{resultsdir.CurveFile, resultsdir.SeriesFile, "kstar.csv", resultsdir.BoundsFile, resultsdir.ClaimsFile, resultsdir.StatsFile, resultsdir.PanelsFile, resultsdir.ClosedFile, resultsdir.SlopesFile} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the test run wrote no %s (wrote %v): the test misses a file", want, names)
 		}
 	}
-	series := string(files[slices.IndexFunc(files, func(f atomicfile.File) bool { return f.Name == SeriesFile })].Data)
+	series := string(files[slices.IndexFunc(files, func(f atomicfile.File) bool { return f.Name == resultsdir.SeriesFile })].Data)
 	if !strings.HasPrefix(series, "series,base,domain,param_subepisodes,param_p_e,") || !strings.Contains(series, ",param_base,") {
 		t.Errorf("series.csv header: %s", strings.SplitN(series, "\n", 2)[0])
 	}

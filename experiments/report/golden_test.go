@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 var update = flag.Bool("update", false, "rewrite ../testdata/golden_curve.csv (do it on purpose, and say why in the commit)")
@@ -18,7 +20,7 @@ func TestGoldenCurve(t *testing.T) {
 	const path = "../testdata/golden_curve.csv"
 	if *update {
 		var buf bytes.Buffer
-		if err := WriteCSV(&buf, rep.Rows); err != nil {
+		if err := resultsdir.WriteCurveCSV(&buf, rep.Rows); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -32,7 +34,7 @@ func TestGoldenCurve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want, err := ReadCSV(f, path)
+	want, err := resultsdir.ReadCurveCSV(f, path)
 	if err != nil {
 		t.Fatal(err)
 	}

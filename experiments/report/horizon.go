@@ -10,6 +10,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // lineGroup is what a line of panel pc runs through, as legends and
@@ -101,7 +102,7 @@ func nameList(names []string) string {
 // line already has (series of two bases over the same domain and
 // parameters, e.g. one estimator run over a shorter range of H) draws no
 // second, identical line.
-func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, lines []*panelLine, truths []domains.Truth) ([]PanelLine, []PanelPoint, string) {
+func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, lines []*panelLine, truths []domains.Truth) ([]resultsdir.PanelLine, []resultsdir.PanelPoint, string) {
 	var groups []string
 	members := map[string][]int{}
 	for _, ln := range lines {
@@ -114,8 +115,8 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 			}
 		}
 	}
-	var out []PanelLine
-	var points []PanelPoint
+	var out []resultsdir.PanelLine
+	var points []resultsdir.PanelPoint
 	var missing []string
 	for _, g := range groups {
 		ms := slices.Clone(members[g])
@@ -124,8 +125,8 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 		if len(groups) > 1 {
 			label += ", " + g
 		}
-		pl := PanelLine{Label: label, Dashed: true, Reference: true, Series: r.Series[ms[0]].Name, Group: g}
-		var pts []PanelPoint
+		pl := resultsdir.PanelLine{Label: label, Dashed: true, Reference: true, Series: r.Series[ms[0]].Name, Group: g}
+		var pts []resultsdir.PanelPoint
 		for _, s := range ms {
 			rs := &r.Series[s]
 			for _, n := range r.N {
@@ -150,15 +151,15 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 				if pc.X != "n" {
 					x = pc.XOf(rs)
 				}
-				pts = append(pts, PanelPoint{Panel: idx + 1, Series: rs.Name, Label: label, N: n, X: x, Y: y,
+				pts = append(pts, resultsdir.PanelPoint{Panel: idx + 1, Series: rs.Name, Label: label, N: n, X: x, Y: y,
 					SE: math.NaN(), Closed: math.NaN(), Z: math.NaN(), Reference: true})
 			}
 		}
-		slices.SortStableFunc(pts, func(a, b PanelPoint) int { return cmp.Compare(a.X, b.X) })
+		slices.SortStableFunc(pts, func(a, b resultsdir.PanelPoint) int { return cmp.Compare(a.X, b.X) })
 		for _, pt := range pts {
-			pl.Points = append(pl.Points, PanelXY{X: pt.X, Y: pt.Y})
+			pl.Points = append(pl.Points, resultsdir.PanelXY{X: pt.X, Y: pt.Y})
 		}
-		if slices.ContainsFunc(out, func(o PanelLine) bool { return coversPoints(o.Points, pl.Points) }) {
+		if slices.ContainsFunc(out, func(o resultsdir.PanelLine) bool { return coversPoints(o.Points, pl.Points) }) {
 			continue // the same domain and parameters as a group drawn already
 		}
 		points = append(points, pts...)
@@ -174,7 +175,7 @@ func weightRefLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quant
 }
 
 // coversPoints reports whether line has every point of pts, exactly.
-func coversPoints(line, pts []PanelXY) bool {
+func coversPoints(line, pts []resultsdir.PanelXY) bool {
 	for _, p := range pts {
 		if !slices.Contains(line, p) {
 			return false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
@@ -54,7 +55,7 @@ plot:
 //
 // and their truths: sub[subepisodes=1] records E_b[W_H^2] = 4,
 // sub[subepisodes=3] 64, the chains none.
-func horizonTestRows(t *testing.T) (*config.Plan, []Row, []domains.Truth) {
+func horizonTestRows(t *testing.T) (*config.Plan, []resultsdir.Row, []domains.Truth) {
 	t.Helper()
 	p, err := config.Parse([]byte(horizonTestConfig), "hz.yaml")
 	if err != nil {
@@ -69,7 +70,7 @@ func horizonTestRows(t *testing.T) (*config.Plan, []Row, []domains.Truth) {
 	}
 	v := map[string]float64{"ch[horizon=2]": 0.25, "ch[horizon=4]": 0.0625, "sub[subepisodes=1]": 2, "sub[subepisodes=3]": 2, "zero": 0}
 	w2 := map[string]float64{"sub[subepisodes=1]": 4, "sub[subepisodes=3]": 64}
-	var rows []Row
+	var rows []resultsdir.Row
 	var truths []domains.Truth
 	for _, s := range p.Series {
 		tr := domains.Truth{Value: v[s.Name], Method: "hand-made"}
@@ -83,7 +84,7 @@ func horizonTestRows(t *testing.T) (*config.Plan, []Row, []domains.Truth) {
 				if n == 16 {
 					c = at16[s.Name+"/"+e]
 				}
-				rows = append(rows, Row{Series: s.Name, Estimator: e, N: n, Trials: p.Trials, TrueValue: v[s.Name], MSE: c.mse, Variance: c.mse, MSESE: c.se})
+				rows = append(rows, resultsdir.Row{Series: s.Name, Estimator: e, N: n, Trials: p.Trials, TrueValue: v[s.Name], MSE: c.mse, Variance: c.mse, MSESE: c.se})
 			}
 		}
 	}
@@ -114,7 +115,7 @@ func TestHorizonPanels(t *testing.T) {
 	type line struct {
 		label, group, est string
 		ref               bool
-		pts               []PanelXY
+		pts               []resultsdir.PanelXY
 	}
 	for _, tc := range []struct {
 		panel  int
@@ -126,24 +127,24 @@ func TestHorizonPanels(t *testing.T) {
 		{0, "horizon H", true,
 			"rel_rmse undefined where V(pi_e) = 0: 1 point of zero left out\nno E_b[W_H^2] recorded for ch, zero: no reference there",
 			[]line{
-				{"ch, pdis", "ch", "pdis", false, []PanelXY{{2, 1, 0.4}, {4, 2, 0.64}}},
-				{"ch, wis", "ch", "wis", false, []PanelXY{{2, 0.4, 0}, {4, 0.8, 0}}},
-				{"sub, pdis", "sub", "pdis", false, []PanelXY{{2, 0.5, 0.05}, {6, 1, 0.1}}},
+				{"ch, pdis", "ch", "pdis", false, []resultsdir.PanelXY{{X: 2, Y: 1, SE: 0.4}, {X: 4, Y: 2, SE: 0.64}}},
+				{"ch, wis", "ch", "wis", false, []resultsdir.PanelXY{{X: 2, Y: 0.4, SE: 0}, {X: 4, Y: 0.8, SE: 0}}},
+				{"sub, pdis", "sub", "pdis", false, []resultsdir.PanelXY{{X: 2, Y: 0.5, SE: 0.05}, {X: 6, Y: 1, SE: 0.1}}},
 				{"zero, pdis", "zero", "pdis", false, nil},
-				{"sqrt(E_b[W_H^2]/n), sub", "sub", "", true, []PanelXY{{2, 0.5, 0}, {6, 2, 0}}},
+				{"sqrt(E_b[W_H^2]/n), sub", "sub", "", true, []resultsdir.PanelXY{{X: 2, Y: 0.5, SE: 0}, {X: 6, Y: 2, SE: 0}}},
 			}},
 		{1, "n (trajectories)", true, "",
 			[]line{
-				{"subepisodes = 1", "sub[subepisodes=1]", "pdis", false, []PanelXY{{4, 1, 0.1}, {16, 1, 0.2}, {64, 1, 0.1}}},
-				{"subepisodes = 3", "sub[subepisodes=3]", "pdis", false, []PanelXY{{4, 1, 0.1}, {16, 4, 0.8}, {64, 1, 0.1}}},
-				{"IS scale V(pi_e)^2 E_b[W_H^2]/n, sub[subepisodes=1]", "sub[subepisodes=1]", "", true, []PanelXY{{4, 4, 0}, {16, 1, 0}, {64, 0.25, 0}}},
-				{"IS scale V(pi_e)^2 E_b[W_H^2]/n, sub[subepisodes=3]", "sub[subepisodes=3]", "", true, []PanelXY{{4, 64, 0}, {16, 16, 0}, {64, 4, 0}}},
+				{"subepisodes = 1", "sub[subepisodes=1]", "pdis", false, []resultsdir.PanelXY{{X: 4, Y: 1, SE: 0.1}, {X: 16, Y: 1, SE: 0.2}, {X: 64, Y: 1, SE: 0.1}}},
+				{"subepisodes = 3", "sub[subepisodes=3]", "pdis", false, []resultsdir.PanelXY{{X: 4, Y: 1, SE: 0.1}, {X: 16, Y: 4, SE: 0.8}, {X: 64, Y: 1, SE: 0.1}}},
+				{"IS scale V(pi_e)^2 E_b[W_H^2]/n, sub[subepisodes=1]", "sub[subepisodes=1]", "", true, []resultsdir.PanelXY{{X: 4, Y: 4, SE: 0}, {X: 16, Y: 1, SE: 0}, {X: 64, Y: 0.25, SE: 0}}},
+				{"IS scale V(pi_e)^2 E_b[W_H^2]/n, sub[subepisodes=3]", "sub[subepisodes=3]", "", true, []resultsdir.PanelXY{{X: 4, Y: 64, SE: 0}, {X: 16, Y: 16, SE: 0}, {X: 64, Y: 4, SE: 0}}},
 			}},
 		// MSE 1 everywhere at n = 4: every ratio is 1.
 		{2, "horizon H", true, "",
 			[]line{
-				{"pdis", "ch", "pdis", false, []PanelXY{{2, 1, 0}, {4, 1, 0}}},
-				{"wis", "ch", "wis", false, []PanelXY{{2, 1, 0}, {4, 1, 0}}},
+				{"pdis", "ch", "pdis", false, []resultsdir.PanelXY{{X: 2, Y: 1, SE: 0}, {X: 4, Y: 1, SE: 0}}},
+				{"wis", "ch", "wis", false, []resultsdir.PanelXY{{X: 2, Y: 1, SE: 0}, {X: 4, Y: 1, SE: 0}}},
 			}},
 	} {
 		pn := panels[tc.panel]
@@ -171,7 +172,7 @@ func TestHorizonPanels(t *testing.T) {
 	// panels.csv: the reference's points follow the panel's points, with
 	// an empty estimator and empty se, closed_form and z.
 	var buf bytes.Buffer
-	if err := WritePanelsCSV(&buf, p, points); err != nil {
+	if err := resultsdir.WritePanelsCSV(&buf, p, points); err != nil {
 		t.Fatal(err)
 	}
 	csv := buf.String()
@@ -205,20 +206,20 @@ func TestHorizonPanelSlopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	nan, l2, l3 := math.NaN(), math.Log10(2), math.Log10(3)
-	want := []SlopeRow{
-		{1, "ch", "pdis", 2, 1, nan, -l2},
-		{1, "ch", "wis", 2, 1, nan, math.Log10(0.2)},
-		{1, "sub", "pdis", 2, l2 / l3, nan, math.Log10(0.5) - l2/l3*l2},
-		{1, "zero", "pdis", 0, nan, nan, nan},
-		{1, "sub", "", 2, 2 * l2 / l3, nan, math.Log10(0.5) - 2*l2/l3*l2},
-		{2, "sub[subepisodes=1]", "pdis", 3, 0, 0, 0},
+	want := []resultsdir.SlopeRow{
+		{Panel: 1, Series: "ch", Estimator: "pdis", Points: 2, Slope: 1, SE: nan, Intercept: -l2},
+		{Panel: 1, Series: "ch", Estimator: "wis", Points: 2, Slope: 1, SE: nan, Intercept: math.Log10(0.2)},
+		{Panel: 1, Series: "sub", Estimator: "pdis", Points: 2, Slope: l2 / l3, SE: nan, Intercept: math.Log10(0.5) - l2/l3*l2},
+		{Panel: 1, Series: "zero", Estimator: "pdis", Points: 0, Slope: nan, SE: nan, Intercept: nan},
+		{Panel: 1, Series: "sub", Estimator: "", Points: 2, Slope: 2 * l2 / l3, SE: nan, Intercept: math.Log10(0.5) - 2*l2/l3*l2},
+		{Panel: 2, Series: "sub[subepisodes=1]", Estimator: "pdis", Points: 3, Slope: 0, SE: 0, Intercept: 0},
 		// u = log10 n = 2 l2, 4 l2, 6 l2; v = log10 MSE = 0, 2 l2, 0: Suu =
 		// 8 l2^2, Suv = 0, so slope 0 and intercept v0 = 2 l2/3; residuals
 		// -2 l2/3, 4 l2/3, -2 l2/3, SSR = 24/9 l2^2, se = sqrt(SSR/1/Suu)
 		// = sqrt(1/3).
-		{2, "sub[subepisodes=3]", "pdis", 3, 0, math.Sqrt(1.0 / 3), 2 * l2 / 3},
-		{2, "sub[subepisodes=1]", "", 3, -1, 0, 4 * l2},
-		{2, "sub[subepisodes=3]", "", 3, -1, 0, 8 * l2},
+		{Panel: 2, Series: "sub[subepisodes=3]", Estimator: "pdis", Points: 3, Slope: 0, SE: math.Sqrt(1.0 / 3), Intercept: 2 * l2 / 3},
+		{Panel: 2, Series: "sub[subepisodes=1]", Estimator: "", Points: 3, Slope: -1, SE: 0, Intercept: 4 * l2},
+		{Panel: 2, Series: "sub[subepisodes=3]", Estimator: "", Points: 3, Slope: -1, SE: 0, Intercept: 8 * l2},
 	}
 	got := Slopes(p, panels)
 	if len(got) != len(want) {
@@ -232,11 +233,11 @@ func TestHorizonPanelSlopes(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteSlopesCSV(&buf, p, got); err != nil {
+	if err := resultsdir.WriteSlopesCSV(&buf, p, got); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
-	if lines[0] != strings.Join(SlopesHeader, ",") || lines[4] != "1,A,zero,pdis,H,rel_rmse,16,0,,," ||
+	if lines[0] != strings.Join(resultsdir.SlopesHeader(), ",") || lines[4] != "1,A,zero,pdis,H,rel_rmse,16,0,,," ||
 		!strings.HasPrefix(lines[1], "1,A,ch,pdis,H,rel_rmse,16,2,1,,-0.30102999566398") ||
 		!strings.HasPrefix(lines[6], "2,B,sub[subepisodes=1],pdis,n,mse,,3,0,0,0") {
 		t.Errorf("slopes.csv:\n%s", buf.String())
@@ -290,8 +291,8 @@ func TestHorizonPanelsRedrawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(files, func(f atomicfile.File) bool { return f.Name == SlopesFile }) {
-		t.Errorf("no %s written", SlopesFile)
+	if !slices.ContainsFunc(files, func(f atomicfile.File) bool { return f.Name == resultsdir.SlopesFile }) {
+		t.Errorf("no %s written", resultsdir.SlopesFile)
 	}
 	dir := t.TempDir()
 	if err := atomicfile.WriteAll(dir, files); err != nil {
@@ -326,8 +327,8 @@ func TestHorizonPanelsRedrawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(files, func(f atomicfile.File) bool { return f.Name == SlopesFile }) {
-		t.Errorf("%s written, but no panel asks for slopes", SlopesFile)
+	if slices.ContainsFunc(files, func(f atomicfile.File) bool { return f.Name == resultsdir.SlopesFile }) {
+		t.Errorf("%s written, but no panel asks for slopes", resultsdir.SlopesFile)
 	}
 }
 

@@ -6,18 +6,18 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
 
 // curveStats is what a panel quantity reads of curve row row and its
 // stats row st (quantity.CurveStats); haveStats false leaves the standard
 // errors of stats.csv NaN.
-func curveStats(row Row, st StatsRow, haveStats bool) quantity.CurveStats {
+func curveStats(row resultsdir.Row, st resultsdir.StatsRow, haveStats bool) quantity.CurveStats {
 	c := quantity.CurveStats{N: row.N, Trials: row.Trials, TrueValue: row.TrueValue, MeanEstimate: row.MeanEstimate,
 		Bias: row.Bias, Variance: row.Variance, MSE: row.MSE, MSESE: row.MSESE, BiasSE: math.NaN(), VarianceSE: math.NaN()}
 	if haveStats {
@@ -28,29 +28,9 @@ func curveStats(row Row, st StatsRow, haveStats bool) quantity.CurveStats {
 
 // boundStats is what a panel quantity reads of a bounds row
 // (quantity.BoundStats).
-func boundStats(b BoundRow) quantity.BoundStats {
+func boundStats(b resultsdir.BoundRow) quantity.BoundStats {
 	return quantity.BoundStats{TrueValue: b.TrueValue, MeanBound: b.MeanBound, BoundSE: b.BoundSE,
 		Coverage: b.Coverage, CoverageSE: b.CoverageSE, Vacuous: b.Vacuous}
-}
-
-// PanelPoint is one simulated point of a panel with its closed form, as
-// written to panels.csv.
-type PanelPoint struct {
-	Panel     int // 1-based
-	Series    string
-	Estimator string
-	Label     string
-	N         int
-	X, Y, SE  float64
-	// Closed is the closed-form value (NaN if none); Z = (Y - Closed)/SE,
-	// the deviation in standard errors (NaN if no closed form). When SE is
-	// 0 (all trials gave the same estimate) a bias or mean is measured by
-	// the closed form's sqrt(variance/T) instead; failing that Z is 0 if Y
-	// equals Closed to 1e-12, else +/-Inf.
-	Closed, Z float64
-	// Reference marks a point of a weight reference: Estimator is empty,
-	// and panels.csv leaves se, closed_form and z empty.
-	Reference bool
 }
 
 // statsKey indexes rows by series, estimator and n.
@@ -75,11 +55,11 @@ type closedSource interface {
 	// curve returns the dense closed-form line of quantity q of est over
 	// the panel's x axis between lo and hi, the other parameters those of
 	// rs.
-	curve(panel int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []XY
+	curve(panel int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []resultsdir.XY
 	// joined returns the closed-form line of est of a line whose first
 	// series is rs drawn through its points (x = H), given the closed
 	// form at the points as computed (atPoints).
-	joined(panel int, rs *config.Series, est string, atPoints []XY) []XY
+	joined(panel int, rs *config.Series, est string, atPoints []resultsdir.XY) []resultsdir.XY
 }
 
 // BuildPanels computes the panels of r from its curve rows, stats rows,
@@ -87,26 +67,26 @@ type closedSource interface {
 // weight references, nil for none): the figure's Panel views and every
 // simulated point with its closed form (from the domains) and deviation,
 // and every weight reference point.
-func BuildPanels(r *config.Plan, rows []Row, stats []StatsRow, bounds []BoundRow, truths []domains.Truth) ([]Panel, []PanelPoint, error) {
+func BuildPanels(r *config.Plan, rows []resultsdir.Row, stats []resultsdir.StatsRow, bounds []resultsdir.BoundRow, truths []domains.Truth) ([]resultsdir.Panel, []resultsdir.PanelPoint, error) {
 	return buildPanels(r, rows, stats, computedClosed{}, bounds, truths)
 }
 
-func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, bounds []BoundRow, truths []domains.Truth) ([]Panel, []PanelPoint, error) {
-	rowOf := map[statsKey]Row{}
+func buildPanels(r *config.Plan, rows []resultsdir.Row, stats []resultsdir.StatsRow, cs closedSource, bounds []resultsdir.BoundRow, truths []domains.Truth) ([]resultsdir.Panel, []resultsdir.PanelPoint, error) {
+	rowOf := map[statsKey]resultsdir.Row{}
 	for _, row := range rows {
 		rowOf[statsKey{row.Series, row.Estimator, row.N}] = row
 	}
-	statOf := map[statsKey]StatsRow{}
+	statOf := map[statsKey]resultsdir.StatsRow{}
 	for _, st := range stats {
 		statOf[statsKey{st.Series, st.Estimator, st.N}] = st
 	}
-	boundOf := boundIndex(bounds)
-	var panels []Panel
-	var points []PanelPoint
+	boundOf := resultsdir.BoundIndex(bounds)
+	var panels []resultsdir.Panel
+	var points []resultsdir.PanelPoint
 	for i := range r.Plot.Panels {
 		pc := &r.Plot.Panels[i]
-		var pn Panel
-		var pts []PanelPoint
+		var pn resultsdir.Panel
+		var pts []resultsdir.PanelPoint
 		var err error
 		if pc.X == config.HorizonX {
 			err = pc.CheckHorizons(r) // as validation records them
@@ -138,7 +118,7 @@ func buildPanels(r *config.Plan, rows []Row, stats []StatsRow, cs closedSource, 
 
 // panelFrame returns panel pc's title, axis labels and scales (the
 // defaults of its quantity q), without lines.
-func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
+func panelFrame(pc *config.Panel, q *quantity.Quantity) resultsdir.Panel {
 	ylabel, logY := q.Label, q.LogY
 	logX := config.DefaultLogX(pc.X)
 	if pc.LogX != nil {
@@ -160,7 +140,7 @@ func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
 	if pc.YLabel != "" {
 		ylabel = pc.YLabel
 	}
-	pn := Panel{Title: pc.Title, XLabel: xlabel, YLabel: ylabel, LogX: logX, LogY: logY}
+	pn := resultsdir.Panel{Title: pc.Title, XLabel: xlabel, YLabel: ylabel, LogX: logX, LogY: logY}
 	if pc.YMin != nil {
 		pn.YMin = *pc.YMin
 	}
@@ -171,7 +151,7 @@ func panelFrame(pc *config.Panel, q *quantity.Quantity) Panel {
 // points are q.Value of the curve rows (those where q.Undefined says why
 // there is none are left out, and noted), its closed forms q.Closed, and
 // with weight_reference its weight references (weightRefLines).
-func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row, statOf map[statsKey]StatsRow, cs closedSource, truths []domains.Truth) (Panel, []PanelPoint, error) {
+func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]resultsdir.Row, statOf map[statsKey]resultsdir.StatsRow, cs closedSource, truths []domains.Truth) (resultsdir.Panel, []resultsdir.PanelPoint, error) {
 	pn := panelFrame(pc, q)
 	logX := pn.LogX
 
@@ -197,23 +177,23 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 		}
 	}
 
-	var points []PanelPoint
+	var points []resultsdir.PanelPoint
 	var undefined skipped
 	for _, ln := range lines {
 		first := &r.Series[ln.members[0]]
-		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
+		pl := resultsdir.PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
 			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
 			Group:  ln.group}
 		type sim struct {
 			x     float64
 			n     int
-			row   Row
+			row   resultsdir.Row
 			value float64
 			se    float64
 			rs    *config.Series
 		}
 		var sims []sim
-		var atPoints []XY // the closed form at the points, in order of x
+		var atPoints []resultsdir.XY // the closed form at the points, in order of x
 		for _, s := range ln.members {
 			rs := &r.Series[s]
 			for _, n := range r.N {
@@ -246,8 +226,8 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 		}
 		slices.SortStableFunc(sims, func(a, b sim) int { return cmp.Compare(a.x, b.x) })
 		for _, sm := range sims {
-			pl.Points = append(pl.Points, PanelXY{X: sm.x, Y: sm.value, SE: sm.se})
-			pt := PanelPoint{Panel: idx + 1, Series: sm.rs.Name, Estimator: ln.estimator, Label: pl.Label, N: sm.n,
+			pl.Points = append(pl.Points, resultsdir.PanelXY{X: sm.x, Y: sm.value, SE: sm.se})
+			pt := resultsdir.PanelPoint{Panel: idx + 1, Series: sm.rs.Name, Estimator: ln.estimator, Label: pl.Label, N: sm.n,
 				X: sm.x, Y: sm.value, SE: sm.se, Closed: math.NaN(), Z: math.NaN()}
 			if pc.ClosedForm && q.Closed != nil {
 				if cf, ok := cs.at(sm.rs, ln.estimator, sm.n); ok {
@@ -266,7 +246,7 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 			}
 			points = append(points, pt)
 			if !math.IsNaN(pt.Closed) && !math.IsInf(pt.Closed, 0) {
-				atPoints = append(atPoints, XY{X: pt.X, Y: pt.Closed})
+				atPoints = append(atPoints, resultsdir.XY{X: pt.X, Y: pt.Closed})
 			}
 		}
 		switch {
@@ -303,7 +283,7 @@ func buildPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity,
 // bounds.csv; and the reference lines: 1 - delta under a fraction
 // (q.Fraction: coverage), whose y axis shows [0, 1], else V(pi_e) (one per
 // distinct true value, named by series when there are several).
-func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, boundOf map[boundKey]BoundRow) (Panel, []PanelPoint, error) {
+func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, boundOf map[resultsdir.BoundKey]resultsdir.BoundRow) (resultsdir.Panel, []resultsdir.PanelPoint, error) {
 	pn := panelFrame(pc, q)
 	type line struct {
 		rs     *config.Series
@@ -321,27 +301,27 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 			bases[rs.Base], ests[est] = true, true
 		}
 	}
-	var points []PanelPoint
-	var truths []RefLine
+	var points []resultsdir.PanelPoint
+	var truths []resultsdir.RefLine
 	truthSeries := map[float64][]string{}
 	for _, ln := range lines {
-		pl := PanelLine{Series: ln.rs.Name, Estimator: ln.est,
+		pl := resultsdir.PanelLine{Series: ln.rs.Name, Estimator: ln.est,
 			Label:  lineLabel(r, pc, ln.member, ln.rs, len(bases) > 1, len(ests) > 1) + " " + ln.bound + " bound",
 			Dashed: slices.Contains(r.Plot.Dashed, ln.est) || slices.Contains(r.Plot.Dashed, ln.rs.Base+"/"+ln.est),
 			Group:  ln.rs.Name}
 		for _, n := range r.N {
-			row, ok := boundOf[boundKey{ln.rs.Name, ln.est, ln.bound, n}]
+			row, ok := boundOf[resultsdir.BoundKey{Series: ln.rs.Name, Estimator: ln.est, Bound: ln.bound, N: n}]
 			if !ok {
 				return pn, nil, fmt.Errorf("no bounds row for %s/%s %s at n = %d (bounds.csv missing or stale?)", ln.rs.Name, ln.est, ln.bound, n)
 			}
 			y, se := q.Bound(boundStats(row))
-			pl.Points = append(pl.Points, PanelXY{X: float64(n), Y: y, SE: se})
-			points = append(points, PanelPoint{Panel: idx + 1, Series: ln.rs.Name, Estimator: ln.est, Label: pl.Label, N: n,
+			pl.Points = append(pl.Points, resultsdir.PanelXY{X: float64(n), Y: y, SE: se})
+			points = append(points, resultsdir.PanelPoint{Panel: idx + 1, Series: ln.rs.Name, Estimator: ln.est, Label: pl.Label, N: n,
 				X: float64(n), Y: y, SE: se, Closed: math.NaN(), Z: math.NaN()})
 			if n == r.N[0] {
 				v := row.TrueValue
 				if _, seen := truthSeries[v]; !seen {
-					truths = append(truths, RefLine{Y: v})
+					truths = append(truths, resultsdir.RefLine{Y: v})
 				}
 				if !slices.Contains(truthSeries[v], ln.rs.Name) {
 					truthSeries[v] = append(truthSeries[v], ln.rs.Name)
@@ -352,7 +332,7 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	}
 	if q.Fraction {
 		pn.YLo, pn.YHi = 0, 1
-		pn.Refs = []RefLine{{Label: "1 - delta = " + FormatFloat(1-r.Delta), Y: 1 - r.Delta}}
+		pn.Refs = []resultsdir.RefLine{{Label: "1 - delta = " + resultsdir.FormatFloat(1-r.Delta), Y: 1 - r.Delta}}
 		return pn, points, nil
 	}
 	for i := range truths {
@@ -367,14 +347,14 @@ func buildBoundPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 
 // best returns the smallest statistic of (q.Of) of the baseline
 // estimators of series rs at n (NaN if one of them is NaN).
-func best(rs *config.Series, baseline []string, n int, of func(quantity.CurveStats) float64, rowOf map[statsKey]Row) (float64, error) {
+func best(rs *config.Series, baseline []string, n int, of func(quantity.CurveStats) float64, rowOf map[statsKey]resultsdir.Row) (float64, error) {
 	best := math.Inf(1)
 	for _, b := range baseline {
 		row, ok := rowOf[statsKey{rs.Name, b, n}]
 		if !ok {
 			return 0, fmt.Errorf("no curve row for baseline %s/%s at n = %d", rs.Name, b, n)
 		}
-		x := of(curveStats(row, StatsRow{}, false))
+		x := of(curveStats(row, resultsdir.StatsRow{}, false))
 		if math.IsNaN(x) {
 			return math.NaN(), nil
 		}
@@ -409,7 +389,7 @@ func estimatorLabel(r *config.Plan, members []int, est string) string {
 // attaining it (the first on ties). Points have SE 0 and no closed form.
 // The reference line at 1 is "best of <baseline labels>"; {baseline} in
 // the quantity's label is replaced by those labels.
-func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]Row) (Panel, []PanelPoint, error) {
+func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, rowOf map[statsKey]resultsdir.Row) (resultsdir.Panel, []resultsdir.PanelPoint, error) {
 	pn := panelFrame(pc, q)
 	// config checks both when it parses a config; a plan read back from
 	// meta.json is checked here.
@@ -430,7 +410,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	if pc.YLabel == "" {
 		pn.YLabel = strings.ReplaceAll(q.Label, "{baseline}", strings.Join(baseLabels, ", "))
 	}
-	pn.Refs = []RefLine{{Label: "best of " + strings.Join(baseLabels, ", "), Y: 1}}
+	pn.Refs = []resultsdir.RefLine{{Label: "best of " + strings.Join(baseLabels, ", "), Y: 1}}
 	if pc.X != "n" {
 		pts, err := ratioParamLines(r, idx, pc, q, sel, rowOf, &pn)
 		return pn, pts, err
@@ -463,7 +443,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 				if !ok {
 					return pn, nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, e, n)
 				}
-				rv[j] = quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), bests[j])
+				rv[j] = quantity.Ratio(q.Of(curveStats(row, resultsdir.StatsRow{}, false)), bests[j])
 			}
 			ratios[lineKey{s, e}] = rv
 			lines = append(lines, &panelLine{group: rs.Name, base: rs.Base, estimator: e, members: []int{s}})
@@ -475,17 +455,17 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 		}
 	}
 
-	var points []PanelPoint
-	add := func(pl *PanelLine, j int, series string, y float64) {
+	var points []resultsdir.PanelPoint
+	add := func(pl *resultsdir.PanelLine, j int, series string, y float64) {
 		n := r.N[j]
-		pl.Points = append(pl.Points, PanelXY{X: float64(n), Y: y})
-		points = append(points, PanelPoint{Panel: idx + 1, Series: series, Estimator: pl.Estimator, Label: pl.Label, N: n,
+		pl.Points = append(pl.Points, resultsdir.PanelXY{X: float64(n), Y: y})
+		points = append(points, resultsdir.PanelPoint{Panel: idx + 1, Series: series, Estimator: pl.Estimator, Label: pl.Label, N: n,
 			X: float64(n), Y: y, Closed: math.NaN(), Z: math.NaN()})
 	}
 	if pc.Combine == config.CombineMax {
 		for _, e := range order {
 			ms := members[e]
-			pl := PanelLine{Series: r.Series[ms[0]].Name, Estimator: e,
+			pl := resultsdir.PanelLine{Series: r.Series[ms[0]].Name, Estimator: e,
 				Label:  fmt.Sprintf("%s (worst over %d series)", estimatorLabel(r, ms, e), len(ms)),
 				Dashed: slices.Contains(r.Plot.Dashed, e)}
 			for j := range r.N {
@@ -506,7 +486,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 	for _, ln := range lines {
 		s := ln.members[0]
 		rs := &r.Series[s]
-		pl := PanelLine{Series: rs.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, rs, len(bases) > 1, len(order) > 1),
+		pl := resultsdir.PanelLine{Series: rs.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, rs, len(bases) > 1, len(order) > 1),
 			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
 			Group:  rs.Name}
 		for j, y := range ratios[lineKey{s, ln.estimator}] {
@@ -523,7 +503,7 @@ func buildRatioPanel(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 // parameters), each point quantity.Ratio of q.Of(s, e, AtN) over the
 // smallest q.Of(s, b, AtN) of b in pc.Baseline in the same series, in
 // order of x.
-func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, sel []int, rowOf map[statsKey]Row, pn *Panel) ([]PanelPoint, error) {
+func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quantity, sel []int, rowOf map[statsKey]resultsdir.Row, pn *resultsdir.Panel) ([]resultsdir.PanelPoint, error) {
 	var lines []*panelLine
 	byKey := map[string]*panelLine{}
 	bases, ests := map[string]bool{}, map[string]bool{}
@@ -541,10 +521,10 @@ func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 			bases[rs.Base], ests[e] = true, true
 		}
 	}
-	var points []PanelPoint
+	var points []resultsdir.PanelPoint
 	for _, ln := range lines {
 		first := &r.Series[ln.members[0]]
-		pl := PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
+		pl := resultsdir.PanelLine{Series: first.Name, Estimator: ln.estimator, Label: lineLabel(r, pc, ln, first, len(bases) > 1, len(ests) > 1),
 			Dashed: slices.Contains(r.Plot.Dashed, ln.estimator) || slices.Contains(r.Plot.Dashed, ln.base+"/"+ln.estimator),
 			Group:  ln.group}
 		members := slices.Clone(ln.members)
@@ -559,9 +539,9 @@ func ratioParamLines(r *config.Plan, idx int, pc *config.Panel, q *quantity.Quan
 			if !ok {
 				return nil, fmt.Errorf("no curve row for %s/%s at n = %d", rs.Name, ln.estimator, pc.AtN)
 			}
-			x, y := pc.XOf(rs), quantity.Ratio(q.Of(curveStats(row, StatsRow{}, false)), b)
-			pl.Points = append(pl.Points, PanelXY{X: x, Y: y})
-			points = append(points, PanelPoint{Panel: idx + 1, Series: rs.Name, Estimator: ln.estimator, Label: pl.Label, N: pc.AtN,
+			x, y := pc.XOf(rs), quantity.Ratio(q.Of(curveStats(row, resultsdir.StatsRow{}, false)), b)
+			pl.Points = append(pl.Points, resultsdir.PanelXY{X: x, Y: y})
+			points = append(points, resultsdir.PanelPoint{Panel: idx + 1, Series: rs.Name, Estimator: ln.estimator, Label: pl.Label, N: pc.AtN,
 				X: x, Y: y, Closed: math.NaN(), Z: math.NaN()})
 		}
 		pn.Lines = append(pn.Lines, pl)
@@ -645,7 +625,9 @@ func (computedClosed) at(rs *config.Series, est string, n int) (domains.Moments,
 	return config.ClosedForm(rs, est, n)
 }
 
-func (computedClosed) joined(_ int, _ *config.Series, _ string, atPoints []XY) []XY { return atPoints }
+func (computedClosed) joined(_ int, _ *config.Series, _ string, atPoints []resultsdir.XY) []resultsdir.XY {
+	return atPoints
+}
 
 // curve evaluates the closed form of q along the panel's x axis between lo
 // and hi, densely: with x = n at about 160 sizes (log-spaced on a log
@@ -653,7 +635,7 @@ func (computedClosed) joined(_ int, _ *config.Series, _ string, atPoints []XY) [
 // 160 values, the other parameters those of rs. Values the domain does not
 // know (e.g. a horizon that is not a multiple of the option length) are
 // left out.
-func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []XY {
+func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *config.Series, est string, lo, hi float64, logX bool) []resultsdir.XY {
 	spec := rs.Spec()
 	info, ok := rs.Info(est)
 	if spec.ClosedForm == nil || !ok || info.Class == "" {
@@ -688,7 +670,7 @@ func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *c
 			}
 		}
 	}
-	var out []XY
+	var out []resultsdir.XY
 	params := maps.Clone(rs.Params)
 	for _, x := range xs {
 		n := pc.AtN
@@ -702,7 +684,7 @@ func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *c
 			continue
 		}
 		if y, ok := q.Closed(cf, n, 0, false); ok && !math.IsNaN(y) && !math.IsInf(y, 0) {
-			out = append(out, XY{X: x, Y: y})
+			out = append(out, resultsdir.XY{X: x, Y: y})
 		}
 	}
 	return out
@@ -710,29 +692,16 @@ func (computedClosed) curve(_ int, pc *config.Panel, q *quantity.Quantity, rs *c
 
 // storedClosed is closedform.csv read back: the dense lines only (a
 // redrawn figure shows no closed value at the points).
-type storedClosed map[closedKey][]XY
-
-type closedKey struct {
-	panel             int
-	series, estimator string
-}
+type storedClosed map[resultsdir.ClosedKey][]resultsdir.XY
 
 func (storedClosed) at(*config.Series, string, int) (domains.Moments, bool) {
 	return domains.Moments{}, false
 }
 
-func (s storedClosed) joined(panel int, rs *config.Series, est string, _ []XY) []XY {
-	return s[closedKey{panel + 1, rs.Name, est}]
+func (s storedClosed) joined(panel int, rs *config.Series, est string, _ []resultsdir.XY) []resultsdir.XY {
+	return s[resultsdir.ClosedKey{Panel: panel + 1, Series: rs.Name, Estimator: est}]
 }
 
-func (s storedClosed) curve(panel int, _ *config.Panel, _ *quantity.Quantity, rs *config.Series, est string, _, _ float64, _ bool) []XY {
-	return s[closedKey{panel + 1, rs.Name, est}]
-}
-
-// formatZ writes a deviation for panels.csv (empty when there is none).
-func formatZ(z float64) string {
-	if math.IsNaN(z) {
-		return ""
-	}
-	return strconv.FormatFloat(z, 'f', 3, 64)
+func (s storedClosed) curve(panel int, _ *config.Panel, _ *quantity.Quantity, rs *config.Series, est string, _, _ float64, _ bool) []resultsdir.XY {
+	return s[resultsdir.ClosedKey{Panel: panel + 1, Series: rs.Name, Estimator: est}]
 }

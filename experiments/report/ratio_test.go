@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
@@ -54,18 +55,18 @@ var ratioTestMSE = map[string]map[string][2]float64{
 
 // ratioTestRows are the curve rows of ratioTestConfig with ratioTestMSE,
 // in the order Aggregate writes them.
-func ratioTestRows(t *testing.T) (*config.Plan, []Row) {
+func ratioTestRows(t *testing.T) (*config.Plan, []resultsdir.Row) {
 	t.Helper()
 	p, err := config.Parse([]byte(ratioTestConfig), "ratio.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []Row
+	var rows []resultsdir.Row
 	for _, s := range p.Series {
 		for _, e := range s.Estimators {
 			for j, n := range p.N {
 				mse := ratioTestMSE[s.Name][e][j]
-				rows = append(rows, Row{Series: s.Name, Estimator: e, N: n, Trials: p.Trials, MSE: mse, Variance: mse})
+				rows = append(rows, resultsdir.Row{Series: s.Name, Estimator: e, N: n, Trials: p.Trials, MSE: mse, Variance: mse})
 			}
 		}
 	}
@@ -88,7 +89,7 @@ func TestRatioPanels(t *testing.T) {
 		label string
 		ys    [2]float64
 	}
-	check := func(pn Panel, want []line) {
+	check := func(pn resultsdir.Panel, want []line) {
 		t.Helper()
 		if len(pn.Lines) != len(want) {
 			t.Fatalf("panel %s: %d lines, want %d", pn.Title, len(pn.Lines), len(want))
@@ -106,7 +107,7 @@ func TestRatioPanels(t *testing.T) {
 				t.Errorf("panel %s, line %d: %q %v, want %q %v", pn.Title, i, ln.Label, got, w.label, w.ys)
 			}
 		}
-		if len(pn.Refs) != 1 || pn.Refs[0] != (RefLine{"best of wis, CWPDIS", 1}) {
+		if len(pn.Refs) != 1 || pn.Refs[0] != (resultsdir.RefLine{Label: "best of wis, CWPDIS", Y: 1}) {
 			t.Errorf("panel %s: references %+v, want best of wis, CWPDIS at 1", pn.Title, pn.Refs)
 		}
 		if !pn.LogX || !pn.LogY || pn.YLabel != "MSE / min MSE(wis, CWPDIS)" {
@@ -138,7 +139,7 @@ func TestRatioPanels(t *testing.T) {
 		t.Errorf("%d points, want (9 + 4 lines) x 2 n", len(points))
 	}
 	var buf bytes.Buffer
-	if err := WritePanelsCSV(&buf, p, points); err != nil {
+	if err := resultsdir.WritePanelsCSV(&buf, p, points); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -158,7 +159,7 @@ func TestRatioPanels(t *testing.T) {
 	}
 
 	// A missing baseline row is an error naming it.
-	missing := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Series == "sub" && r.Estimator == "cwpdis" && r.N == 10 })
+	missing := slices.DeleteFunc(slices.Clone(rows), func(r resultsdir.Row) bool { return r.Series == "sub" && r.Estimator == "cwpdis" && r.N == 10 })
 	if _, _, err := BuildPanels(p, missing, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "plot.panels[0] (A): no curve row for baseline sub/cwpdis at n = 10") {
 		t.Errorf("panels without a baseline row: %v", err)
 	}
@@ -216,8 +217,8 @@ func TestRatioPanelsRedrawn(t *testing.T) {
 		}
 	}
 	// Ratios have no closed form: no closedform.csv is written or needed.
-	if _, err := os.Stat(filepath.Join(dir, ClosedFile)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v, want it absent", ClosedFile, err)
+	if _, err := os.Stat(filepath.Join(dir, resultsdir.ClosedFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want it absent", resultsdir.ClosedFile, err)
 	}
 }
 

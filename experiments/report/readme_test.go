@@ -39,3 +39,20 @@ func TestClaimsTablesMatchResults(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsMarkdownCells: every row of the claims table has its eight
+// cells, whatever the test states (rel_rmse's |V(pi_e)| is escaped).
+func TestClaimsMarkdownCells(t *testing.T) {
+	md, err := ClaimsMarkdown([]string{"../../results/horizon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(md), "\n") {
+		if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 9 {
+			t.Errorf("line %d has %d cell separators, want 9: %s", i+1, n, line)
+		}
+	}
+	if !strings.Contains(md, `relative RMSE (sqrt(MSE) / \|V(pi_e)\|)`) {
+		t.Error("no escaped rel_rmse test in the horizon run's claims")
+	}
+}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // TestAggregateIdentities checks each row's identities: bias = mean - V and
@@ -56,13 +57,13 @@ func TestDiagnosticsOfEveryReporter(t *testing.T) {
 		t.Errorf("k* rows for %v, want sub/incris and chain/incris-printed", seen)
 	}
 	var buf bytes.Buffer
-	if err := WriteDiagCSV(&buf, rep.Diagnostics[0]); err != nil {
+	if err := resultsdir.WriteDiagCSV(&buf, rep.Diagnostics[0]); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "series,estimator,n,t,mean_kstar\n") {
 		t.Errorf("kstar.csv header: %q", strings.SplitN(buf.String(), "\n", 2)[0])
 	}
-	back, err := ReadDiagCSV(&buf, "kstar.csv", "kstar", "t")
+	back, err := resultsdir.ReadDiagCSV(&buf, "kstar.csv", "kstar", "t")
 	if err != nil || len(back.Rows) != len(rep.Diagnostics[0].Rows) || back.Rows[5] != rep.Diagnostics[0].Rows[5] {
 		t.Errorf("kstar.csv does not read back: %v", err)
 	}
@@ -73,7 +74,7 @@ func TestDiagnosticsOfEveryReporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := []run.UnitResult{
+	res := []unit.Result{
 		{Series: 0, Trial: 1, Estimates: [][]float64{{0}, {0}}, Diagnostics: [][][][]float64{nil, {{{1}}}}},
 		{Series: 0, Trial: 0, Estimates: [][]float64{{0}, {0}}, Diagnostics: [][][][]float64{nil, {{{1, 2}}}}},
 	}
@@ -81,7 +82,7 @@ func TestDiagnosticsOfEveryReporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []DiagRow{{"s", "incris", 3, 1, 1}, {"s", "incris", 3, 2, 2}}
+	want := []resultsdir.DiagRow{{Series: "s", Estimator: "incris", N: 3, I: 1, Mean: 1}, {Series: "s", Estimator: "incris", N: 3, I: 2, Mean: 2}}
 	if len(tables) != 1 || len(tables[0].Rows) != 2 || tables[0].Rows[0] != want[0] || tables[0].Rows[1] != want[1] {
 		t.Errorf("tables %+v, want %+v", tables, want)
 	}
@@ -104,10 +105,10 @@ func TestCheckClaims(t *testing.T) {
 		"c": {2, 5, 7}, // min(b, c) = 2, 3, 5: ratios 0.5, 0.667, 0
 		"d": {dNear, 2, 0},
 	}
-	var rows []Row
+	var rows []resultsdir.Row
 	for est, v := range mse {
 		for j, n := range r.N {
-			rows = append(rows, Row{Series: "s", Estimator: est, N: n, MSE: v[j]})
+			rows = append(rows, resultsdir.Row{Series: "s", Estimator: est, N: n, MSE: v[j]})
 		}
 	}
 	got := CheckClaims(r, rows, nil, nil)

@@ -1,35 +1,12 @@
 package report
 
 import (
-	"encoding/csv"
-	"io"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 )
-
-// SlopesFile is the file of the log-log slopes of the panels that ask for
-// them (plot.panels[].slope).
-const SlopesFile = "slopes.csv"
-
-// SlopesHeader is the column list of slopes.csv.
-var SlopesHeader = []string{"panel", "title", "series", "estimator", "x", "y", "at_n", "points", "slope", "slope_se", "intercept"}
-
-// SlopeRow is the least-squares fit of log10 y on log10 x over one line of
-// a panel with slope: true (LogLogFit).
-type SlopeRow struct {
-	Panel int // 1-based, as in panels.csv
-	// Series is what the line runs through (PanelLine.Group); Estimator
-	// is "" for a weight reference.
-	Series, Estimator string
-	// Points is how many points the fit used; Slope, SE (its standard
-	// error) and Intercept are NaN where they are not defined (written
-	// empty).
-	Points               int
-	Slope, SE, Intercept float64
-}
 
 // wantsSlopes reports whether some panel of p asks for its slopes: then
 // slopes.csv is written.
@@ -39,8 +16,8 @@ func wantsSlopes(p *config.Plan) bool {
 
 // Slopes fits every line of every panel of p with slope: true (panels
 // are p's panels as built, in order), in the panels' line order.
-func Slopes(p *config.Plan, panels []Panel) []SlopeRow {
-	var out []SlopeRow
+func Slopes(p *config.Plan, panels []resultsdir.Panel) []resultsdir.SlopeRow {
+	var out []resultsdir.SlopeRow
 	for i, pn := range panels {
 		if i >= len(p.Plot.Panels) || !p.Plot.Panels[i].Slope {
 			continue
@@ -51,7 +28,7 @@ func Slopes(p *config.Plan, panels []Panel) []SlopeRow {
 			for _, pt := range ln.Points {
 				xs, ys = append(xs, pt.X), append(ys, pt.Y)
 			}
-			row := SlopeRow{Panel: i + 1, Series: ln.Group, Estimator: ln.Estimator}
+			row := resultsdir.SlopeRow{Panel: i + 1, Series: ln.Group, Estimator: ln.Estimator}
 			row.Points, row.Slope, row.SE, row.Intercept = LogLogFit(xs, ys)
 			out = append(out, row)
 		}
@@ -108,33 +85,4 @@ func LogLogFit(xs, ys []float64) (points int, slope, se, intercept float64) {
 		se = math.Sqrt(ssr / float64(m-2) / suu)
 	}
 	return m, slope, se, intercept
-}
-
-// WriteSlopesCSV writes rows with SlopesHeader to w: x, y and at_n are
-// the panel's (at_n empty with x = n), NaN values empty.
-func WriteSlopesCSV(w io.Writer, p *config.Plan, rows []SlopeRow) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(SlopesHeader); err != nil {
-		return err
-	}
-	opt := func(x float64) string {
-		if math.IsNaN(x) {
-			return ""
-		}
-		return FormatFloat(x)
-	}
-	for _, r := range rows {
-		pc := &p.Plot.Panels[r.Panel-1]
-		atN := ""
-		if pc.X != "n" {
-			atN = strconv.Itoa(pc.AtN)
-		}
-		rec := []string{strconv.Itoa(r.Panel), pc.Title, r.Series, r.Estimator, pc.X, pc.Y, atN, strconv.Itoa(r.Points),
-			opt(r.Slope), opt(r.SE), opt(r.Intercept)}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/resultsdir"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 // theoryTestConfig simulates every closed form of the theory figure at
@@ -54,7 +55,7 @@ plot:
     - {title: C mean, series: [c1_J2, c1_J3, c2], x: horizon, at_n: 64, y: mean_estimate, closed_form: true}
 `
 
-func runTheoryTest(t *testing.T) (*config.Plan, *Report, []PanelPoint) {
+func runTheoryTest(t *testing.T) (*config.Plan, *Report, []resultsdir.PanelPoint) {
 	t.Helper()
 	r, err := config.Parse([]byte(theoryTestConfig), "theorytest.yaml")
 	if err != nil {
@@ -73,13 +74,13 @@ func runTheoryTest(t *testing.T) (*config.Plan, *Report, []PanelPoint) {
 // as the paper and the derivations state them (table below).
 func TestTheoryClosedFormsBySimulation(t *testing.T) {
 	_, _, pts := runTheoryTest(t)
-	point := func(panel int, series, est string, n int) (PanelPoint, bool) {
+	point := func(panel int, series, est string, n int) (resultsdir.PanelPoint, bool) {
 		for _, p := range pts {
 			if p.Panel == panel && p.Series == series && p.Estimator == est && p.N == n {
 				return p, true
 			}
 		}
-		return PanelPoint{}, false
+		return resultsdir.PanelPoint{}, false
 	}
 	pow := math.Pow
 	for _, tc := range []struct {
@@ -150,27 +151,27 @@ func TestStatsFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []run.UnitResult
+	var res []unit.Result
 	for tr, x := range []float64{0, 0, 0, 4} {
-		res = append(res, run.UnitResult{Series: 0, Trial: tr, Estimates: [][]float64{{x}}, Diagnostics: [][][][]float64{nil}})
+		res = append(res, unit.Result{Series: 0, Trial: tr, Estimates: [][]float64{{x}}, Diagnostics: [][][][]float64{nil}})
 	}
 	rows, err := AggregateStats(r, res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []StatsRow{{Series: "s", Estimator: "pdis", N: 3, BiasSE: 1, VarianceSE: math.Sqrt(3)}}
+	want := []resultsdir.StatsRow{{Series: "s", Estimator: "pdis", N: 3, BiasSE: 1, VarianceSE: math.Sqrt(3)}}
 	if len(rows) != 1 || rows[0].Series != "s" || rows[0].N != 3 || math.Abs(rows[0].BiasSE-1) > 1e-15 || math.Abs(rows[0].VarianceSE-math.Sqrt(3)) > 1e-15 {
 		t.Errorf("stats %+v, want %+v", rows, want)
 	}
 	var buf bytes.Buffer
-	if err := WriteStatsCSV(&buf, rows); err != nil {
+	if err := resultsdir.WriteStatsCSV(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadStatsCSV(&buf, "stats.csv")
+	back, err := resultsdir.ReadStatsCSV(&buf, "stats.csv")
 	if err != nil || !reflect.DeepEqual(back, rows) {
 		t.Errorf("stats.csv does not read back: %v %v", back, err)
 	}
-	if _, err := ReadStatsCSV(strings.NewReader("series,estimator,n,bias,variance_se\n"), "x.csv"); err == nil || !strings.Contains(err.Error(), `x.csv: line 1: column 4 is "bias", want "bias_se"`) {
+	if _, err := resultsdir.ReadStatsCSV(strings.NewReader("series,estimator,n,bias,variance_se\n"), "x.csv"); err == nil || !strings.Contains(err.Error(), `x.csv: line 1: column 4 is "bias", want "bias_se"`) {
 		t.Errorf("bad header: %v", err)
 	}
 }
@@ -201,7 +202,7 @@ func TestPanelLabelsAndClosedLines(t *testing.T) {
 	if got := len(panels[1].Lines); got != 2 || len(panels[1].Lines[0].Points) != 2 || panels[1].Lines[0].Points[1].X != 4 {
 		t.Fatalf("panel A: %+v", panels[1])
 	}
-	if cl := panels[1].Lines[0].Closed; len(cl) != 3 || cl[2] != (XY{X: 4, Y: 15}) {
+	if cl := panels[1].Lines[0].Closed; len(cl) != 3 || cl[2] != (resultsdir.XY{X: 4, Y: 15}) {
 		t.Errorf("panel A pdis closed form %v, want n Var at H = 2, 3, 4 ending (4, 15)", cl)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -75,7 +76,7 @@ func TestBoundsOnTheEstimatesData(t *testing.T) {
 	}
 }
 
-func checkUnitBounds(t *testing.T, p *config.Plan, res UnitResult) {
+func checkUnitBounds(t *testing.T, p *config.Plan, res unit.Result) {
 	t.Helper()
 	rs := &p.Series[res.Series]
 	d, err := rs.Spec().New(rs.Params)

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
@@ -146,11 +147,11 @@ type Checkpoint struct {
 //
 // OpenCheckpoint does not lock the file: callers hold its lock (Execute
 // does), or two writers can append the same units twice.
-func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []UnitResult, error) {
+func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []unit.Result, error) {
 	var c *checkpointFile
 	if resume {
 		var err error
-		c, err = readCheckpoint(path)
+		c, err = readCheckpoint(path, checkpointLimits())
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			resume = false
@@ -185,7 +186,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 		return nil, nil, err
 	}
 	ck := &Checkpoint{f: f, r: r, path: path}
-	var done []UnitResult
+	var done []unit.Result
 	if c != nil {
 		done, ck.dups = c.results, c.dups
 	}
@@ -193,7 +194,7 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 }
 
 // Append records a finished unit. It is safe for concurrent use.
-func (c *Checkpoint) Append(res UnitResult) error {
+func (c *Checkpoint) Append(res unit.Result) error {
 	line, err := json.Marshal(checkpointLine{Series: c.r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -215,16 +216,20 @@ func (c *Checkpoint) Remove() error {
 	return os.Remove(c.path)
 }
 
-// The longest lines read from a checkpoint, newline included: 16 MiB for
+// lineLimits are the longest lines read from a checkpoint, newline
+// included. A longer line is not one this code wrote, and reading it whole
+// would only exhaust memory; reading one allocates at most twice its
+// limit.
+type lineLimits struct {
+	header, unit int
+}
+
+// checkpointLimits returns the limits of every checkpoint read: 16 MiB for
 // the header (a plan: kilobytes) and 64 MiB for a unit (a few numbers per
 // estimator and n, and per step for diagnostics such as k*: kilobytes, a
-// few megabytes for the longest horizons). A longer line is not one this
-// code wrote, and reading it whole would only exhaust memory; reading one
-// allocates at most twice its limit. (Variables, for tests.)
-var (
-	maxHeaderLine = 16 << 20
-	maxLine       = 64 << 20
-)
+// few megabytes for the longest horizons). Tests pass smaller ones to
+// readCheckpoint.
+func checkpointLimits() lineLimits { return lineLimits{header: 16 << 20, unit: 64 << 20} }
 
 // ReadCheckpoint reads a checkpoint file: its header and finished units
 // (indices resolved against the header's config), in file order.
@@ -242,8 +247,8 @@ var (
 // or is a directory (inputerr.Open; errors.Is(err, fs.ErrNotExist) holds
 // for the first); other errors opening or reading the file are failures
 // of the machine.
-func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
-	c, err := readCheckpoint(path)
+func ReadCheckpoint(path string) (*CheckpointHeader, []unit.Result, error) {
+	c, err := readCheckpoint(path, checkpointLimits())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,15 +258,16 @@ func ReadCheckpoint(path string) (*CheckpointHeader, []UnitResult, error) {
 // checkpointFile is a checkpoint file as read.
 type checkpointFile struct {
 	h       CheckpointHeader
-	results []UnitResult
+	results []unit.Result
 	lines   []int // lines[i] is the line of results[i]
 	dups    int   // exact duplicate lines ignored
 	end     int64 // offset after the last complete line
 	partial bool  // a partial line follows end
 }
 
-// readCheckpoint reads the checkpoint file at path (see ReadCheckpoint).
-func readCheckpoint(path string) (*checkpointFile, error) {
+// readCheckpoint reads the checkpoint file at path (see ReadCheckpoint),
+// refusing lines longer than lim.
+func readCheckpoint(path string, lim lineLimits) (*checkpointFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, inputerr.Open(err)
@@ -274,9 +280,9 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 	var shard Shard
 	first := map[Unit]int{} // units to their index in c.results
 	for lineNo := 1; ; lineNo++ {
-		limit := maxLine
+		limit := lim.unit
 		if lineNo == 1 {
-			limit = maxHeaderLine
+			limit = lim.header
 		}
 		line, err := readLine(br, limit)
 		if err == io.EOF {
@@ -333,7 +339,7 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 		if diags == nil {
 			diags = make([][][][]float64, len(cl.Estimates))
 		}
-		res := UnitResult{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
+		res := unit.Result{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
 		u := Unit{Series: s, Trial: cl.Trial}
 		if i, dup := first[u]; dup {
 			if !sameNumbers(&c.results[i], &res) {
@@ -360,7 +366,7 @@ func size(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// errLongLine reports a line longer than maxLine.
+// errLongLine reports a line longer than its limit (lineLimits).
 var errLongLine = errors.New("line too long")
 
 // readLine reads a line, newline included, of at most limit bytes. At
@@ -391,7 +397,7 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 
 // sameNumbers reports whether a and b hold identical estimates,
 // diagnostics and bounds, bit for bit.
-func sameNumbers(a, b *UnitResult) bool {
+func sameNumbers(a, b *unit.Result) bool {
 	same := func(x, y []float64) bool {
 		if len(x) != len(y) {
 			return false
@@ -486,7 +492,7 @@ func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
 //
 // Merge does not lock the files: run it after the shards have finished.
 // Its caller, which writes the outputs, locks their directory (LockDir).
-func Merge(paths []string) (*config.Plan, []UnitResult, error) {
+func Merge(paths []string) (*config.Plan, []unit.Result, error) {
 	if len(paths) == 0 {
 		return nil, nil, inputerr.Errorf("merge: no checkpoint files")
 	}
@@ -495,7 +501,7 @@ func Merge(paths []string) (*config.Plan, []UnitResult, error) {
 		res        int // index in all
 	}
 	var cfg *config.Plan
-	var all []UnitResult
+	var all []unit.Result
 	var stats []os.FileInfo
 	shards := map[string]int{} // shards to the index of their file
 	seen := map[Unit]origin{}
@@ -510,7 +516,7 @@ func Merge(paths []string) (*config.Plan, []UnitResult, error) {
 			}
 		}
 		stats = append(stats, st)
-		c, err := readCheckpoint(p)
+		c, err := readCheckpoint(p, checkpointLimits())
 		if err != nil {
 			return nil, nil, err
 		}

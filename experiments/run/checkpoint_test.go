@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
@@ -116,9 +117,9 @@ func writeLines(t *testing.T, dir, name string, lines ...string) string {
 }
 
 // sorted returns results in canonical (series, trial) order.
-func sorted(res []UnitResult) []UnitResult {
+func sorted(res []unit.Result) []unit.Result {
 	out := slices.Clone(res)
-	slices.SortFunc(out, func(a, b UnitResult) int {
+	slices.SortFunc(out, func(a, b unit.Result) int {
 		return cmp.Or(cmp.Compare(a.Series, b.Series), cmp.Compare(a.Trial, b.Trial))
 	})
 	return out
@@ -184,7 +185,7 @@ func TestReadCheckpointDuplicates(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeLines(t, t.TempDir(), "c.jsonl", c.lines...)
-			f, err := readCheckpoint(path)
+			f, err := readCheckpoint(path, checkpointLimits())
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !inputerr.Is(err) {
 					t.Fatalf("error %v, want one marked as bad input containing %q", err, c.err)
@@ -258,15 +259,15 @@ func TestReadCheckpointBadInput(t *testing.T) {
 		{"header line too long", strings.Repeat("\x00", 5000), true, "c.jsonl:1: line longer than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			lim := checkpointLimits()
 			if c.small {
-				defer func(h, l int) { maxHeaderLine, maxLine = h, l }(maxHeaderLine, maxLine)
-				maxHeaderLine, maxLine = 2<<10, 1<<10
+				lim = lineLimits{header: 2 << 10, unit: 1 << 10}
 			}
 			path := filepath.Join(t.TempDir(), "c.jsonl")
 			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := ReadCheckpoint(path)
+			_, err := readCheckpoint(path, lim)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !inputerr.Is(err) {
 				t.Errorf("error %v, want one marked as bad input containing %q", err, c.want)
 			}

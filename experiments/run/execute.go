@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/lock"
 	"github.com/ope-lab/longhorizon/internal/outdir"
 )
@@ -32,7 +33,7 @@ type ExecOptions struct {
 // (finished earlier or now, in canonical order) and the checkpoint that
 // holds them, still locked.
 type Outcome struct {
-	Results []UnitResult
+	Results []unit.Result
 	// Checkpoint is the path of the checkpoint file: DIR/checkpoint.jsonl,
 	// or DIR/shard-i-of-N.jsonl for a shard.
 	Checkpoint string
@@ -212,7 +213,7 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		logf(opt.Log, "resuming %s: %d units already done, %d to run", path, len(done), len(todo))
 	}
 	run := opt.Options
-	run.OnResult = func(res UnitResult) error { // one call at a time
+	run.OnResult = func(res unit.Result) error { // one call at a time
 		if err := ckpt.Append(res); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/lock"
 )
@@ -338,7 +339,7 @@ func TestResumeDuplicates(t *testing.T) {
 	p := tinyPlan(t)
 	lines := checkpointLines(t, p, Shard{})
 	want := runAll(t, p, 1)
-	resume := func(t *testing.T, ckpt ...string) ([]UnitResult, []string, error) {
+	resume := func(t *testing.T, ckpt ...string) ([]unit.Result, []string, error) {
 		dir := t.TempDir()
 		path := writeLines(t, dir, "checkpoint.jsonl", ckpt...)
 		var log []string

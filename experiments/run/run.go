@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
@@ -22,24 +23,6 @@ import (
 // Unit is the unit of work: one trial of one series (DESIGN: work units).
 type Unit struct {
 	Series, Trial int
-}
-
-// UnitResult is what one unit produces: every estimator's estimate at every
-// n of the grid, and the diagnostics of estimators that report them.
-type UnitResult struct {
-	Series, Trial int
-	// Estimates[e][j] is estimator e (series order) at n = N[j].
-	Estimates [][]float64
-	// Diagnostics[e][d][j] is diagnostic d (in the order of estimator e's
-	// registry entry) at n = N[j], indexed by its index minus 1 (k* by
-	// step t-1); Diagnostics[e] is empty for estimators without any.
-	Diagnostics [][][][]float64
-	// Bounds[e][b][j] is the lower bound b (in the order of the series'
-	// Bounds) of estimator e at n = N[j] (SPEC 1e), from the data of the
-	// estimate Estimates[e][j]; Bounds[e][b] is nil where estimator e does
-	// not support bound b (config.Supports), and Bounds is nil for a
-	// series without bounds.
-	Bounds [][][]float64
 }
 
 // Options control a run's execution, not its results: any Options give the
@@ -54,7 +37,7 @@ type Options struct {
 	// OnResult, when not nil, is called with each finished unit, one call
 	// at a time, before the unit counts as done (e.g. to checkpoint it).
 	// An error stops the run.
-	OnResult func(UnitResult) error
+	OnResult func(unit.Result) error
 }
 
 // Progress receives a run's progress. Implementations decide how to show
@@ -90,12 +73,12 @@ func Stream(p *config.Plan, u Unit) *rand.Rand {
 // results in the order of units. The first error cancels the run; so does
 // ctx, after the units in flight finish (each is passed to OnResult), which
 // makes an interrupted run resumable from its checkpoint.
-func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([]UnitResult, error) {
+func RunUnits(ctx context.Context, p *config.Plan, units []Unit, opt Options) ([]unit.Result, error) {
 	if opt.Progress != nil {
 		opt.Progress.Start(len(units))
 		defer opt.Progress.Finish()
 	}
-	results := make([]UnitResult, len(units))
+	results := make([]unit.Result, len(units))
 	var mu sync.Mutex // serialises OnResult and Progress
 	setups := setupsOf(p)
 	procs := &external.Set{}
@@ -218,9 +201,9 @@ func (w *worker) state(u Unit) error {
 // one pass per estimator where it can, the model fitted on each data set
 // of n trajectories where one is needed, the lower bounds on exactly the
 // data of each estimate); independent data draws afresh per n.
-func (w *worker) run(u Unit) (UnitResult, error) {
+func (w *worker) run(u Unit) (unit.Result, error) {
 	if err := w.state(u); err != nil {
-		return UnitResult{}, err
+		return unit.Result{}, err
 	}
 	p := w.p
 	rs := &p.Series[u.Series]
@@ -237,20 +220,20 @@ func (w *worker) run(u Unit) (UnitResult, error) {
 		w.batch.Reset()
 		w.domain.Collect(&w.batch, p.NMax(), rng)
 		if err := w.ev.Evaluate(&w.batch, p.N, &res); err != nil {
-			return UnitResult{}, fail(err)
+			return unit.Result{}, fail(err)
 		}
 	} else {
 		if rs.HasExternal() {
-			return UnitResult{}, fail(errors.New("external estimators need data: nested"))
+			return unit.Result{}, fail(errors.New("external estimators need data: nested"))
 		}
 		for j, n := range p.N {
 			w.batch.Reset()
 			w.domain.Collect(&w.batch, n, rng)
 			win := res.Window(j)
 			if err := w.ev.Evaluate(&w.batch, p.N[j:j+1], &win); err != nil {
-				return UnitResult{}, fail(err)
+				return unit.Result{}, fail(err)
 			}
 		}
 	}
-	return UnitResult{Series: u.Series, Trial: u.Trial, Estimates: res.Values, Diagnostics: res.Diagnostics, Bounds: res.Bounds}, nil
+	return unit.Result{Series: u.Series, Trial: u.Trial, Estimates: res.Values, Diagnostics: res.Diagnostics, Bounds: res.Bounds}, nil
 }

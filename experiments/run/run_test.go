@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/unit"
 )
 
 func loadPlan(t *testing.T, path string) *config.Plan {
@@ -17,7 +18,7 @@ func loadPlan(t *testing.T, path string) *config.Plan {
 	return p
 }
 
-func runAll(t *testing.T, p *config.Plan, workers int) []UnitResult {
+func runAll(t *testing.T, p *config.Plan, workers int) []unit.Result {
 	t.Helper()
 	res, err := RunUnits(context.Background(), p, Units(p), Options{Workers: workers})
 	if err != nil {

@@ -1,19 +1,13 @@
-package report
+package resultsdir
 
 import (
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"io"
-	"math"
-	"regexp"
 	"strconv"
-
-	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
-// Header is the exact column list of curve.csv.
-var Header = []string{"experiment", "series", "estimator", "n", "trials", "true_value",
+// curveHeader is the exact column list of curve.csv.
+var curveHeader = []string{"experiment", "series", "estimator", "n", "trials", "true_value",
 	"mean_estimate", "bias", "variance", "mse", "mse_se"}
 
 // Row is one point of an MSE curve: one estimator on one series at one n,
@@ -67,9 +61,9 @@ func DiagHeader(name, index string) []string {
 func FormatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // WriteCSV writes rows with Header to w.
-func WriteCSV(w io.Writer, rows []Row) error {
+func WriteCurveCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(Header); err != nil {
+	if err := cw.Write(curveHeader); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -101,14 +95,14 @@ func WriteDiagCSV(w io.Writer, t DiagTable) error {
 }
 
 // ReadCSV reads curve rows written by WriteCSV. name labels errors.
-func ReadCSV(r io.Reader, name string) ([]Row, error) {
-	recs, err := readRecords(r, name, Header)
+func ReadCurveCSV(r io.Reader, name string) ([]Row, error) {
+	recs, err := readRecords(r, name, curveHeader)
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]Row, 0, len(recs))
 	for i, rec := range recs {
-		p := fieldParser{name: name, line: i + 2, header: Header}
+		p := fieldParser{name: name, line: i + 2, header: curveHeader}
 		row := Row{
 			Experiment:   rec[0],
 			Series:       rec[1],
@@ -148,108 +142,4 @@ func ReadDiagCSV(r io.Reader, path, name, index string) (DiagTable, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
-}
-
-// maxResultsFile bounds a results file read back (curve.csv of the
-// largest sweep is a few MiB).
-const maxResultsFile = 256 << 20
-
-func readRecords(r io.Reader, name string, header []string) ([][]string, error) {
-	recs, err := readAllRecords(r, name, len(header))
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 {
-		return nil, inputerr.Errorf("%s: empty file, want header %v", name, header)
-	}
-	for j, h := range header {
-		if recs[0][j] != h {
-			return nil, inputerr.Errorf("%s: line 1: column %d is %q, want %q", name, j+1, recs[0][j], h)
-		}
-	}
-	return recs[1:], nil
-}
-
-// readAllRecords reads a CSV file of fields columns, refusing one beyond
-// maxResultsFile bytes.
-func readAllRecords(r io.Reader, name string, fields int) ([][]string, error) {
-	lr := &io.LimitedReader{R: r, N: maxResultsFile + 1}
-	cr := csv.NewReader(lr)
-	cr.FieldsPerRecord = fields
-	recs, err := cr.ReadAll()
-	if lr.N <= 0 {
-		return nil, inputerr.Errorf("%s: larger than %d bytes", name, maxResultsFile)
-	}
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return nil, inputerr.Errorf("%s: %w", name, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return recs, nil
-}
-
-// fieldParser parses the fields of one line, keeping the first error:
-// bad input naming the file, line and column.
-type fieldParser struct {
-	name   string
-	line   int
-	header []string
-	err    error
-}
-
-func (p *fieldParser) fail(j int, format string, a ...any) {
-	if p.err == nil {
-		p.err = inputerr.Errorf("%s: line %d: column %s: %s", p.name, p.line, p.header[j], fmt.Sprintf(format, a...))
-	}
-}
-
-func (p *fieldParser) int(rec []string, j int) int {
-	v, err := strconv.Atoi(rec[j])
-	if err != nil {
-		p.fail(j, "%q is not an integer", rec[j])
-	}
-	return v
-}
-
-// decimal is the number syntax results files are written in
-// (FormatFloat): strconv.ParseFloat alone would also read 0x1p-1, 1_0,
-// Inf and NaN.
-var decimal = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
-
-// float parses a finite number in decimal or exponent notation.
-func (p *fieldParser) float(rec []string, j int) float64 {
-	v, err := strconv.ParseFloat(rec[j], 64)
-	if err != nil || !decimal.MatchString(rec[j]) || math.IsNaN(v) || math.IsInf(v, 0) {
-		p.fail(j, "%q is not a finite number in decimal notation", rec[j])
-	}
-	return v
-}
-
-// nonNegative parses a finite number >= 0 (a variance, an MSE).
-func (p *fieldParser) nonNegative(rec []string, j int) float64 {
-	v := p.float(rec, j)
-	if v < 0 {
-		p.fail(j, "%v is negative", v)
-	}
-	return v
-}
-
-// ratio parses a number >= 0 that may be +Inf (a claim's MSE ratio over a
-// zero MSE).
-func (p *fieldParser) ratio(rec []string, j int) float64 {
-	v, err := strconv.ParseFloat(rec[j], 64)
-	if err != nil || math.IsNaN(v) || v < 0 || !decimal.MatchString(rec[j]) && rec[j] != "+Inf" {
-		p.fail(j, "%q is not a ratio (a number >= 0, or +Inf)", rec[j])
-	}
-	return v
-}
-
-// bool parses true or false as written by the report.
-func (p *fieldParser) bool(rec []string, j int) bool {
-	if rec[j] != "true" && rec[j] != "false" {
-		p.fail(j, "%q, want true or false", rec[j])
-	}
-	return rec[j] == "true"
 }

@@ -1,7 +1,8 @@
-package report
+package resultsdir
 
-// Figure is everything a run's figure shows, as plain data: package figure
-// draws it, and ReadFigure rebuilds it from a results directory's files.
+// Figure is everything a run's figure shows, as plain data: package
+// report builds it (Report.Figure, and ReadFigure from a results
+// directory's files), package figure draws it to the PNG and SVG.
 type Figure struct {
 	Title string // e.g. "Fig. 4: sub-episode MDP, H = 100 (128 trials)"
 	// Rows are the MSE points; one line per (Series, Estimator) pair, in
@@ -91,12 +92,3 @@ type PanelXY struct{ X, Y, SE float64 }
 
 // XY is a point of a closed-form line.
 type XY struct{ X, Y float64 }
-
-// PanelsNote is the note under the title of a figure with panels; when a
-// panel draws closed forms, PanelsClosedNote follows it, and then the
-// Note of every quantity (quantity.Table) a panel draws, e.g. for MSE
-// ratios "; MSE ratios: no error bars".
-const (
-	PanelsNote       = "Points: simulated, with error bars of ±1 standard error over the trials"
-	PanelsClosedNote = "; lines: closed forms"
-)
