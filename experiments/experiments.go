@@ -2,7 +2,9 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -73,6 +75,11 @@ func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result,
 	if err := need.Check(budget); err != nil {
 		return nil, fmt.Errorf("config %s: %w", p.File, err)
 	}
+	if opt.Shard.Count <= 1 {
+		if err := checkOutputs(p, dir); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Progress != nil && opt.Log != nil {
 		opt.Log(fmt.Sprintf("%s: %s", p.Name, need))
 	}
@@ -135,6 +142,9 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOutputs(p, dir); err != nil {
+		return nil, err
+	}
 	// Locked after reading: LockDir creates dir, and a merge refused for
 	// its input must leave nothing behind; so must one that fails after
 	// (the directories it created are removed when empty).
@@ -192,4 +202,33 @@ func Redraw(dir string) error {
 		return err
 	}
 	return figure.Draw(f, filepath.Join(dir, name))
+}
+
+// checkOutputs refuses, before anything runs or is written, a path of
+// dir where a whole run of p writes one of its files (the report's data
+// files, report.Outputs, and the figure's PNG and SVG) that holds what a
+// file cannot replace: a directory, or another file that is not a
+// regular file or a symbolic link (a run writes each file beside its
+// target and renames it over it, atomicfile.WriteAll, which replaces a
+// regular file or a link whatever its permissions). Bad input, naming the
+// path and the file the run writes there.
+func checkOutputs(p *config.Plan, dir string) error {
+	if err := outdir.Check(dir); err != nil {
+		return err
+	}
+	for _, name := range append(report.Outputs(p), figure.FileNames(p.Name)...) {
+		path := filepath.Join(dir, name)
+		st, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return inputerr.Errorf("%s, where the run writes its %s: %v", path, name, err)
+		case st.IsDir():
+			return inputerr.Errorf("%s is a directory, where the run writes its %s: move it away or choose another -out", path, name)
+		case !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0:
+			return inputerr.Errorf("%s is not a regular file (%v), where the run writes its %s: move it away or choose another -out", path, st.Mode().Type(), name)
+		}
+	}
+	return nil
 }

@@ -1436,7 +1436,10 @@ func TestHostileMemory(t *testing.T) {
 // TestHostileAllOrNothing: runs, merges and redraws whose outputs cannot
 // all be written. Contract (and the issue): a non-zero exit and none of
 // curve.csv, claims.csv, meta.json... written: the output directory holds
-// what it held before, but for the checkpoint a run keeps for -resume.
+// what it held before, but for the checkpoint a run keeps for -resume. A
+// directory where a run or a merge writes one of its files is bad input
+// found before the first unit runs (issue 29 item 7): exit 2, naming it,
+// and nothing written, not even a checkpoint.
 func TestHostileAllOrNothing(t *testing.T) {
 	keep := []string{"out", "out/checkpoint.jsonl"}
 	// blocked pre-creates file as a directory in OUT and runs base.yaml.
@@ -1444,7 +1447,7 @@ func TestHostileAllOrNothing(t *testing.T) {
 		return hostileCase{name: "run with " + file + " a directory", args: func(e *hostileEnv) []string {
 			e.mkdir(filepath.Join("out", file))
 			return e.run(e.config("base.yaml"))
-		}, code: anyFailure, want: []string{file}, mayChange: keep, check: noOutputs(runOutputs...)}
+		}, code: 2, want: []string{file, "is a directory, where the run writes its " + file}, check: noOutputs(runOutputs...)}
 	}
 	cases := []hostileCase{
 		{name: "run with a 300-character name", args: runConfig("long-name.yaml", edit{1, "name: " + strings.Repeat("n", 300)}),
@@ -1470,13 +1473,13 @@ func TestHostileAllOrNothing(t *testing.T) {
 			e.remove("out/tiny.svg")
 			e.mkdir("out/tiny.svg")
 			return e.run(e.config("base.yaml"), "-seed", "4")
-		}, code: anyFailure, want: []string{"tiny.svg"}, mayChange: keep},
+		}, code: 2, want: []string{"tiny.svg", "is a directory"}},
 		{name: "merge with curve.csv a directory", args: func(e *hostileEnv) []string {
 			f := getFixture(e.t)
 			s0, s1 := e.shardFile("sh/shard-0-of-2.jsonl", f.shard0...), e.shardFile("sh/shard-1-of-2.jsonl", f.shard1...)
 			e.mkdir("out/curve.csv")
 			return []string{"merge", "-quiet", "-out", e.out, s0, s1}
-		}, code: anyFailure, want: []string{"curve.csv"}, check: noOutputs(runOutputs...)},
+		}, code: 2, want: []string{"curve.csv", "is a directory"}, check: noOutputs(runOutputs...)},
 		{name: "plot with the svg a directory", args: func(e *hostileEnv) []string {
 			res := e.results("res")
 			e.remove("res/tiny.svg")

@@ -108,8 +108,13 @@ func Files(f Figure, name string) ([]atomicfile.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []atomicfile.File{{Name: name + ".png", Data: png}, {Name: name + ".svg", Data: svg}}, nil
+	names := FileNames(name)
+	return []atomicfile.File{{Name: names[0], Data: png}, {Name: names[1], Data: svg}}, nil
 }
+
+// FileNames returns the names of the figure's files of base name name:
+// name.png, name.svg.
+func FileNames(name string) []string { return []string{name + ".png", name + ".svg"} }
 
 // render draws f into PNG and SVG bytes.
 func render(f Figure) (png, svg []byte, err error) {

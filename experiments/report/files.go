@@ -96,57 +96,107 @@ func (r *Report) Write(dir string, info RunInfo) error {
 	return atomicfile.WriteAll(dir, files)
 }
 
-// Files returns the report's data files, whole, in memory: curve.csv,
-// series.csv, one file per diagnostic, bounds.csv (with bounds), claims.csv
-// and claims.md (with claims), stats.csv, panels.csv, closedform.csv and
-// slopes.csv (with panels that ask for them) and meta.json. A caller adds the figure's files and writes them all at once.
-func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
-	p := r.Plan
-	var files []atomicfile.File
-	add := func(name string, fill func(io.Writer) error) error {
-		var buf bytes.Buffer
-		if err := fill(&buf); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+// Outputs returns the names of the data files a whole run of plan p
+// writes into its results directory, in the order Files renders them:
+// curve.csv, trials.csv, series.csv, one file per diagnostic of the
+// plan's estimators, bounds.csv (with bounds), stats.csv, panels.csv,
+// closedform.csv and slopes.csv (with panels that ask for them),
+// claims.csv and claims.md (with claims), and meta.json. The figure's
+// files are the figure package's. A run checks them all before its first
+// unit (a directory in the way is bad input found then, not after the
+// run).
+func Outputs(p *config.Plan) []string {
+	var out []string
+	for _, o := range outputs(p) {
+		out = append(out, o.name)
+	}
+	return out
+}
+
+// output is one data file of a run: its name, and for a diagnostic's
+// table the diagnostic.
+type output struct {
+	name       string
+	diag, axis string // a diagnostic's name and index
+}
+
+// outputs lists the data files of a run of p (Outputs).
+func outputs(p *config.Plan) []output {
+	out := []output{{name: resultsdir.CurveFile}, {name: resultsdir.TrialsFile}, {name: resultsdir.SeriesFile}}
+	seen := map[string]bool{}
+	for _, rs := range p.Series {
+		for _, name := range rs.Estimators {
+			info, _ := rs.Info(name)
+			for _, d := range info.Diagnostics {
+				if !seen[d.Name] {
+					seen[d.Name] = true
+					out = append(out, output{name: d.Name + ".csv", diag: d.Name, axis: d.Index})
+				}
+			}
 		}
-		files = append(files, atomicfile.File{Name: name, Data: buf.Bytes()})
-		return nil
-	}
-	type file struct {
-		name string
-		fill func(io.Writer) error
-		when bool
-	}
-	list := []file{
-		{resultsdir.CurveFile, func(w io.Writer) error { return resultsdir.WriteCurveCSV(w, r.Rows) }, true},
-		{resultsdir.TrialsFile, func(w io.Writer) error { return resultsdir.WriteTrialsCSV(w, r.Trials) }, true},
-		{resultsdir.SeriesFile, func(w io.Writer) error { return resultsdir.WriteSeriesCSV(w, p) }, true},
-	}
-	for _, t := range r.Diagnostics {
-		list = append(list, file{t.Name + ".csv", func(w io.Writer) error { return resultsdir.WriteDiagCSV(w, t) }, true})
 	}
 	panels := len(p.Plot.Panels) > 0
-	list = append(list,
-		file{resultsdir.BoundsFile, func(w io.Writer) error { return resultsdir.WriteBoundsCSV(w, r.Bounds) }, p.HasBounds()},
-		file{resultsdir.StatsFile, func(w io.Writer) error { return resultsdir.WriteStatsCSV(w, r.Stats) }, panels},
-		file{resultsdir.PanelsFile, func(w io.Writer) error { return resultsdir.WritePanelsCSV(w, p, r.Points) }, panels},
-		file{resultsdir.ClosedFile, func(w io.Writer) error { return resultsdir.WriteClosedCSV(w, r.Panels) }, panels && drawsClosedForms(p)},
-		file{resultsdir.SlopesFile, func(w io.Writer) error { return resultsdir.WriteSlopesCSV(w, p, r.Slopes) }, panels && wantsSlopes(p)},
-		file{resultsdir.ClaimsFile, func(w io.Writer) error { return resultsdir.WriteClaimsCSV(w, p, claimRows(r.Claims)) }, len(r.Claims) > 0},
-		file{resultsdir.ClaimsMD, func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) }, len(r.Claims) > 0},
-	)
+	for _, f := range []struct {
+		name string
+		when bool
+	}{
+		{resultsdir.BoundsFile, p.HasBounds()},
+		{resultsdir.StatsFile, panels},
+		{resultsdir.PanelsFile, panels},
+		{resultsdir.ClosedFile, panels && drawsClosedForms(p)},
+		{resultsdir.SlopesFile, panels && wantsSlopes(p)},
+		{resultsdir.ClaimsFile, len(p.Claims) > 0},
+		{resultsdir.ClaimsMD, len(p.Claims) > 0},
+		{resultsdir.MetaFile, true},
+	} {
+		if f.when {
+			out = append(out, output{name: f.name})
+		}
+	}
+	return out
+}
+
+// Files returns the report's data files (Outputs), whole, in memory. A
+// caller adds the figure's files and writes them all at once.
+func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
+	p := r.Plan
+	diags := map[string]resultsdir.DiagTable{}
+	for _, t := range r.Diagnostics {
+		diags[t.Name] = t
+	}
 	meta := resultsdir.Meta{Config: p, GoVersion: runtime.Version(), Revision: info.Revision,
 		StartedUTC: time.Now().Add(-info.Wall).UTC().Format(time.RFC3339), WallSeconds: info.Wall.Seconds(), Workers: info.Workers}
 	for s, t := range r.Truths {
 		meta.Truths = append(meta.Truths, resultsdir.SeriesMeta{Series: p.Series[s].Name, Truth: t})
 	}
-	list = append(list, file{resultsdir.MetaFile, func(w io.Writer) error { return resultsdir.WriteMeta(w, &meta) }, true})
-	for _, f := range list {
-		if !f.when {
-			continue
+	fills := map[string]func(io.Writer) error{
+		resultsdir.CurveFile:  func(w io.Writer) error { return resultsdir.WriteCurveCSV(w, r.Rows) },
+		resultsdir.TrialsFile: func(w io.Writer) error { return resultsdir.WriteTrialsCSV(w, r.Trials) },
+		resultsdir.SeriesFile: func(w io.Writer) error { return resultsdir.WriteSeriesCSV(w, p) },
+		resultsdir.BoundsFile: func(w io.Writer) error { return resultsdir.WriteBoundsCSV(w, r.Bounds) },
+		resultsdir.StatsFile:  func(w io.Writer) error { return resultsdir.WriteStatsCSV(w, r.Stats) },
+		resultsdir.PanelsFile: func(w io.Writer) error { return resultsdir.WritePanelsCSV(w, p, r.Points) },
+		resultsdir.ClosedFile: func(w io.Writer) error { return resultsdir.WriteClosedCSV(w, r.Panels) },
+		resultsdir.SlopesFile: func(w io.Writer) error { return resultsdir.WriteSlopesCSV(w, p, r.Slopes) },
+		resultsdir.ClaimsFile: func(w io.Writer) error { return resultsdir.WriteClaimsCSV(w, p, claimRows(r.Claims)) },
+		resultsdir.ClaimsMD:   func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) },
+		resultsdir.MetaFile:   func(w io.Writer) error { return resultsdir.WriteMeta(w, &meta) },
+	}
+	var files []atomicfile.File
+	for _, o := range outputs(p) {
+		fill := fills[o.name]
+		if o.diag != "" {
+			t, ok := diags[o.diag]
+			if !ok { // a report built without the units' diagnostics: no rows
+				t = resultsdir.DiagTable{Name: o.diag, Index: o.axis}
+			}
+			fill = func(w io.Writer) error { return resultsdir.WriteDiagCSV(w, t) }
 		}
-		if err := add(f.name, f.fill); err != nil {
-			return nil, err
+		var buf bytes.Buffer
+		if err := fill(&buf); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.name, err)
 		}
+		files = append(files, atomicfile.File{Name: o.name, Data: buf.Bytes()})
 	}
 	return files, nil
 }
