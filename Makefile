@@ -79,7 +79,7 @@ test:
 ## `make readme` fills the README's speed table. About 5 minutes.
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench:
-	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators && \
+	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators/incris && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrial$$/fig4' -benchmem -count 6 -cpu 1 ./experiments/run && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkRolloutBatch$$/rand/m=1' -benchmem -count 6 -cpu 1 ./policies && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/fig4' -count 6 -cpu 2 -timeout 30m ./experiments && \
