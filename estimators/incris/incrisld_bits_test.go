@@ -125,44 +125,48 @@ func ldPaths() []ldPath {
 // estimates, k* and errors of the first implementation (ldRefEst, kept in
 // incrisld_ref_test.go), both variants, on every path of the pass (and
 // with the default options), with one estimator reused across data sets
-// of different sizes (workspace reuse).
+// of different sizes (workspace reuse). The two variants are independent
+// subtests run in parallel.
 func TestINCRISLDBitIdentical(t *testing.T) {
 	cases := ldBitCases()
 	for _, guard := range []bool{true, false} {
-		es := []*INCRISLD{NewINCRISLD(guard)}
-		names := []string{"default"}
-		for _, p := range ldPaths() {
-			es = append(es, newINCRISLDWith(guard, p.o))
-			names = append(names, p.name)
-		}
-		for _, c := range cases {
-			ref := newLDRef(guard)
-			want, werr := ref.Estimate(c.b)
-			for i, e := range es {
-				name := e.Name() + " " + names[i] + " " + c.name
-				got, err := e.Estimate(c.b)
-				if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
-					t.Errorf("%s: error %v, reference %v", name, err, werr)
-					continue
-				}
-				if err != nil {
-					continue
-				}
-				if math.Float64bits(got) != math.Float64bits(want) {
-					t.Errorf("%s: %v (%#x), reference %v (%#x)", name, got, math.Float64bits(got), want, math.Float64bits(want))
-				}
-				gk, wk := e.KStar(), ref.KStar()
-				if len(gk) != len(wk) {
-					t.Fatalf("%s: %d k*, reference %d", name, len(gk), len(wk))
-				}
-				for s := range gk {
-					if gk[s] != wk[s] {
-						t.Errorf("%s: k*[t=%d] = %d, reference %d", name, s+1, gk[s], wk[s])
-						break
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel()
+			es := []*INCRISLD{NewINCRISLD(guard)}
+			names := []string{"default"}
+			for _, p := range ldPaths() {
+				es = append(es, newINCRISLDWith(guard, p.o))
+				names = append(names, p.name)
+			}
+			for _, c := range cases {
+				ref := newLDRef(guard)
+				want, werr := ref.Estimate(c.b)
+				for i, e := range es {
+					name := e.Name() + " " + names[i] + " " + c.name
+					got, err := e.Estimate(c.b)
+					if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+						t.Errorf("%s: error %v, reference %v", name, err, werr)
+						continue
+					}
+					if err != nil {
+						continue
+					}
+					if math.Float64bits(got) != math.Float64bits(want) {
+						t.Errorf("%s: %v (%#x), reference %v (%#x)", name, got, math.Float64bits(got), want, math.Float64bits(want))
+					}
+					gk, wk := e.KStar(), ref.KStar()
+					if len(gk) != len(wk) {
+						t.Fatalf("%s: %d k*, reference %d", name, len(gk), len(wk))
+					}
+					for s := range gk {
+						if gk[s] != wk[s] {
+							t.Errorf("%s: k*[t=%d] = %d, reference %d", name, s+1, gk[s], wk[s])
+							break
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
