@@ -27,8 +27,8 @@ type incrisPath struct {
 func incrisPathList() []incrisPath {
 	return []incrisPath{
 		{"scalar", incrisKernels{}, false},
-		{"wide", incrisKernels{group: kernel.Group}, !kernel.HasGroup()},
-		{"wide-pairs", incrisKernels{group: kernel.Group, pair: kernel.Pair}, !kernel.HasPair()},
+		{"wide-" + kernel.GroupName, incrisKernels{group: kernel.Group}, !kernel.HasGroup()},
+		{"wide-" + kernel.PairName, incrisKernels{group: kernel.Group, pair: kernel.Pair}, !kernel.HasPair()},
 	}
 }
 

@@ -116,7 +116,7 @@ type ldPath struct {
 func ldPaths() []ldPath {
 	ps := []ldPath{{"lag", ldOptions{}}}
 	if kernel.HasPairs4() {
-		ps = append(ps, ldPath{"four", ldOptions{pairs4: kernel.Pairs4}})
+		ps = append(ps, ldPath{"four-" + kernel.Pairs4Name, ldOptions{pairs4: kernel.Pairs4}})
 	}
 	return ps
 }

@@ -4,6 +4,14 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
+// The kernels' names, for the tests' and benchmarks' labels: the
+// instruction sets of the assembly.
+const (
+	GroupName  = "avx2"
+	PairName   = "avx512"
+	Pairs4Name = "avx2"
+)
+
 // HasGroup reports whether Group runs here: the CPU has AVX2.
 func HasGroup() bool { return cpu.X86.HasAVX2 }
 

@@ -7,6 +7,14 @@ package kernel
 // tests compare each with a reference in both builds). Without assembly
 // they always run.
 
+// The kernels' names, for the tests' and benchmarks' labels: Go, and
+// Group twice for Pair.
+const (
+	GroupName  = "go"
+	PairName   = "go-pairs"
+	Pairs4Name = "go"
+)
+
 // HasGroup reports whether Group runs here: always, without assembly.
 func HasGroup() bool { return true }
 
