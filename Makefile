@@ -65,12 +65,16 @@ horizon: build
 ## figs: every figure that exists (long apart: minutes, not seconds)
 figs: fig2 fig3 fig4 theory sweep beyond
 
-## test: the whole test suite (what .ci/run runs), then again without
-## gonum's assembly (-tags noasm): results must not depend on the BLAS path
+## test: the whole test suite (what .ci/run runs), then the package whose
+## code changes with -tags noasm (the INCRIS family's kernels: their Go
+## twins replace the assembly) again in that build, which must give the
+## same bits
+NOASM_PKGS := ./estimators/incris/internal/kernel
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags noasm ./...
+	$(GO) vet -tags noasm $(NOASM_PKGS)
+	$(GO) test -count=1 -tags noasm $(NOASM_PKGS)
 
 ## bench: the speed targets (issue 13) in one benchstat table: INCRIS and
 ## incris-ld at n = 10^4, H = 100, one Figure 4 trial, the NoisyTaxi
@@ -79,7 +83,7 @@ test:
 ## `make readme` fills the README's speed table. About 5 minutes.
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench:
-	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators && \
+	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators/incris && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrial$$/fig4' -benchmem -count 6 -cpu 1 ./experiments/run && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkRolloutBatch$$/rand/m=1' -benchmem -count 6 -cpu 1 ./policies && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/fig4' -count 6 -cpu 2 -timeout 30m ./experiments && \

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/envs/subepisode"
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/incris"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -180,7 +181,7 @@ func TestINCRISKeepsAllWeightsOnChain(t *testing.T) {
 	p["horizon"], p["p_e"] = 5, 1
 	d, _ := spec.New(p)
 	rng := rand.New(rand.NewPCG(11, 12))
-	e := estimators.NewINCRIS(false)
+	e := incris.NewINCRIS(false)
 	var b trajectory.Batch
 	for trial := range 20 {
 		b.Reset()

@@ -1,6 +1,7 @@
 package estimators
 
 import (
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -9,7 +10,10 @@ import (
 //	IS = (1/n) sum_i W^i_H G^i,  G^i = sum_t r^i_t,
 //
 // with W^i_H the product of trajectory i's per-step factors.
-type IS struct{ s sums }
+type IS struct {
+	view weights.View
+	s    weights.Sums
+}
 
 // NewIS returns an IS estimator.
 func NewIS() *IS { return &IS{} }
@@ -19,18 +23,21 @@ func (*IS) Name() string { return "is" }
 
 // Estimate returns the IS estimate from b.
 func (e *IS) Estimate(b *trajectory.Batch) (float64, error) {
-	b = e.s.view.of(b)
+	b = e.view.Of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulateTotals(b)
-	return finite("is", e.s.is(b.N()))
+	e.s.AccumulateTotals(b)
+	return Finite("is", e.s.IS(b.N()))
 }
 
 // WIS is weighted importance sampling (SPEC 1, key "wis"):
 //
 //	WIS = sum_i W^i_H G^i / sum_i W^i_H   (0/0 := 0).
-type WIS struct{ s sums }
+type WIS struct {
+	view weights.View
+	s    weights.Sums
+}
 
 // NewWIS returns a WIS estimator.
 func NewWIS() *WIS { return &WIS{} }
@@ -40,12 +47,12 @@ func (*WIS) Name() string { return "wis" }
 
 // Estimate returns the WIS estimate from b.
 func (e *WIS) Estimate(b *trajectory.Batch) (float64, error) {
-	b = e.s.view.of(b)
+	b = e.view.Of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulateTotals(b)
-	return finite("wis", e.s.wis())
+	e.s.AccumulateTotals(b)
+	return Finite("wis", e.s.WIS())
 }
 
 // PDIS is per-decision importance sampling (paper, eq. 1; SPEC 1):
@@ -61,7 +68,8 @@ type PDIS struct {
 	// Partitioned restarts the weights after each split point.
 	Partitioned bool
 	name        string
-	s           sums
+	view        weights.View
+	s           weights.Sums
 }
 
 // NewPDIS returns a PDIS estimator (key "pdis").
@@ -81,12 +89,12 @@ func (e *PDIS) Name() string { return e.name }
 
 // Estimate returns the estimate from b.
 func (e *PDIS) Estimate(b *trajectory.Batch) (float64, error) {
-	b = e.s.view.of(b)
+	b = e.view.Of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulate(b, primitiveFactors, e.Partitioned)
-	return finite(e.name, e.s.pdis())
+	e.s.Accumulate(b, e.Partitioned)
+	return Finite(e.name, e.s.PDIS())
 }
 
 // CWPDIS is consistent weighted PDIS (Thomas 2015; SPEC 1, key "cwpdis"):
@@ -95,7 +103,10 @@ func (e *PDIS) Estimate(b *trajectory.Batch) (float64, error) {
 //
 // each step's normaliser over all n trajectories (ended ones with their
 // weight frozen at its final value), 0/0 := 0.
-type CWPDIS struct{ s sums }
+type CWPDIS struct {
+	view weights.View
+	s    weights.Sums
+}
 
 // NewCWPDIS returns a CWPDIS estimator.
 func NewCWPDIS() *CWPDIS { return &CWPDIS{} }
@@ -105,46 +116,42 @@ func (*CWPDIS) Name() string { return "cwpdis" }
 
 // Estimate returns the CWPDIS estimate from b.
 func (e *CWPDIS) Estimate(b *trajectory.Batch) (float64, error) {
-	b = e.s.view.of(b)
+	b = e.view.Of(b)
 	if b.N() == 0 {
 		return 0, ErrTooFew
 	}
-	e.s.accumulate(b, primitiveFactors, false)
-	total := 0.0
-	for t := range e.s.num {
-		total += e.s.cwpdisTerm(t)
-	}
-	return finite("cwpdis", total)
+	e.s.Accumulate(b, false)
+	return Finite("cwpdis", e.s.CWPDIS())
 }
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *IS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
-	b = e.s.view.of(b)
-	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(n, _ int) (float64, error) {
-		return finite("is", e.s.is(n))
+	b = e.view.Of(b)
+	return sumsGrid(e, &e.s, b, true, false, grid, out, func(n, _ int) (float64, error) {
+		return Finite("is", e.s.IS(n))
 	})
 }
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *WIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
-	b = e.s.view.of(b)
-	return sumsGrid(e, &e.s, b, totalsOnly, false, grid, out, func(_, _ int) (float64, error) {
-		return finite("wis", e.s.wis())
+	b = e.view.Of(b)
+	return sumsGrid(e, &e.s, b, true, false, grid, out, func(_, _ int) (float64, error) {
+		return Finite("wis", e.s.WIS())
 	})
 }
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *PDIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
-	b = e.s.view.of(b)
-	return sumsGrid(e, &e.s, b, primitiveFactors, e.Partitioned, grid, out, func(n, h int) (float64, error) {
-		return finite(e.name, e.s.pdisAt(n, h))
+	b = e.view.Of(b)
+	return sumsGrid(e, &e.s, b, false, e.Partitioned, grid, out, func(n, h int) (float64, error) {
+		return Finite(e.name, e.s.PDISAt(n, h))
 	})
 }
 
 // EstimateGrid implements GridEstimator in one pass.
 func (e *CWPDIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
-	b = e.s.view.of(b)
-	return sumsGrid(e, &e.s, b, primitiveFactors, false, grid, out, func(_, h int) (float64, error) {
-		return finite("cwpdis", e.s.cwpdisAt(h))
+	b = e.view.Of(b)
+	return sumsGrid(e, &e.s, b, false, false, grid, out, func(_, h int) (float64, error) {
+		return Finite("cwpdis", e.s.CWPDISAt(h))
 	})
 }

@@ -1,4 +1,4 @@
-package estimators
+package estimators_test
 
 import (
 	"math"
@@ -6,7 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
+	"github.com/ope-lab/longhorizon/estimators/modelbased"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -47,14 +49,14 @@ func TestTermsMatchEstimate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 17))
 	type named struct {
 		name string
-		mk   func() Termer
+		mk   func() estimators.Termer
 	}
 	ests := []named{
-		{"is", func() Termer { return NewIS() }},
-		{"pdis", func() Termer { return NewPDIS() }},
-		{"options-pdis", func() Termer { return NewOptionsPDIS() }},
-		{"partitioned-pdis", func() Termer { return NewPartitionedPDIS() }},
-		{"dr", func() Termer { return NewDR() }},
+		{"is", func() estimators.Termer { return estimators.NewIS() }},
+		{"pdis", func() estimators.Termer { return estimators.NewPDIS() }},
+		{"options-pdis", func() estimators.Termer { return estimators.NewOptionsPDIS() }},
+		{"partitioned-pdis", func() estimators.Termer { return estimators.NewPartitionedPDIS() }},
+		{"dr", func() estimators.Termer { return modelbased.NewDR() }},
 	}
 	var batches []*trajectory.Batch
 	for range 10 {
@@ -85,11 +87,11 @@ func TestTermsMatchEstimate(t *testing.T) {
 	}
 	// the overflow batch's terms, by hand: is and pdis 2^1030 * 2^-100 =
 	// 2^930 and 1; dr adds for the short trajectory 1*(1 - 0.5) + 1*0.25
-	x, _ := NewIS().Terms(overflowBatch(), nil)
+	x, _ := estimators.NewIS().Terms(overflowBatch(), nil)
 	if !slices.Equal(x, []float64{math.Ldexp(1, 930), 1}) {
 		t.Errorf("is terms of the overflow batch %v, want [2^930 1]", x)
 	}
-	if x, _ := NewDR().Terms(overflowBatch(), nil); x[1] != 0.75 {
+	if x, _ := modelbased.NewDR().Terms(overflowBatch(), nil); x[1] != 0.75 {
 		t.Errorf("dr term of the short trajectory %v, want 1*(1-0.5) + 1*0.25 = 0.75", x[1])
 	}
 }
@@ -102,13 +104,13 @@ func TestTermsMatchEstimate(t *testing.T) {
 func TestBoundsImplemented(t *testing.T) {
 	want := map[string][]string{"is": {confidence.T, confidence.HCOPE}, "pdis": {confidence.T}, "options-pdis": {confidence.T},
 		"partitioned-pdis": {confidence.T}, "dr": {confidence.T}}
-	for _, info := range All() {
+	for _, info := range estimators.All() {
 		if !slices.Equal(info.Bounds, want[info.Name]) {
 			t.Errorf("%s: Bounds %v, want %v", info.Name, info.Bounds, want[info.Name])
 		}
-		e := info.new()
-		_, isTermer := e.(Termer)
-		_, isReturner := e.(ScaledReturner)
+		e := info.New()
+		_, isTermer := e.(estimators.Termer)
+		_, isReturner := e.(estimators.ScaledReturner)
 		if slices.Contains(info.Bounds, confidence.T) != isTermer || slices.Contains(info.Bounds, confidence.HCOPE) != isReturner {
 			t.Errorf("%s lists bounds %v; Termer %v, ScaledReturner %v", info.Name, info.Bounds, isTermer, isReturner)
 		}

@@ -1,6 +1,9 @@
 package estimators
 
-import "github.com/ope-lab/longhorizon/trajectory"
+import (
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
 
 // ESS returns the effective sample size of b's final importance weights,
 // (sum_i W^i)^2 / sum_i (W^i)^2, with W^i the product of the per-step
@@ -16,24 +19,24 @@ func ESS(b *trajectory.Batch) float64 {
 	if n == 0 {
 		return 0
 	}
-	ws := make([]scaledWeight, n)
-	top := minExp
+	ws := make([]weights.Scaled, n)
+	top := weights.MinExp
 	for i := range n {
-		w := scaledWeight{m: 1}
+		w := weights.Scaled{M: 1}
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
-			w.mul(f[s])
+			w.Mul(f[s])
 		}
 		ws[i] = w
-		if w.m != 0 {
-			top = max(top, w.e)
+		if w.M != 0 {
+			top = max(top, w.E)
 		}
 	}
-	if top == minExp {
+	if top == weights.MinExp {
 		return 0
 	}
 	var sum, sum2 float64
 	for _, w := range ws {
-		x := w.at(top)
+		x := w.At(top)
 		sum += x
 		sum2 += x * x
 	}

@@ -3,6 +3,7 @@ package estimators
 import (
 	"fmt"
 
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -39,7 +40,7 @@ type GridReporter interface {
 // len(grid)). Errors name the n at which the estimate failed, as
 // GridEstimator's do.
 func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, diags [][][]float64) error {
-	if err := checkGrid(b, grid, out); err != nil {
+	if err := CheckGrid(b, grid, out); err != nil {
 		return err
 	}
 	for d := range diags {
@@ -69,7 +70,7 @@ func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, d
 		p := b.Prefix(n)
 		v, err := e.Estimate(&p)
 		if err != nil {
-			return gridErr(n, err)
+			return GridError(n, err)
 		}
 		out[j] = v
 		for d := range diags {
@@ -79,8 +80,10 @@ func EstimateGrid(e Estimator, b *trajectory.Batch, grid []int, out []float64, d
 	return nil
 }
 
-// checkGrid validates EstimateGrid's arguments.
-func checkGrid(b *trajectory.Batch, grid []int, out []float64) error {
+// CheckGrid validates the arguments of an EstimateGrid call (of this
+// package or of a GridEstimator): a non-empty, strictly increasing,
+// non-negative grid within the batch, and an output slot for each point.
+func CheckGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	if len(grid) == 0 {
 		return fmt.Errorf("estimators: empty grid")
 	}
@@ -98,33 +101,32 @@ func checkGrid(b *trajectory.Batch, grid []int, out []float64) error {
 	return nil
 }
 
-// sumsGrid is EstimateGrid for the estimators built on sums: it streams
-// the fast-path sums (only finWG and finW for kind totalsOnly) trajectory
-// by trajectory and calls at(n, h) at each
-// grid point (the estimate from the first n trajectories, of horizon h).
+// sumsGrid is EstimateGrid for the estimators built on weights.Sums: it
+// streams the fast-path sums (only the final ones when totals is set: IS,
+// WIS) trajectory by trajectory and calls at(n, h) at each grid point (the estimate from the first n trajectories, of horizon h).
 // If a weight leaves the normal float64 range, the remaining grid points
 // fall back to Estimate on each prefix (the scaled path).
-func sumsGrid(e Estimator, s *sums, b *trajectory.Batch, kind factorKind, restart bool, grid []int, out []float64, at func(n, h int) (float64, error)) error {
-	if err := checkGrid(b, grid, out); err != nil {
+func sumsGrid(e Estimator, s *weights.Sums, b *trajectory.Batch, totals, restart bool, grid []int, out []float64, at func(n, h int) (float64, error)) error {
+	if err := CheckGrid(b, grid, out); err != nil {
 		return err
 	}
-	s.reset(b.N(), b.Horizon())
+	s.Reset(b.N(), b.Horizon())
 	fast := true
 	prev, hn := 0, 0
 	for j, n := range grid {
 		if fast {
-			if kind == totalsOnly {
-				fast = s.addTotals(b, prev, n)
+			if totals {
+				fast = s.AddTotals(b, prev, n)
 			} else {
-				fast = s.addFast(b, prev, n, kind, restart)
+				fast = s.AddFast(b, prev, n, restart)
 			}
-			fast = fast && s.finite()
+			fast = fast && s.Finite()
 		}
 		if !fast {
 			p := b.Prefix(n)
 			v, err := e.Estimate(&p)
 			if err != nil {
-				return gridErr(n, err)
+				return GridError(n, err)
 			}
 			out[j] = v
 			continue
@@ -134,16 +136,17 @@ func sumsGrid(e Estimator, s *sums, b *trajectory.Batch, kind factorKind, restar
 		}
 		prev = n
 		if n == 0 {
-			return gridErr(n, ErrTooFew)
+			return GridError(n, ErrTooFew)
 		}
 		v, err := at(n, hn)
 		if err != nil {
-			return gridErr(n, err)
+			return GridError(n, err)
 		}
 		out[j] = v
 	}
 	return nil
 }
 
-// gridErr names the grid point n at which an estimate failed.
-func gridErr(n int, err error) error { return fmt.Errorf("n = %d: %w", n, err) }
+// GridError names the grid point n at which an estimate failed, as
+// GridEstimator's errors do: "n = 50: <err>", wrapping err.
+func GridError(n int, err error) error { return fmt.Errorf("n = %d: %w", n, err) }

@@ -1,13 +1,14 @@
-package estimators
+package estimators_test
 
 import (
 	"errors"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/incris"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -16,41 +17,14 @@ var gridEstimators = []string{"is", "pdis", "wis", "cwpdis", "options-pdis", "pa
 
 func TestGridEstimatorImplemented(t *testing.T) {
 	for _, name := range gridEstimators {
-		e, err := New(name)
+		e, err := estimators.New(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := e.(GridEstimator); !ok {
+		if _, ok := e.(estimators.GridEstimator); !ok {
 			t.Errorf("%s does not implement GridEstimator", name)
 		}
 	}
-}
-
-// optionBatch draws n trajectories of random length in [1, h] with option
-// ratios, changed options, split points, zero ratios and zero rewards.
-func optionBatch(rng *rand.Rand, n, h int) *trajectory.Batch {
-	var b trajectory.Batch
-	ratios := []float64{0, 0.5, 1, 1.5, 2, 3}
-	for range n {
-		l := 1 + rng.IntN(h)
-		for s := range l {
-			rho := ratios[rng.IntN(len(ratios))]
-			opt := 1.0
-			if s%3 == 0 {
-				opt = ratios[1+rng.IntN(len(ratios)-1)]
-			}
-			r := 0.0
-			if rng.Float64() < 0.6 {
-				r = rho + rng.NormFloat64()
-			}
-			b.AddOption(r, rho, opt, rng.IntN(2) == 0)
-			if rng.Float64() < 0.1 {
-				b.MarkSplit()
-			}
-		}
-		b.End()
-	}
-	return &b
 }
 
 // perPrefix returns e's Estimate (and k*) on each prefix b.Prefix(grid[j])
@@ -62,31 +36,28 @@ func perPrefix(t *testing.T, name string, b *trajectory.Batch, grid []int) ([]fl
 	ks := make([][]float64, len(grid))
 	errs := make([]error, len(grid))
 	for j, n := range grid {
-		e, _ := New(name)
+		e, _ := estimators.New(name)
 		p := b.Prefix(n)
 		vals[j], errs[j] = e.Estimate(&p)
-		if kr, ok := e.(Reporter); ok {
+		if kr, ok := e.(estimators.Reporter); ok {
 			ks[j] = kr.AppendDiagnostic(nil, 0)
 		}
 	}
 	return vals, ks, errs
 }
 
-// sameFloat is bit-identity (NaN never occurs: estimators return errors).
-func sameFloat(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
-
 // checkGridMatches runs EstimateGrid for every registered estimator (a
 // reused estimator, twice, to catch stale workspace) and requires results
 // bit-identical to per-prefix Estimate, and the same k*.
 func checkGridMatches(t *testing.T, label string, b *trajectory.Batch, grid []int) {
 	t.Helper()
-	for _, name := range Names() {
+	for _, name := range estimators.Names() {
 		want, wantK, wantErr := perPrefix(t, name, b, grid)
-		e, _ := New(name)
+		e, _ := estimators.New(name)
 		for rep := range 2 {
 			out := make([]float64, len(grid))
 			ks := make([][]float64, len(grid))
-			err := EstimateGrid(e, b, grid, out, [][][]float64{ks})
+			err := estimators.EstimateGrid(e, b, grid, out, [][][]float64{ks})
 			firstErr := -1
 			for j := range grid {
 				if wantErr[j] != nil {
@@ -193,29 +164,29 @@ func TestEstimateGridErrors(t *testing.T) {
 		{[]int{1, 2, 3, 4}, "outputs"},
 	} {
 		for _, name := range gridEstimators {
-			e, _ := New(name)
-			if err := EstimateGrid(e, b, tc.grid, out, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			e, _ := estimators.New(name)
+			if err := estimators.EstimateGrid(e, b, tc.grid, out, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s grid %v: %v, want an error containing %q", name, tc.grid, err, tc.want)
 			}
 		}
 	}
 	// INCRIS needs n >= 2: the error names the grid point and wraps ErrTooFew.
-	err := EstimateGrid(NewINCRIS(false), b, []int{1, 5}, out, nil)
-	if !errors.Is(err, ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 1: ") {
+	err := estimators.EstimateGrid(incris.NewINCRIS(false), b, []int{1, 5}, out, nil)
+	if !errors.Is(err, estimators.ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("incris at n = 1: %v, want n = 1: ... ErrTooFew", err)
 	}
-	err = EstimateGrid(NewIS(), b, []int{0, 5}, out, nil)
-	if !errors.Is(err, ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 0: ") {
+	err = estimators.EstimateGrid(estimators.NewIS(), b, []int{0, 5}, out, nil)
+	if !errors.Is(err, estimators.ErrTooFew) || !strings.HasPrefix(err.Error(), "n = 0: ") {
 		t.Errorf("is at n = 0: %v, want n = 0: ... ErrTooFew", err)
 	}
 	// INCRIS fails where the weights leave the normal range, naming that n.
 	big := chainAllA1(1100)
-	err = EstimateGrid(NewINCRIS(false), big, []int{1, 2}, out, nil)
+	err = estimators.EstimateGrid(incris.NewINCRIS(false), big, []int{1, 2}, out, nil)
 	if !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("incris on 2^1100 weights: %v", err)
 	}
-	err = EstimateGrid(NewPDIS(), big, []int{1, 2}, out, nil)
-	if !errors.Is(err, ErrNotRepresentable) || !strings.HasPrefix(err.Error(), "n = 1: ") {
+	err = estimators.EstimateGrid(estimators.NewPDIS(), big, []int{1, 2}, out, nil)
+	if !errors.Is(err, estimators.ErrNotRepresentable) || !strings.HasPrefix(err.Error(), "n = 1: ") {
 		t.Errorf("pdis on 2^1100 weights: %v, want n = 1: ... ErrNotRepresentable", err)
 	}
 }
@@ -225,10 +196,10 @@ func TestEstimateGridErrors(t *testing.T) {
 func TestEstimateGridFallback(t *testing.T) {
 	b := randomBatch(rand.New(rand.NewPCG(2, 3)), 30, 6)
 	grid := []int{2, 7, 30}
-	e := onlyEstimate{NewINCRIS(false)}
+	e := onlyEstimate{incris.NewINCRIS(false)}
 	out := make([]float64, len(grid))
 	ks := make([][]float64, len(grid))
-	if err := EstimateGrid(e, b, grid, out, [][][]float64{ks}); err != nil {
+	if err := estimators.EstimateGrid(e, b, grid, out, [][][]float64{ks}); err != nil {
 		t.Fatal(err)
 	}
 	want, wantK, _ := perPrefix(t, "incris", b, grid)
@@ -240,7 +211,7 @@ func TestEstimateGridFallback(t *testing.T) {
 }
 
 // onlyEstimate hides every method but Estimator's and Reporter's.
-type onlyEstimate struct{ e *INCRIS }
+type onlyEstimate struct{ e *incris.INCRIS }
 
 func (o onlyEstimate) Name() string                                  { return o.e.Name() }
 func (o onlyEstimate) Estimate(b *trajectory.Batch) (float64, error) { return o.e.Estimate(b) }
@@ -266,15 +237,15 @@ func TestEstimateGridNoAllocs(t *testing.T) {
 	}
 	diags := [][][]float64{ks}
 	for _, name := range gridEstimators {
-		e, _ := New(name)
-		if err := EstimateGrid(e, b, grid, out, diags); err != nil {
+		e, _ := estimators.New(name)
+		if err := estimators.EstimateGrid(e, b, grid, out, diags); err != nil {
 			t.Fatal(err)
 		}
-		if a := testing.AllocsPerRun(5, func() { EstimateGrid(e, b, grid, out, diags) }); a != 0 {
+		if a := testing.AllocsPerRun(5, func() { estimators.EstimateGrid(e, b, grid, out, diags) }); a != 0 {
 			t.Errorf("%s: %v allocations per EstimateGrid", name, a)
 		}
 	}
-	e := NewINCRIS(false)
+	e := incris.NewINCRIS(false)
 	e.Estimate(b)
 	if a := testing.AllocsPerRun(5, func() { e.Estimate(b) }); a != 0 {
 		t.Errorf("incris Estimate: %v allocations per call", a)

@@ -1,22 +1,12 @@
-package estimators
+package estimators_test
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
-
-// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
-// which counts every allocation whether or not it was collected since).
-func allocated(f func()) float64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return float64(after.TotalAlloc - before.TotalAlloc)
-}
 
 // TestMemoryBoundsWorkspace: every registry entry's Memory(n, H) bounds
 // what a fresh estimator allocates for its first estimate, on primitive
@@ -36,22 +26,22 @@ func TestMemoryBoundsWorkspace(t *testing.T) {
 		{"subepisode", subepisodeBatch(rng, 300, 40)},
 	} {
 		n, h := tc.b.N(), tc.b.Horizon()
-		for _, info := range All() {
+		for _, info := range estimators.All() {
 			b := tc.b
-			if info.Needs&Model != 0 {
+			if info.Needs&estimators.Model != 0 {
 				b = withModelColumns(rng, tc.b) // dm, dr, wdr, magic: ErrNoModel without
 			}
-			if info.Needs&(IDs|Probs) != 0 {
+			if info.Needs&(estimators.IDs|estimators.Probs) != 0 {
 				if tc.name == "options" {
 					continue // mis, drl: options data has no ids (refused by the data check)
 				}
 				b = withIDs(rng, tc.b, 5, 3)
 			}
-			if info.Needs&ExactMoments != 0 {
+			if info.Needs&estimators.ExactMoments != 0 {
 				b = withMoments(tc.b, syntheticMoments(h)) // incris-oracle: built inside Estimate
 			}
 			got := allocated(func() {
-				e, _ := New(info.Name)
+				e, _ := estimators.New(info.Name)
 				if _, err := e.Estimate(b); err != nil {
 					t.Fatalf("%s on %s: %v", info.Name, tc.name, err)
 				}

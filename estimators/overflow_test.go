@@ -1,33 +1,13 @@
-package estimators
+package estimators_test
 
 import (
 	"errors"
 	"math"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
-
-// chainAllA1 is the chain MDP of SPEC 2.1 with H = 1100 and p_e = 1: the
-// all-a1 trajectory has weight 2^1100, which overflows a float64 (max about
-// 2^1024), and reward 1 at step H; the other trajectory takes a2 at step 1
-// (ratio 0) and earns nothing.
-func chainAllA1(h int) *trajectory.Batch {
-	var b trajectory.Batch
-	for t := 1; t <= h; t++ {
-		r := 0.0
-		if t == h {
-			r = 1
-		}
-		b.Add(r, 2)
-	}
-	b.End()
-	for range h {
-		b.Add(0, 0)
-	}
-	b.End()
-	return &b
-}
 
 func TestOverflowSelfNormalisedExact(t *testing.T) {
 	b := chainAllA1(1100)
@@ -44,9 +24,9 @@ func TestOverflowUnnormalisedIsAnError(t *testing.T) {
 	b := chainAllA1(1100)
 	// IS = PDIS = 2^1100 / 2 = 2^1099: not representable.
 	for _, name := range []string{"is", "pdis", "options-pdis", "partitioned-pdis", "incris", "incris-printed"} {
-		e, _ := New(name)
+		e, _ := estimators.New(name)
 		v, err := e.Estimate(b)
-		if !errors.Is(err, ErrNotRepresentable) {
+		if !errors.Is(err, estimators.ErrNotRepresentable) {
 			t.Errorf("%s = %v, %v; want ErrNotRepresentable", name, v, err)
 		}
 	}

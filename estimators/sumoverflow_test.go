@@ -1,9 +1,10 @@
-package estimators
+package estimators_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -26,13 +27,13 @@ func TestSumsOfNormalWeightsOverflow(t *testing.T) {
 	}{
 		{"wis", 2e-10}, {"cwpdis", 2e-10}, {"is", 2e298}, {"pdis", 2e298},
 	} {
-		e, _ := New(tc.name)
+		e, _ := estimators.New(tc.name)
 		got, err := e.Estimate(&b)
 		if err != nil || math.Abs(got-tc.want) > 1e-14*tc.want {
 			t.Errorf("%s = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 		out := make([]float64, 2)
-		if err := EstimateGrid(e, &b, []int{1, 2}, out, nil); err != nil || math.Abs(out[1]-tc.want) > 1e-14*tc.want {
+		if err := estimators.EstimateGrid(e, &b, []int{1, 2}, out, nil); err != nil || math.Abs(out[1]-tc.want) > 1e-14*tc.want {
 			t.Errorf("%s grid at n = 2: %v, %v; want %v", tc.name, out[1], err, tc.want)
 		}
 	}

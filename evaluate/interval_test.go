@@ -13,6 +13,7 @@ import (
 	"github.com/ope-lab/longhorizon/envs/subepisode"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
+	"github.com/ope-lab/longhorizon/estimators/modelbased"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -559,7 +560,7 @@ func TestBootstrapRefitsModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		var disc trajectory.Discounted
-		v, err := estimators.NewDM().Estimate(disc.Of(x, 0.9))
+		v, err := modelbased.NewDM().Estimate(disc.Of(x, 0.9))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
-	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/modelbased"
 	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -49,7 +49,7 @@ func TestEstimateAdaptiveVersions(t *testing.T) {
 		if _, err := logdata.Read(bytes.NewReader(buf.Bytes()), logdata.CSV, &read, logdata.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		e := estimators.NewAdaptiveBlend()
+		e := modelbased.NewAdaptiveBlend()
 		want, err := e.Estimate(&read)
 		if err != nil {
 			t.Fatal(err)

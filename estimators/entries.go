@@ -1,0 +1,42 @@
+package estimators
+
+import "github.com/ope-lab/longhorizon/estimators/confidence"
+
+// sumsBytes bounds the workspace of the estimators built on weights.Sums:
+// every estimator may materialise the per-step factors (8 bytes a step,
+// at most n H steps) when an option's underlying policy changed; these
+// keep O(H) per-step sums.
+func sumsBytes(n, h float64) float64 { return 8*n*h + 8*(6*h+2) }
+
+// sumsBytesDoc is sumsBytes's formula, for help texts.
+const sumsBytesDoc = "8 n H (factors, with changed options only) + 8 (6H+2) bytes"
+
+// The plain importance-sampling family: the paper's IS, PDIS (with its
+// options and partitioned forms), WIS and CWPDIS.
+func init() {
+	for _, i := range []Info{
+		{Name: "is", Rank: 10, Formula: "(1/n) sum_i W^i_H G^i, G^i = sum_t r^i_t", Source: "ordinary importance sampling; SPEC 1",
+			Class: Unweighted, Default: true, Bounds: []string{confidence.T, confidence.HCOPE},
+			New: func() Estimator { return NewIS() }},
+		{Name: "pdis", Rank: 20, Formula: "(1/n) sum_i sum_t W^i_t r^i_t", Source: "per-decision importance sampling, paper eq. (1); SPEC 1",
+			Class: Unweighted, Default: true, Bounds: []string{confidence.T},
+			New: func() Estimator { return NewPDIS() }},
+		{Name: "wis", Rank: 30, Formula: "sum_i W^i_H G^i / sum_i W^i_H (0/0 := 0)", Source: "weighted importance sampling; SPEC 1",
+			Class: SelfNormalized, Default: true,
+			New: func() Estimator { return NewWIS() }},
+		{Name: "cwpdis", Rank: 40, Formula: "sum_t [ sum_i W^i_t r^i_t / sum_i W^i_t ], normalisers over all n trajectories", Source: "consistent weighted PDIS (Thomas 2015); SPEC 1",
+			Class: SelfNormalized, Default: true,
+			New: func() Estimator { return NewCWPDIS() }},
+		{Name: "options-pdis", Rank: 70, Formula: "(1/n) sum_i sum_t w^i_t y^i_t: option-level weights, per-decision ratios inside changed options",
+			Source: "options-based PDIS, paper Theorem 3 (eq. 3); SPEC 1 (interp.: per-decision inside a changed option)",
+			Class:  Unweighted, Uses: Options, Without: "pdis", Bounds: []string{confidence.T},
+			New: func() Estimator { return NewOptionsPDIS() }},
+		{Name: "partitioned-pdis", Rank: 80, Formula: "PDIS(tau_1) + PDIS(tau_2) + ...: weights restart at 1 after each split point",
+			Source: "partitioned PDIS, paper Theorem 4; SPEC 1",
+			Class:  Unweighted, Default: true, Uses: SplitPoints, Without: "pdis", Bounds: []string{confidence.T},
+			New: func() Estimator { return NewPartitionedPDIS() }},
+	} {
+		i.MinN, i.Bytes, i.BytesDoc = 1, sumsBytes, sumsBytesDoc
+		Register(i)
+	}
+}

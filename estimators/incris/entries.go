@@ -1,0 +1,56 @@
+package incris
+
+import "github.com/ope-lab/longhorizon/estimators"
+
+// The INCRIS family: the paper's Algorithm 1 (incris) and as printed
+// (incris-printed), SPEC 1b's incris-ld with and without its guard, and
+// issue 23's oracle.
+func init() {
+	for _, i := range []estimators.Info{
+		{Name: "incris", Rank: 50, Formula: "sum_t (1/n) sum_i B^i_{k*} r^i_t, k* = argmin_k C_k^2 + s^2(B_k r_t)/n (ties to the larger k)",
+			Source: "Incremental Importance Sampling, paper Algorithm 1 with the variance of the mean its consistency proof needs; SPEC 1",
+			MinN:   2, Class: estimators.Adaptive, Default: true, Diagnostics: []estimators.Diagnostic{kstar}, Bytes: incrisBytes, BytesDoc: incrisBytesDoc,
+			New: func() estimators.Estimator { return NewINCRIS(false) }},
+		{Name: "incris-printed", Rank: 60, Formula: "INCRIS with V_k = s^2(B_k r_t), without the 1/n",
+			Source: "paper Algorithm 1 as printed; SPEC 1",
+			MinN:   2, Class: estimators.Adaptive, Diagnostics: []estimators.Diagnostic{kstar}, Bytes: incrisBytes, BytesDoc: incrisBytesDoc,
+			New: func() estimators.Estimator { return NewINCRIS(true) }},
+		{Name: "incris-ld", Rank: 90, Formula: "sum_t sum_i X^i_{k*} / sum_i B^i_{k*}, k* = max(k_D, k_L): one-ratio increment tests with a no-power guard, then Lepski",
+			Source: "beyond the paper, experimental; SPEC 1b",
+			MinN:   2, Class: estimators.Adaptive, Diagnostics: []estimators.Diagnostic{kstar}, Bytes: incrisLDBytes, BytesDoc: incrisLDBytesDoc,
+			New: func() estimators.Estimator { return NewINCRISLD(true) }},
+		{Name: "incris-ld-noguard", Rank: 100, Formula: "incris-ld without the no-power guard, rule 1(b)",
+			Source: "SPEC 1b, for comparison",
+			MinN:   2, Class: estimators.Adaptive, Diagnostics: []estimators.Diagnostic{kstar}, Bytes: incrisLDBytes, BytesDoc: incrisLDBytesDoc,
+			New: func() estimators.Estimator { return NewINCRISLD(false) }},
+		{Name: "incris-oracle", Rank: 110, Formula: "sum_t (1/n) sum_i B^i_{k*} r^i_t, k* = argmin_k (mean(t,k) - mean(t,t))^2 + (second(t,k) - mean(t,k)^2)/n (ties to the larger k), " +
+			"mean(t,k) = E_b[B_k r_t] and second(t,k) = E_b[(B_k r_t)^2] exact, from the data's source (under gamma: B_k gamma^(t-1) r_t)",
+			Source: "beyond the paper: an oracle for issue 23's question: does the covariance-test idea fail, or only its plug-in estimates? " +
+				"INCRIS's selection (SPEC 1) fed the exact MSE_k, its squared bias and the variance of the mean, instead of C_k^2 + V_k; " +
+				"needs a domain that supplies exact moments (subepisode: its DP over (t, state, entries into S2)); n >= 1, since nothing is estimated from the sample but the mean",
+			MinN: 1, Class: estimators.Adaptive, Needs: estimators.ExactMoments, Diagnostics: []estimators.Diagnostic{kstar}, Bytes: oracleBytes, BytesDoc: oracleBytesDoc,
+			New: func() estimators.Estimator { return NewINCRISOracle() }},
+	} {
+		estimators.Register(i)
+	}
+}
+
+// kstar is the diagnostic of every INCRIS variant.
+var kstar = estimators.Diagnostic{Name: "kstar", Index: "t", IndexLabel: "step t", Label: "mean k*",
+	Doc: "k*, the number of most recent ratios kept for the reward at step t"}
+
+// Workspace bounds (bytes). Every estimator may materialise the per-step
+// factors (8 bytes a step, at most n H steps) when an option's underlying
+// policy changed; INCRIS keeps four co-moments per (t, k) cell, incris-ld
+// its ratios in step-major blocks of 512 trajectories with per-(t, k) sums
+// (incrisLDBytes, beside its code).
+
+// incrisBytes bounds INCRIS's workspace.
+func incrisBytes(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) }
+
+const incrisBytesDoc = "8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"
+
+// oracleBytes bounds incris-oracle's workspace.
+func oracleBytes(n, h float64) float64 { return 8*n*h + 8*h*(h+3) + 8*(5*h+3) }
+
+const oracleBytesDoc = "8 n H (factors, with changed options only) + 8 H (H+3) (the exact moments' two tables, built once on first use) + 8 (5H+3) (k*, sums, prefix products) bytes"

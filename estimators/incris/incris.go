@@ -1,0 +1,743 @@
+package incris
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// INCRIS is Incremental Importance Sampling (paper, Algorithm 1; SPEC 1).
+//
+// For the reward at step t and each k = 0..t it splits the cumulative
+// weight W_t into A_k = prod_{j<=t-k} rho_j (the dropped part) and
+// B_k = prod_{t-k<j<=t} rho_j (the kept part), estimates the bias of
+// dropping A_k by the sample covariance C_k = Cov(A_k, B_k r_t) (paper,
+// eq. covtest) and the variance by V_k = s^2(B_k r_t)/n, both with
+// denominator n-1, and keeps k* = argmin_k C_k^2 + V_k (ties to the larger
+// k). The estimate is sum_t (1/n) sum_i B^i_{k*} r^i_t.
+//
+// With Printed set, V_k = s^2(B_k r_t) without the 1/n, as Algorithm 1 is
+// printed; SPEC keeps the 1/n because the appendix's consistency proof
+// needs an estimate of the variance of the mean.
+//
+// An INCRIS also implements GridEstimator: one pass over a batch gives the
+// estimates (and k*) from each of several prefixes, bit-identical to
+// Estimate on each prefix.
+//
+// The sums are added on one of two paths with bit-identical results (every
+// cell takes the same terms, rounded alike, in trajectory order): the
+// scalar path (addNarrow), and the wide path (addWide), whose kernels
+// (package kernel: assembly where the CPU has AVX2, their Go twins in a
+// build without assembly) add blocks of kernel.Wide trajectories to four
+// rows or, with AVX-512 (or the Go twins), eight rows at a time, one row
+// per vector lane (incrisKernels). The wide path's block has its rows in
+// groups of four, the four rows of a group the four lanes of a vector.
+type INCRIS struct {
+	// Printed selects V_k without the 1/n (key "incris-printed").
+	Printed bool
+
+	view weights.View
+
+	h int // workspace horizon
+	// cells holds, for each row s (step t = s+1), the moments of
+	// X_k = B_k r_t for j = t-k = 0..t at cells[tri(s, j)] (rows in groups
+	// of four, padded: see tri).
+	cells []kernel.Cell
+	// shifted[s] reports whether row s's moments are shifted by their C
+	// (every trajectory so far had a nonzero reward at step s+1) or raw
+	// (c = 0: some trajectory had reward 0 there).
+	shifted []bool
+	aref    []float64 // j = 0..hp: W_j of trajectory 0 (padded), the shift of A
+	da      []float64 // j = 0..hp: sum_i (W^i_j - aref_j) over the trajectories added so far (padded)
+	// per trajectory of the block being added: W_j - aref_j for j = 0..hp
+	// (padded: W frozen after the trajectory's end).
+	tda [kernel.Wide][]float64
+	// the wide path's block of kernel.Wide trajectories q (wideBlock):
+	// wrho[j*kernel.Wide+q] = rho_j (1 after the trajectory's end), j < hp;
+	// wtda[j*kernel.Wide+q] = W_j - aref_j, j <= hp; wrew[g*4*kernel.Wide+
+	// q*4+l] = r at step 4g+l+1 (0 after the end); wzero[s]: some
+	// trajectory of the block has reward 0 at step s+1.
+	// opts, if not nil, overrides the default kernels (tests run every
+	// path); kern holds the kernels in use, chosen at reset.
+	opts             *incrisKernels
+	kern             incrisKernels
+	wrho, wtda, wrew []float64
+	wzero            []bool
+	kstar            []int
+	gridK            [][]int // k* at each grid point of the last EstimateGrid
+	gridBuf          []int
+}
+
+// incrisBlock is the number of trajectories whose terms are added to the
+// sums in one sweep of the scalar path (register blocking: each cell is
+// loaded and stored once per block). The sums are added in trajectory
+// order, so the result does not depend on the blocking.
+const incrisBlock = 4
+
+// NewINCRIS returns an INCRIS estimator; printed selects the printed V_k.
+func NewINCRIS(printed bool) *INCRIS { return &INCRIS{Printed: printed} }
+
+// incrisKernels selects the path on which INCRIS adds its sums. Every
+// choice gives the same bits (the tests run each against the scalar
+// path); the zero value is the scalar path, and incrisDefaultKernels what
+// the estimator uses unless a test chose otherwise (newINCRISWith).
+type incrisKernels struct {
+	// group, if not nil, selects the wide path (addWide) with this kernel
+	// for a group of four rows (see kernel.Group).
+	group func(cells []kernel.Cell, s0 int, rv *[4 * kernel.Wide]float64, rho, tda []float64)
+	// pair, if not nil (group must be set too), is the wide path's kernel
+	// for two groups of rows at once (see kernel.Pair).
+	pair func(a, b []kernel.Cell, s0 int, rv *[8 * kernel.Wide]float64, rho, tda []float64)
+}
+
+// incrisDefaultKernels returns INCRIS's kernels: the wide path with
+// kernel.Group where it runs (the AVX2 assembly, or its Go twin in a
+// build without assembly), and kernel.Pair for pairs of groups where that
+// runs too (AVX-512, or the Go twin); else the scalar path. The choice
+// changes the speed, not the bits (every kernel adds the same terms in
+// the same order, rounded alike: TestINCRISBitIdentical runs each path).
+func incrisDefaultKernels() incrisKernels {
+	var k incrisKernels
+	if kernel.HasGroup() {
+		k.group = kernel.Group
+		if kernel.HasPair() {
+			k.pair = kernel.Pair
+		}
+	}
+	return k
+}
+
+// newINCRISWith is NewINCRIS with the kernels k instead of the default
+// ones (for tests and benchmarks, which compare the paths).
+func newINCRISWith(printed bool, k incrisKernels) *INCRIS {
+	return &INCRIS{Printed: printed, opts: &k}
+}
+
+// Name returns "incris" or "incris-printed".
+func (e *INCRIS) Name() string {
+	if e.Printed {
+		return "incris-printed"
+	}
+	return "incris"
+}
+
+// KStar returns, for each step t (index t-1), the number of most recent
+// ratios kept by the last Estimate call (after EstimateGrid: at the last
+// grid point). The slice is reused by the next call.
+func (e *INCRIS) KStar() []int { return e.kstar }
+
+// AppendDiagnostic implements Reporter: diagnostic 0 is k* (KStar).
+func (e *INCRIS) AppendDiagnostic(dst []float64, d int) []float64 { return appendInts(dst, e.kstar) }
+
+// AppendGridDiagnostic implements GridReporter: k* at grid point j of the
+// last EstimateGrid call.
+func (e *INCRIS) AppendGridDiagnostic(dst []float64, d, j int) []float64 {
+	return appendInts(dst, e.gridK[j])
+}
+
+// appendInts appends xs to dst as float64s.
+func appendInts(dst []float64, xs []int) []float64 {
+	for _, x := range xs {
+		dst = append(dst, float64(x))
+	}
+	return dst
+}
+
+// tri returns the index of (step index s = t-1, j) in the cells array,
+// which holds j = 0..t for every t in rows grouped by four: group g
+// (rows s = 4g..4g+3) is four rows of 4g+5 cells each (j = 0..4g+4; the
+// cells with j > t are padding, and so are the rows s >= h of the last
+// group). A group's cells at one j are then the four lanes of a vector,
+// one per row, at a fixed stride.
+func tri(s, j int) int {
+	g, l := s>>2, s&3
+	return 8*g*g + 12*g + l*(4*g+5) + j
+}
+
+// triSize returns the number of cells for horizon h (whole groups).
+func triSize(h int) int {
+	g := (h + 3) / 4
+	return 8*g*g + 12*g
+}
+
+// Estimate returns the INCRIS estimate from b. It needs n >= 2.
+//
+// The moments are running sums, trajectory by trajectory, in a shifted form
+// that stays accurate when the weights are huge and nearly equal: X_k is
+// shifted by its value on trajectory 0 (while every trajectory so far has a
+// nonzero reward at the step; after that the row switches once to raw sums,
+// for which zeros are free), and A_k = W_{t-k} by trajectory 0's W_{t-k}.
+func (e *INCRIS) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.view.Of(b)
+	n, h := b.N(), b.Horizon()
+	if n < 2 {
+		return 0, e.tooFew(n)
+	}
+	e.reset(h)
+	if err := e.add(b, 0, n); err != nil {
+		return 0, err
+	}
+	e.kstar = scratch.Grow(e.kstar, h)
+	return e.combine(n, h, e.kstar)
+}
+
+// EstimateGrid sets out[j] to the estimate from the first grid[j]
+// trajectories of b, in one pass; AppendGridDiagnostic(dst, 0, j) gives
+// the k* choices at grid point j.
+// The results are bit-identical to Estimate on each prefix.
+func (e *INCRIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.view.Of(b)
+	if err := estimators.CheckGrid(b, grid, out); err != nil {
+		return err
+	}
+	h := b.Horizon()
+	e.reset(h)
+	if cap(e.gridBuf) < len(grid)*h {
+		e.gridBuf = make([]int, len(grid)*h)
+	}
+	if cap(e.gridK) < len(grid) {
+		e.gridK = make([][]int, len(grid))
+	}
+	e.gridK = e.gridK[:len(grid)]
+	prev, hn := 0, 0
+	for j, n := range grid {
+		if n < 2 {
+			return estimators.GridError(n, e.tooFew(n))
+		}
+		if err := e.add(b, prev, n); err != nil {
+			return estimators.GridError(n, err)
+		}
+		for i := prev; i < n; i++ {
+			hn = max(hn, b.Len(i))
+		}
+		prev = n
+		ks := e.gridBuf[j*h : j*h+hn]
+		e.gridK[j] = ks
+		v, err := e.combine(n, hn, ks)
+		if err != nil {
+			return estimators.GridError(n, err)
+		}
+		out[j] = v
+	}
+	e.kstar = append(e.kstar[:0], e.gridK[len(grid)-1]...)
+	return nil
+}
+
+func (e *INCRIS) tooFew(n int) error {
+	return fmt.Errorf("%s: %w: n = %d, needs n >= 2 for sample covariances", e.Name(), estimators.ErrTooFew, n)
+}
+
+// reset sizes the workspace for horizon h and empties it.
+func (e *INCRIS) reset(h int) {
+	e.h = h
+	size := triSize(h)
+	if cap(e.cells) < size {
+		e.cells = make([]kernel.Cell, size)
+	}
+	e.cells = e.cells[:size]
+	clear(e.cells)
+	if cap(e.shifted) < h {
+		e.shifted = make([]bool, h)
+	}
+	e.shifted = e.shifted[:h]
+	clear(e.shifted)
+	hp := (h + 3) &^ 3 // rows, padded to whole groups
+	e.aref = scratch.Zero(e.aref, hp+1)
+	e.da = scratch.Zero(e.da, hp+1)
+	for q := range e.tda {
+		e.tda[q] = scratch.Zero(e.tda[q], hp+1)
+	}
+	if e.opts != nil {
+		e.kern = *e.opts
+	} else {
+		e.kern = incrisDefaultKernels()
+	}
+	if e.kern.group != nil {
+		e.wrho = scratch.Zero(e.wrho, kernel.Wide*hp)
+		e.wtda = scratch.Zero(e.wtda, kernel.Wide*(hp+1))
+		e.wrew = scratch.Zero(e.wrew, kernel.Wide*hp)
+		if cap(e.wzero) < hp {
+			e.wzero = make([]bool, hp)
+		}
+		e.wzero = e.wzero[:hp]
+	}
+}
+
+// add adds trajectories from..to-1 of b (from is 0 or the count added so
+// far) to the running sums: on the wide path (if e.kern.group is set) in
+// blocks of kernel.Wide, the rest on the scalar path in blocks of
+// incrisBlock.
+func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
+	if from == 0 && to > 0 {
+		if err := e.first(b); err != nil {
+			return err
+		}
+		from = 1
+	}
+	if e.kern.group != nil && to-from >= kernel.Wide {
+		if err := e.addWideBlocks(b, from, to); err != nil {
+			return err
+		}
+		from += (to - from) / kernel.Wide * kernel.Wide
+	}
+	return e.addNarrow(b, from, to)
+}
+
+// addWideBlocks adds the whole blocks of kernel.Wide trajectories from
+// from..to-1 on the wide path, the cells in lanes form meanwhile.
+func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
+	e.flipAll()
+	defer e.flipAll()
+	for ; to-from >= kernel.Wide; from += kernel.Wide {
+		finite, err := e.wideBlock(b, from)
+		if err != nil {
+			return err
+		}
+		if !finite {
+			// a ratio or weight that is not finite: the scalar path,
+			// which skips zero rewards rather than adding 0 * rho
+			e.flipAll()
+			err := e.addNarrow(b, from, from+kernel.Wide)
+			e.flipAll()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		e.addWide(b, from)
+		// da += each trajectory's W_j - aref_j, in trajectory order
+		// (as addNarrow adds them)
+		wtda := e.wtda[:kernel.Wide*len(e.da)]
+		for j, d := range e.da {
+			for _, v := range wtda[j*kernel.Wide : j*kernel.Wide+kernel.Wide] {
+				d += v
+			}
+			e.da[j] = d
+		}
+	}
+	return nil
+}
+
+// flipAll switches every group of cells between the cells form (each cell
+// holds its C, S1, S2, S3) and the lanes form (kernel.Flip).
+func (e *INCRIS) flipAll() {
+	for g := range (e.h + 3) / 4 {
+		kernel.Flip(e.groupCells(g), 4*g)
+	}
+}
+
+// groupCells returns the cells of group g (rows 4g..4g+3).
+func (e *INCRIS) groupCells(g int) []kernel.Cell {
+	return e.cells[8*g*g+12*g : 8*g*g+12*g+4*(4*g+5)]
+}
+
+// addNarrow adds trajectories from..to-1 (from >= 1) with the scalar
+// kernels, in blocks of incrisBlock.
+func (e *INCRIS) addNarrow(b *trajectory.Batch, from, to int) error {
+	for i := from; i < to; i += incrisBlock {
+		m := min(incrisBlock, to-i)
+		for q := range m {
+			if err := e.weights(b, i+q, q); err != nil {
+				return err
+			}
+		}
+		e.addBlock(b, i, m)
+		for q := range m {
+			tda := e.tda[q][:len(e.da)]
+			for j, v := range tda {
+				e.da[j] += v
+			}
+		}
+	}
+	return nil
+}
+
+// weights fills e.tda[q] with W_j - aref_j, j = 0..hp, for trajectory i
+// (W padded: frozen after its end). It fails, as the weighted estimators'
+// fast path does, as soon as a weight overflows, underflows or turns
+// subnormal: INCRIS's covariances have no scaled form.
+func (e *INCRIS) weights(b *trajectory.Batch, i, q int) error {
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	rho := b.Ratio[lo:hi]
+	aref := e.aref
+	da := e.tda[q][:len(aref)]
+	da[0] = 1 - aref[0]
+	cur := 1.0
+	for s, f := range rho {
+		prev := cur
+		cur *= f
+		if weights.LeftNormal(cur, f, prev) {
+			return e.errWeights()
+		}
+		da[s+1] = cur - aref[s+1]
+	}
+	for j := len(rho) + 1; j < len(da); j++ {
+		da[j] = cur - aref[j]
+	}
+	return nil
+}
+
+func (e *INCRIS) errWeights() error {
+	return fmt.Errorf("%s: importance weights leave the normal float64 range, so the covariances are %w", e.Name(), estimators.ErrNotRepresentable)
+}
+
+// first starts the sums with trajectory 0: it fixes the shifts (aref = its
+// weights; c = its X_k in rows where its reward is nonzero) and leaves
+// every sum 0.
+func (e *INCRIS) first(b *trajectory.Batch) error {
+	clear(e.aref) // so that weights gives W_j itself
+	if err := e.weights(b, 0, 0); err != nil {
+		return err
+	}
+	copy(e.aref, e.tda[0])
+	clear(e.tda[0])
+	lo, hi := b.Offsets[0], b.Offsets[1]
+	rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
+	for s, r := range rew {
+		if r == 0 {
+			continue
+		}
+		e.shifted[s] = true
+		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
+		x := r
+		row[s+1].C = x
+		for j := s; j >= 0; j-- {
+			x *= rho[j]
+			row[j].C = x
+		}
+	}
+	return nil
+}
+
+// wideBlock fills the wide block (wrho, wtda, wrew, wzero) from
+// trajectories i..i+kernel.Wide-1, computing their weights as weights does
+// and failing as it does. It reports whether every ratio and every
+// W_j - aref_j is finite: only then does a zero reward add exactly nothing
+// (x = 0 * rho_j ... = +-0, and d = +-0 leaves every sum as it is), which
+// lets the kernel add all four rows of a group whatever their rewards.
+func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
+	const w = kernel.Wide
+	hp := len(e.aref) - 1
+	aref := e.aref[:hp+1]
+	wrho, wtda, wrew, zero := e.wrho[:w*hp], e.wtda[:w*(hp+1)], e.wrew[:w*hp], e.wzero[:hp]
+	clear(zero)
+	for q := range w {
+		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+		rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
+		rew = rew[:len(rho)]
+		for s, f := range rho {
+			wrho[s*w+q] = f
+		}
+		for s := len(rho); s < hp; s++ { // padding: rho 1, r 0
+			wrho[s*w+q] = 1
+			zero[s] = true
+		}
+		for s0 := 0; s0 < hp; s0 += 4 { // wrew[g*4w+q*4+l], g = s0/4
+			r := wrew[s0*w+q*4 : s0*w+q*4+4]
+			if s0+4 <= len(rew) {
+				r[0], r[1], r[2], r[3] = rew[s0], rew[s0+1], rew[s0+2], rew[s0+3]
+				continue
+			}
+			for l := range r {
+				r[l] = 0
+				if s0+l < len(rew) {
+					r[l] = rew[s0+l]
+				}
+			}
+		}
+		for s, r := range rew {
+			if r == 0 {
+				zero[s] = true
+			}
+		}
+	}
+	// W_j for the block's trajectories side by side (independent chains),
+	// each the product weights computes: the padding ratios 1 freeze W
+	// and never fail the range test.
+	c0, c1, c2, c3, c4, c5, c6, c7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
+	for q := range w {
+		wtda[q] = 1 - aref[0]
+	}
+	bad := 0.0 // x - x is 0 for finite x, NaN otherwise
+	for j := range hp {
+		f := wrho[j*w : j*w+w]
+		p0, p1, p2, p3, p4, p5, p6, p7 := c0, c1, c2, c3, c4, c5, c6, c7
+		c0 *= f[0]
+		c1 *= f[1]
+		c2 *= f[2]
+		c3 *= f[3]
+		c4 *= f[4]
+		c5 *= f[5]
+		c6 *= f[6]
+		c7 *= f[7]
+		if weights.LeftNormal(c0, f[0], p0) || weights.LeftNormal(c1, f[1], p1) || weights.LeftNormal(c2, f[2], p2) || weights.LeftNormal(c3, f[3], p3) ||
+			weights.LeftNormal(c4, f[4], p4) || weights.LeftNormal(c5, f[5], p5) || weights.LeftNormal(c6, f[6], p6) || weights.LeftNormal(c7, f[7], p7) {
+			return false, e.errWeights()
+		}
+		a := aref[j+1]
+		v := wtda[(j+1)*w : (j+1)*w+w]
+		v[0], v[1], v[2], v[3] = c0-a, c1-a, c2-a, c3-a
+		v[4], v[5], v[6], v[7] = c4-a, c5-a, c6-a, c7-a
+		bad += ((v[0] - v[0]) + (v[1] - v[1]) + ((v[2] - v[2]) + (v[3] - v[3]))) +
+			((v[4] - v[4]) + (v[5] - v[5]) + ((v[6] - v[6]) + (v[7] - v[7])))
+	}
+	// A ratio that is not finite makes W (and so W - aref) not finite, or
+	// fails the range test.
+	return bad == 0, nil
+}
+
+// addWide adds trajectories i..i+kernel.Wide-1 (their data in the wide
+// block) group by group, the cells in lanes form: with the vector kernel
+// where every row of the group is raw or every trajectory has a nonzero
+// reward in it, else (a row turns raw here, once per row) with the scalar
+// kernels, on the group flipped to the cells form.
+func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
+	const w = kernel.Wide
+	hp := len(e.aref) - 1
+	wrho, wtda := e.wrho[:w*hp], e.wtda[:w*(hp+1)]
+	narrow := false // e.tda holds the block's W_j - aref_j
+	for g := hp/4 - 1; g >= 0; g-- {
+		if e.turnsRaw(g) {
+			if !narrow {
+				for q := range w {
+					tda := e.tda[q][:hp+1]
+					for j := range tda {
+						tda[j] = wtda[j*w+q]
+					}
+				}
+				narrow = true
+			}
+			kernel.Flip(e.groupCells(g), 4*g)
+			e.addGroupNarrow(b, i, 4*g)
+			kernel.Flip(e.groupCells(g), 4*g)
+			continue
+		}
+		if e.kern.pair != nil && g > 0 && !e.turnsRaw(g-1) {
+			rv := (*[8 * w]float64)(e.wrew[(g-1)*4*w : (g+1)*4*w])
+			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
+			g--
+			continue
+		}
+		rv := (*[4 * w]float64)(e.wrew[g*4*w : (g+1)*4*w])
+		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
+	}
+}
+
+// turnsRaw reports whether a row of group g is shifted and some trajectory
+// of the wide block has reward 0 in it.
+func (e *INCRIS) turnsRaw(g int) bool {
+	for s := 4 * g; s < min(4*g+4, e.h); s++ {
+		if e.shifted[s] && e.wzero[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// addGroupNarrow adds trajectories i..i+kernel.Wide-1 (their W_j - aref_j
+// in e.tda) to the rows of the group starting at row s0 with the scalar
+// kernels, turning rows raw where needed.
+func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0 int) {
+	for s := s0; s < min(s0+4, e.h); s++ {
+		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
+		for q := range kernel.Wide {
+			lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+			r := 0.0
+			if s < hi-lo {
+				r = b.Reward[lo+s]
+			}
+			switch {
+			case r != 0:
+				addRow1(row, r, b.Ratio[lo:hi], e.tda[q])
+			case e.shifted[s]:
+				e.unshift(s, row, i+q, q)
+			}
+		}
+	}
+}
+
+// addBlock adds trajectories i..i+m-1 (m <= incrisBlock, their weights in
+// e.tda[0..m-1]) row by row.
+func (e *INCRIS) addBlock(b *trajectory.Batch, i, m int) {
+	var rho, rew [incrisBlock][]float64
+	for q := range m {
+		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+		rho[q], rew[q] = b.Ratio[lo:hi], b.Reward[lo:hi]
+	}
+	for s := 0; s < e.h; s++ {
+		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
+		var r [incrisBlock]float64
+		all := m == incrisBlock
+		for q := range m {
+			if s < len(rew[q]) {
+				r[q] = rew[q][s]
+			}
+			if r[q] == 0 {
+				all = false
+			}
+		}
+		if all {
+			addRow4(row, r[0], r[1], r[2], r[3], rho[0], rho[1], rho[2], rho[3],
+				e.tda[0], e.tda[1], e.tda[2], e.tda[3])
+			continue
+		}
+		for q := range m {
+			switch {
+			case r[q] != 0:
+				addRow1(row, r[q], rho[q], e.tda[q])
+			case e.shifted[s]:
+				e.unshift(s, row, i+q, q)
+			}
+		}
+	}
+}
+
+// unshift turns row s's sums, over the first cnt trajectories (all with a
+// nonzero reward at step s+1), from the shifted to the raw form, before
+// trajectory cnt (block slot q) adds its reward 0. The raw form is accurate
+// from here on: with a zero among them the X_k are not all nearly equal.
+func (e *INCRIS) unshift(s int, row []kernel.Cell, cnt, q int) {
+	nf := float64(cnt)
+	for j := range row {
+		// sum_i (A - aref_j) over the first cnt trajectories, added in
+		// trajectory order as e.da will be.
+		sa := e.da[j]
+		for p := range q {
+			sa += e.tda[p][j]
+		}
+		cl := &row[j]
+		c := cl.C
+		cl.S3 += c * sa
+		cl.S2 += c * (2*cl.S1 + nf*c)
+		cl.S1 += nf * c
+		cl.C = 0
+	}
+	e.shifted[s] = false
+}
+
+// addRow1 adds one trajectory's terms at step t = len(row)-1 (reward
+// r != 0, ratios rho[0..t-1], tda[j] = W_j - aref_j) to the row's cells
+// j = 0..t: X = r rho[j] ... rho[t-1], d = X - c, and (A - aref_j) d with
+// A = W_j.
+//
+// addRow1, add4 and addRow4 must round alike (the result may not depend on
+// the blocking): every product is rounded on its own (float64(...) forbids
+// fusing it into an FMA, which some architectures would do).
+func addRow1(row []kernel.Cell, r float64, rho, tda []float64) {
+	t := len(row) - 1
+	rho = rho[:t]
+	tda = tda[:t+1]
+	x := r
+	cl := &row[t]
+	d := x - cl.C
+	cl.S1 += d
+	cl.S2 += float64(d * d)
+	cl.S3 += float64(tda[t] * d)
+	for j := t - 1; j >= 0; j-- {
+		x *= rho[j]
+		cl := &row[j]
+		d := x - cl.C
+		cl.S1 += d
+		cl.S2 += float64(d * d)
+		cl.S3 += float64(tda[j] * d)
+	}
+}
+
+// addRow4 is addRow1 for four trajectories at once, each cell's sums taking
+// the four terms in trajectory order (so the result is that of four
+// addRow1 calls). The rho slices have length >= t = len(row)-1.
+func addRow4(row []kernel.Cell, r0, r1, r2, r3 float64, rho0, rho1, rho2, rho3, da0, da1, da2, da3 []float64) {
+	t := len(row) - 1
+	rho0, rho1, rho2, rho3 = rho0[:t], rho1[:t], rho2[:t], rho3[:t]
+	da0, da1, da2, da3 = da0[:t+1], da1[:t+1], da2[:t+1], da3[:t+1]
+	x0, x1, x2, x3 := r0, r1, r2, r3
+	add4(&row[t], x0, x1, x2, x3, da0[t], da1[t], da2[t], da3[t])
+	for j := t - 1; j >= 0; j-- {
+		x0 *= rho0[j]
+		x1 *= rho1[j]
+		x2 *= rho2[j]
+		x3 *= rho3[j]
+		// add4, inlined by hand (the hot loop)
+		cl := &row[j]
+		c := cl.C
+		d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+		s1 := cl.S1 + d0
+		s1 += d1
+		s1 += d2
+		s1 += d3
+		s3 := cl.S3 + float64(da0[j]*d0)
+		s3 += float64(da1[j] * d1)
+		s3 += float64(da2[j] * d2)
+		s3 += float64(da3[j] * d3)
+		d0 = float64(d0 * d0)
+		d1 = float64(d1 * d1)
+		d2 = float64(d2 * d2)
+		d3 = float64(d3 * d3)
+		s2 := cl.S2 + d0
+		s2 += d1
+		s2 += d2
+		s2 += d3
+		cl.S1, cl.S2, cl.S3 = s1, s2, s3
+	}
+}
+
+// add4 adds four trajectories' terms x (X) and a (A - aref_j), in order, to
+// one cell.
+func add4(cl *kernel.Cell, x0, x1, x2, x3, a0, a1, a2, a3 float64) {
+	c := cl.C
+	d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+	s1 := cl.S1 + d0
+	s1 += d1
+	s1 += d2
+	s1 += d3
+	s3 := cl.S3 + float64(a0*d0)
+	s3 += float64(a1 * d1)
+	s3 += float64(a2 * d2)
+	s3 += float64(a3 * d3)
+	s2 := cl.S2 + float64(d0*d0)
+	s2 += float64(d1 * d1)
+	s2 += float64(d2 * d2)
+	s2 += float64(d3 * d3)
+	cl.S1, cl.S2, cl.S3 = s1, s2, s3
+}
+
+// moments returns cell cl's mean of X, sample covariance C of (A, X) and
+// sample variance s^2 of X over n = nf trajectories (denominator n-1), da
+// being sum_i (A - aref_j) over them.
+func moments(cl *kernel.Cell, da, nf float64) (mean, c, v float64) {
+	mx := cl.S1 / nf
+	return cl.C + mx, (cl.S3 - da*mx) / (nf - 1), max(0, (cl.S2-nf*mx*mx)/(nf-1))
+}
+
+// combine picks k* per step from the sums over the first n trajectories
+// (rows 0..h-1), writes it to kstar and returns sum_t r_hat_t.
+func (e *INCRIS) combine(n, h int, kstar []int) (float64, error) {
+	nf := float64(n)
+	total := 0.0
+	for s := 0; s < h; s++ {
+		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
+		da := e.da[:len(row)]
+		best, bestJ := math.Inf(1), 0
+		for j := len(row) - 1; j >= 0; j-- { // k = s+1-j = 0, 1, ..., s+1
+			_, c, v := moments(&row[j], da[j], nf)
+			if !e.Printed {
+				v /= nf
+			}
+			mse := c*c + v
+			if math.IsNaN(mse) || math.IsInf(mse, 0) {
+				return 0, fmt.Errorf("%s: step %d, k = %d: estimated MSE %w", e.Name(), s+1, s+1-j, estimators.ErrNotRepresentable)
+			}
+			if mse <= best { // ties to the larger k
+				best, bestJ = mse, j
+			}
+		}
+		kstar[s] = s + 1 - bestJ
+		total += row[bestJ].C + row[bestJ].S1/nf
+	}
+	return estimators.Finite(e.Name(), total)
+}

@@ -1,0 +1,447 @@
+package incris
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// refINCRIS is INCRIS as it was before the vector kernel (triangular
+// cells, scalar kernels only), kept as the reference that INCRIS must match
+// bit for bit: Incremental Importance Sampling (paper, Algorithm 1; SPEC 1).
+//
+// For the reward at step t and each k = 0..t it splits the cumulative
+// weight W_t into A_k = prod_{j<=t-k} rho_j (the dropped part) and
+// B_k = prod_{t-k<j<=t} rho_j (the kept part), estimates the bias of
+// dropping A_k by the sample covariance C_k = Cov(A_k, B_k r_t) (paper,
+// eq. covtest) and the variance by V_k = s^2(B_k r_t)/n, both with
+// denominator n-1, and keeps k* = argmin_k C_k^2 + V_k (ties to the larger
+// k). The estimate is sum_t (1/n) sum_i B^i_{k*} r^i_t.
+//
+// With Printed set, V_k = s^2(B_k r_t) without the 1/n, as Algorithm 1 is
+// printed; SPEC keeps the 1/n because the appendix's consistency proof
+// needs an estimate of the variance of the mean.
+//
+// An refINCRIS also implements GridEstimator: one pass over a batch gives the
+// estimates (and k*) from each of several prefixes, bit-identical to
+// Estimate on each prefix.
+type refINCRIS struct {
+	// Printed selects V_k without the 1/n (key "incris-printed").
+	Printed bool
+
+	view weights.View
+
+	h int // workspace horizon
+	// cells is triangular: row s (step t = s+1) holds the moments of
+	// X_k = B_k r_t for j = t-k = 0..t at cells[refTri(s, j)].
+	cells []refCell
+	// shifted[s] reports whether row s's moments are shifted by their c
+	// (every trajectory so far had a nonzero reward at step s+1) or raw
+	// (c = 0: some trajectory had reward 0 there).
+	shifted []bool
+	aref    []float64 // j = 0..h: W_j of trajectory 0 (padded), the shift of A
+	da      []float64 // j = 0..h: sum_i (W^i_j - aref_j) over the trajectories added so far (padded)
+	// per trajectory of the block being added: W_j - aref_j for j = 0..h
+	// (padded: W frozen after the trajectory's end).
+	tda     [refBlock][]float64
+	kstar   []int
+	gridK   [][]int // k* at each grid point of the last EstimateGrid
+	gridBuf []int
+}
+
+// refCell holds, for one (t, j = t-k) and the trajectories added so far,
+// the sums of d = X - c, d^2 and (A - aref_j) d, where X = B_k r_t,
+// A = W_{t-k}, and c is the cell's shift: X of trajectory 0 while the row
+// is shifted, 0 once it is raw. Steps with reward 0 add nothing to a raw
+// row, so padding and sparse rewards cost nothing.
+type refCell struct {
+	c, s1, s2, s3 float64
+}
+
+// refBlock is the number of trajectories whose terms are added to the
+// triangular sums in one sweep (register blocking: each cell is loaded and
+// stored once per block). The sums are added in trajectory order, so the
+// result does not depend on the blocking.
+const refBlock = 4
+
+// newRefINCRIS returns a reference refINCRIS; printed selects the printed V_k.
+func newRefINCRIS(printed bool) *refINCRIS { return &refINCRIS{Printed: printed} }
+
+// Name returns "incris" or "incris-printed".
+func (e *refINCRIS) Name() string {
+	if e.Printed {
+		return "incris-printed"
+	}
+	return "incris"
+}
+
+// KStar returns, for each step t (index t-1), the number of most recent
+// ratios kept by the last Estimate call (after EstimateGrid: at the last
+// grid point). The slice is reused by the next call.
+func (e *refINCRIS) KStar() []int { return e.kstar }
+
+// AppendDiagnostic implements Reporter: diagnostic 0 is k* (KStar).
+func (e *refINCRIS) AppendDiagnostic(dst []float64, d int) []float64 { return appendInts(dst, e.kstar) }
+
+// AppendGridDiagnostic implements GridReporter: k* at grid point j of the
+// last EstimateGrid call.
+func (e *refINCRIS) AppendGridDiagnostic(dst []float64, d, j int) []float64 {
+	return appendInts(dst, e.gridK[j])
+}
+
+// refTri returns the index of (step index s = t-1, j) in a triangular array
+// holding j = 0..t for every t.
+func refTri(s, j int) int { return s*(s+3)/2 + j }
+
+// Estimate returns the refINCRIS estimate from b. It needs n >= 2.
+//
+// The moments are running sums, trajectory by trajectory, in a shifted form
+// that stays accurate when the weights are huge and nearly equal: X_k is
+// shifted by its value on trajectory 0 (while every trajectory so far has a
+// nonzero reward at the step; after that the row switches once to raw sums,
+// for which zeros are free), and A_k = W_{t-k} by trajectory 0's W_{t-k}.
+func (e *refINCRIS) Estimate(b *trajectory.Batch) (float64, error) {
+	b = e.view.Of(b)
+	n, h := b.N(), b.Horizon()
+	if n < 2 {
+		return 0, e.tooFew(n)
+	}
+	e.reset(h)
+	if err := e.add(b, 0, n); err != nil {
+		return 0, err
+	}
+	e.kstar = scratch.Grow(e.kstar, h)
+	return e.combine(n, h, e.kstar)
+}
+
+// EstimateGrid sets out[j] to the estimate from the first grid[j]
+// trajectories of b, in one pass; AppendGridDiagnostic(dst, 0, j) gives
+// the k* choices at grid point j.
+// The results are bit-identical to Estimate on each prefix.
+func (e *refINCRIS) EstimateGrid(b *trajectory.Batch, grid []int, out []float64) error {
+	b = e.view.Of(b)
+	if err := estimators.CheckGrid(b, grid, out); err != nil {
+		return err
+	}
+	h := b.Horizon()
+	e.reset(h)
+	if cap(e.gridBuf) < len(grid)*h {
+		e.gridBuf = make([]int, len(grid)*h)
+	}
+	if cap(e.gridK) < len(grid) {
+		e.gridK = make([][]int, len(grid))
+	}
+	e.gridK = e.gridK[:len(grid)]
+	prev, hn := 0, 0
+	for j, n := range grid {
+		if n < 2 {
+			return estimators.GridError(n, e.tooFew(n))
+		}
+		if err := e.add(b, prev, n); err != nil {
+			return estimators.GridError(n, err)
+		}
+		for i := prev; i < n; i++ {
+			hn = max(hn, b.Len(i))
+		}
+		prev = n
+		ks := e.gridBuf[j*h : j*h+hn]
+		e.gridK[j] = ks
+		v, err := e.combine(n, hn, ks)
+		if err != nil {
+			return estimators.GridError(n, err)
+		}
+		out[j] = v
+	}
+	e.kstar = append(e.kstar[:0], e.gridK[len(grid)-1]...)
+	return nil
+}
+
+func (e *refINCRIS) tooFew(n int) error {
+	return fmt.Errorf("%s: %w: n = %d, needs n >= 2 for sample covariances", e.Name(), estimators.ErrTooFew, n)
+}
+
+// reset sizes the workspace for horizon h and empties it.
+func (e *refINCRIS) reset(h int) {
+	e.h = h
+	size := refTri(h, 0) // = number of (t, j) cells for t = 1..h
+	if cap(e.cells) < size {
+		e.cells = make([]refCell, size)
+	}
+	e.cells = e.cells[:size]
+	clear(e.cells)
+	if cap(e.shifted) < h {
+		e.shifted = make([]bool, h)
+	}
+	e.shifted = e.shifted[:h]
+	clear(e.shifted)
+	e.aref = scratch.Zero(e.aref, h+1)
+	e.da = scratch.Zero(e.da, h+1)
+	for q := range e.tda {
+		e.tda[q] = scratch.Zero(e.tda[q], h+1)
+	}
+}
+
+// add adds trajectories from..to-1 of b (from is 0 or the count added so
+// far) to the running sums, in blocks of refBlock.
+func (e *refINCRIS) add(b *trajectory.Batch, from, to int) error {
+	if from == 0 && to > 0 {
+		if err := e.first(b); err != nil {
+			return err
+		}
+		from = 1
+	}
+	for i := from; i < to; i += refBlock {
+		m := min(refBlock, to-i)
+		for q := range m {
+			if err := e.weights(b, i+q, q); err != nil {
+				return err
+			}
+		}
+		e.addBlock(b, i, m)
+		for q := range m {
+			tda := e.tda[q][:len(e.da)]
+			for j, v := range tda {
+				e.da[j] += v
+			}
+		}
+	}
+	return nil
+}
+
+// weights fills e.tda[q] with W_j - aref_j, j = 0..e.h, for trajectory i
+// (W padded: frozen after its end). It fails, as the weighted estimators'
+// fast path does, as soon as a weight overflows, underflows or turns
+// subnormal: refINCRIS's covariances have no scaled form.
+func (e *refINCRIS) weights(b *trajectory.Batch, i, q int) error {
+	lo, hi := b.Offsets[i], b.Offsets[i+1]
+	rho := b.Ratio[lo:hi]
+	aref := e.aref[:e.h+1]
+	da := e.tda[q][:len(aref)]
+	da[0] = 1 - aref[0]
+	cur := 1.0
+	for s, f := range rho {
+		prev := cur
+		cur *= f
+		if weights.LeftNormal(cur, f, prev) {
+			return fmt.Errorf("%s: importance weights leave the normal float64 range, so the covariances are %w", e.Name(), estimators.ErrNotRepresentable)
+		}
+		da[s+1] = cur - aref[s+1]
+	}
+	for j := len(rho) + 1; j < len(da); j++ {
+		da[j] = cur - aref[j]
+	}
+	return nil
+}
+
+// first starts the sums with trajectory 0: it fixes the shifts (aref = its
+// weights; c = its X_k in rows where its reward is nonzero) and leaves
+// every sum 0.
+func (e *refINCRIS) first(b *trajectory.Batch) error {
+	clear(e.aref) // so that weights gives W_j itself
+	if err := e.weights(b, 0, 0); err != nil {
+		return err
+	}
+	copy(e.aref, e.tda[0])
+	clear(e.tda[0])
+	lo, hi := b.Offsets[0], b.Offsets[1]
+	rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
+	for s, r := range rew {
+		if r == 0 {
+			continue
+		}
+		e.shifted[s] = true
+		row := e.cells[refTri(s, 0) : refTri(s, 0)+s+2]
+		x := r
+		row[s+1].c = x
+		for j := s; j >= 0; j-- {
+			x *= rho[j]
+			row[j].c = x
+		}
+	}
+	return nil
+}
+
+// addBlock adds trajectories i..i+m-1 (m <= refBlock, their weights in
+// e.tda[0..m-1]) row by row.
+func (e *refINCRIS) addBlock(b *trajectory.Batch, i, m int) {
+	var rho, rew [refBlock][]float64
+	for q := range m {
+		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+		rho[q], rew[q] = b.Ratio[lo:hi], b.Reward[lo:hi]
+	}
+	for s := 0; s < e.h; s++ {
+		row := e.cells[refTri(s, 0) : refTri(s, 0)+s+2]
+		var r [refBlock]float64
+		all := m == refBlock
+		for q := range m {
+			if s < len(rew[q]) {
+				r[q] = rew[q][s]
+			}
+			if r[q] == 0 {
+				all = false
+			}
+		}
+		if all {
+			refAddRow4(row, r[0], r[1], r[2], r[3], rho[0], rho[1], rho[2], rho[3],
+				e.tda[0], e.tda[1], e.tda[2], e.tda[3])
+			continue
+		}
+		for q := range m {
+			switch {
+			case r[q] != 0:
+				refAddRow1(row, r[q], rho[q], e.tda[q])
+			case e.shifted[s]:
+				e.unshift(s, row, i+q, q)
+			}
+		}
+	}
+}
+
+// unshift turns row s's sums, over the first cnt trajectories (all with a
+// nonzero reward at step s+1), from the shifted to the raw form, before
+// trajectory cnt (block slot q) adds its reward 0. The raw form is accurate
+// from here on: with a zero among them the X_k are not all nearly equal.
+func (e *refINCRIS) unshift(s int, row []refCell, cnt, q int) {
+	nf := float64(cnt)
+	for j := range row {
+		// sum_i (A - aref_j) over the first cnt trajectories, added in
+		// trajectory order as e.da will be.
+		sa := e.da[j]
+		for p := range q {
+			sa += e.tda[p][j]
+		}
+		cl := &row[j]
+		c := cl.c
+		cl.s3 += c * sa
+		cl.s2 += c * (2*cl.s1 + nf*c)
+		cl.s1 += nf * c
+		cl.c = 0
+	}
+	e.shifted[s] = false
+}
+
+// refAddRow1 adds one trajectory's terms at step t = len(row)-1 (reward
+// r != 0, ratios rho[0..t-1], tda[j] = W_j - aref_j) to the row's cells
+// j = 0..t: X = r rho[j] ... rho[t-1], d = X - c, and (A - aref_j) d with
+// A = W_j.
+//
+// refAddRow1, refAdd4 and refAddRow4 must round alike (the result may not depend on
+// the blocking): every product is rounded on its own (float64(...) forbids
+// fusing it into an FMA, which some architectures would do).
+func refAddRow1(row []refCell, r float64, rho, tda []float64) {
+	t := len(row) - 1
+	rho = rho[:t]
+	tda = tda[:t+1]
+	x := r
+	cl := &row[t]
+	d := x - cl.c
+	cl.s1 += d
+	cl.s2 += float64(d * d)
+	cl.s3 += float64(tda[t] * d)
+	for j := t - 1; j >= 0; j-- {
+		x *= rho[j]
+		cl := &row[j]
+		d := x - cl.c
+		cl.s1 += d
+		cl.s2 += float64(d * d)
+		cl.s3 += float64(tda[j] * d)
+	}
+}
+
+// refAddRow4 is refAddRow1 for four trajectories at once, each cell's sums taking
+// the four terms in trajectory order (so the result is that of four
+// refAddRow1 calls). The rho slices have length >= t = len(row)-1.
+func refAddRow4(row []refCell, r0, r1, r2, r3 float64, rho0, rho1, rho2, rho3, da0, da1, da2, da3 []float64) {
+	t := len(row) - 1
+	rho0, rho1, rho2, rho3 = rho0[:t], rho1[:t], rho2[:t], rho3[:t]
+	da0, da1, da2, da3 = da0[:t+1], da1[:t+1], da2[:t+1], da3[:t+1]
+	x0, x1, x2, x3 := r0, r1, r2, r3
+	refAdd4(&row[t], x0, x1, x2, x3, da0[t], da1[t], da2[t], da3[t])
+	for j := t - 1; j >= 0; j-- {
+		x0 *= rho0[j]
+		x1 *= rho1[j]
+		x2 *= rho2[j]
+		x3 *= rho3[j]
+		// refAdd4, inlined by hand (the hot loop)
+		cl := &row[j]
+		c := cl.c
+		d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+		s1 := cl.s1 + d0
+		s1 += d1
+		s1 += d2
+		s1 += d3
+		s3 := cl.s3 + float64(da0[j]*d0)
+		s3 += float64(da1[j] * d1)
+		s3 += float64(da2[j] * d2)
+		s3 += float64(da3[j] * d3)
+		d0 = float64(d0 * d0)
+		d1 = float64(d1 * d1)
+		d2 = float64(d2 * d2)
+		d3 = float64(d3 * d3)
+		s2 := cl.s2 + d0
+		s2 += d1
+		s2 += d2
+		s2 += d3
+		cl.s1, cl.s2, cl.s3 = s1, s2, s3
+	}
+}
+
+// refAdd4 adds four trajectories' terms x (X) and a (A - aref_j), in order, to
+// one cell.
+func refAdd4(cl *refCell, x0, x1, x2, x3, a0, a1, a2, a3 float64) {
+	c := cl.c
+	d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+	s1 := cl.s1 + d0
+	s1 += d1
+	s1 += d2
+	s1 += d3
+	s3 := cl.s3 + float64(a0*d0)
+	s3 += float64(a1 * d1)
+	s3 += float64(a2 * d2)
+	s3 += float64(a3 * d3)
+	s2 := cl.s2 + float64(d0*d0)
+	s2 += float64(d1 * d1)
+	s2 += float64(d2 * d2)
+	s2 += float64(d3 * d3)
+	cl.s1, cl.s2, cl.s3 = s1, s2, s3
+}
+
+// moments returns the cell's mean of X, sample covariance C of (A, X) and
+// sample variance s^2 of X over n = nf trajectories (denominator n-1), da
+// being sum_i (A - aref_j) over them.
+func (cl *refCell) moments(da, nf float64) (mean, c, v float64) {
+	mx := cl.s1 / nf
+	return cl.c + mx, (cl.s3 - da*mx) / (nf - 1), max(0, (cl.s2-nf*mx*mx)/(nf-1))
+}
+
+// combine picks k* per step from the sums over the first n trajectories
+// (rows 0..h-1), writes it to kstar and returns sum_t r_hat_t.
+func (e *refINCRIS) combine(n, h int, kstar []int) (float64, error) {
+	nf := float64(n)
+	total := 0.0
+	for s := 0; s < h; s++ {
+		row := e.cells[refTri(s, 0) : refTri(s, 0)+s+2]
+		da := e.da[:len(row)]
+		best, bestJ := math.Inf(1), 0
+		for j := len(row) - 1; j >= 0; j-- { // k = s+1-j = 0, 1, ..., s+1
+			_, c, v := row[j].moments(da[j], nf)
+			if !e.Printed {
+				v /= nf
+			}
+			mse := c*c + v
+			if math.IsNaN(mse) || math.IsInf(mse, 0) {
+				return 0, fmt.Errorf("%s: step %d, k = %d: estimated MSE %w", e.Name(), s+1, s+1-j, estimators.ErrNotRepresentable)
+			}
+			if mse <= best { // ties to the larger k
+				best, bestJ = mse, j
+			}
+		}
+		kstar[s] = s + 1 - bestJ
+		total += row[bestJ].c + row[bestJ].s1/nf
+	}
+	return estimators.Finite(e.Name(), total)
+}

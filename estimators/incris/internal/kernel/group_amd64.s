@@ -1,0 +1,324 @@
+//go:build !noasm && !gccgo
+
+#include "textflag.h"
+
+// Registers of groupAVX2:
+//
+//	Y0..Y7   x of block trajectories q = 0..7, lane l = row s0+l
+//	Y8       c of the four rows' cells at j (lane l = row s0+l)
+//	Y9..Y11  s1, s2, s3 of those cells
+//	Y12, Y13 scratch (d and products); Y14 zero
+//	DI, SI, R8, R9  c, s1, s2, s3 at j: the cells (s0+l, j), l = 0..3, in
+//	         lanes form (see Flip)
+//	AX, DX   rho and tda at j (8 block trajectories each, interleaved)
+//	BX       rv: rv[q*4+l], 32 bytes per trajectory
+//	CX       slots left in the main loop
+
+// MULX multiplies every trajectory's x by its ratio at j:
+// x = x * rho_j, one rounding per product (VMULPD, no FMA).
+#define MULX \
+	VBROADCASTSD 0(AX), Y13; VMULPD Y13, Y0, Y0; \
+	VBROADCASTSD 8(AX), Y13; VMULPD Y13, Y1, Y1; \
+	VBROADCASTSD 16(AX), Y13; VMULPD Y13, Y2, Y2; \
+	VBROADCASTSD 24(AX), Y13; VMULPD Y13, Y3, Y3; \
+	VBROADCASTSD 32(AX), Y13; VMULPD Y13, Y4, Y4; \
+	VBROADCASTSD 40(AX), Y13; VMULPD Y13, Y5, Y5; \
+	VBROADCASTSD 48(AX), Y13; VMULPD Y13, Y6, Y6; \
+	VBROADCASTSD 56(AX), Y13; VMULPD Y13, Y7, Y7
+
+// START sets lane l's x to its reward (the top cell j = t of row s0+l):
+// lane 3 at j = s0+4 (imm 8), lane 2 at s0+3 (4), 1 at s0+2 (2), 0 at
+// s0+1 (1).
+#define START(imm) \
+	VBLENDPD $imm, 0(BX), Y0, Y0; \
+	VBLENDPD $imm, 32(BX), Y1, Y1; \
+	VBLENDPD $imm, 64(BX), Y2, Y2; \
+	VBLENDPD $imm, 96(BX), Y3, Y3; \
+	VBLENDPD $imm, 128(BX), Y4, Y4; \
+	VBLENDPD $imm, 160(BX), Y5, Y5; \
+	VBLENDPD $imm, 192(BX), Y6, Y6; \
+	VBLENDPD $imm, 224(BX), Y7, Y7
+
+// ACC adds one trajectory's terms, as addRow1 does:
+// d = x - c; s1 = s1 + d; s2 = s2 + d*d; s3 = s3 + tda_j*d.
+#define ACC(X, off) \
+	VSUBPD Y8, X, Y12; \
+	VADDPD Y12, Y9, Y9; \
+	VMULPD Y12, Y12, Y13; \
+	VADDPD Y13, Y10, Y10; \
+	VBROADCASTSD off(DX), Y13; \
+	VMULPD Y12, Y13, Y13; \
+	VADDPD Y13, Y11, Y11
+
+// SLOT loads the four rows' c, s1, s2, s3 at j (the cells in lanes form:
+// one vector each), adds the eight trajectories in order and stores the
+// sums back.
+#define SLOT \
+	VMOVUPD 0(DI), Y8; \
+	VMOVUPD 0(SI), Y9; \
+	VMOVUPD 0(R8), Y10; \
+	VMOVUPD 0(R9), Y11; \
+	ACC(Y0, 0); \
+	ACC(Y1, 8); \
+	ACC(Y2, 16); \
+	ACC(Y3, 24); \
+	ACC(Y4, 32); \
+	ACC(Y5, 40); \
+	ACC(Y6, 48); \
+	ACC(Y7, 56); \
+	VMOVUPD Y9, 0(SI); \
+	VMOVUPD Y10, 0(R8); \
+	VMOVUPD Y11, 0(R9)
+
+// NEXT moves every pointer from j to j-1.
+#define NEXT \
+	SUBQ $32, DI; \
+	SUBQ $32, SI; \
+	SUBQ $32, R8; \
+	SUBQ $32, R9; \
+	SUBQ $64, AX; \
+	SUBQ $64, DX
+
+// func groupAVX2(cells *Cell, s0 int, rv *[32]float64, rho, tda *float64)
+TEXT ·groupAVX2(SB), NOSPLIT, $0-40
+	MOVQ cells+0(FP), DI
+	MOVQ s0+8(FP), CX
+	MOVQ rv+16(FP), BX
+	MOVQ rho+24(FP), AX
+	MOVQ tda+32(FP), DX
+
+	// rows of s0+5 cells (32 bytes each); start at j = s0+4
+	LEAQ 5(CX), R10
+	SHLQ $5, R10
+	LEAQ 4(CX), R11
+	SHLQ $5, R11
+	ADDQ R11, DI
+	LEAQ (DI)(R10*1), SI
+	LEAQ (SI)(R10*1), R8
+	LEAQ (R8)(R10*1), R9
+	SHLQ $1, R11
+	ADDQ R11, AX
+	ADDQ R11, DX
+	INCQ CX // main loop: j = s0 .. 0
+
+	// j = s0+4: lane 3 starts (x = r), the others hold 0
+	VXORPD Y14, Y14, Y14
+	VBLENDPD $8, 0(BX), Y14, Y0
+	VBLENDPD $8, 32(BX), Y14, Y1
+	VBLENDPD $8, 64(BX), Y14, Y2
+	VBLENDPD $8, 96(BX), Y14, Y3
+	VBLENDPD $8, 128(BX), Y14, Y4
+	VBLENDPD $8, 160(BX), Y14, Y5
+	VBLENDPD $8, 192(BX), Y14, Y6
+	VBLENDPD $8, 224(BX), Y14, Y7
+	SLOT
+	NEXT
+
+	// j = s0+3, s0+2, s0+1: lanes 2, 1, 0 start
+	MULX
+	START(4)
+	SLOT
+	NEXT
+	MULX
+	START(2)
+	SLOT
+	NEXT
+	MULX
+	START(1)
+	SLOT
+	NEXT
+
+loop:
+	MULX
+	SLOT
+	NEXT
+	DECQ CX
+	JNZ  loop
+
+	VZEROUPPER
+	RET
+
+// The AVX-512 kernel, pairAVX512, adds the block to two groups at
+// once: group A (rows s0+4..s0+7) in lanes 0..3 and group B (rows
+// s0..s0+3) in lanes 4..7 of a 512-bit vector, where both are at the same
+// j; above that (A's first four cells, j = s0+8 .. s0+5) it runs A alone
+// in 256-bit vectors. Lane by lane the operations are those of
+// groupAVX2.
+//
+// Registers: Z0..Z7 x (A | B), Z8 c, Z9..Z11 s1, s2, s3, Z12, Z13 scratch,
+// Y14 zero; DI, SI, R8, R9 A's c, s1, s2, s3 at j; R10..R13 B's; AX, DX
+// rho and tda at j; BX rv (B's 32 values, then A's); K1..K4 lanes 7..4
+// (B's rows s0+3 .. s0).
+
+// MULXZ is MULX in 512 bits.
+#define MULXZ \
+	VBROADCASTSD 0(AX), Z13; VMULPD Z13, Z0, Z0; \
+	VBROADCASTSD 8(AX), Z13; VMULPD Z13, Z1, Z1; \
+	VBROADCASTSD 16(AX), Z13; VMULPD Z13, Z2, Z2; \
+	VBROADCASTSD 24(AX), Z13; VMULPD Z13, Z3, Z3; \
+	VBROADCASTSD 32(AX), Z13; VMULPD Z13, Z4, Z4; \
+	VBROADCASTSD 40(AX), Z13; VMULPD Z13, Z5, Z5; \
+	VBROADCASTSD 48(AX), Z13; VMULPD Z13, Z6, Z6; \
+	VBROADCASTSD 56(AX), Z13; VMULPD Z13, Z7, Z7
+
+// STARTA(imm) is START for group A, whose rewards follow B's in rv.
+#define STARTA(imm) \
+	VBLENDPD $imm, 256(BX), Y0, Y0; \
+	VBLENDPD $imm, 288(BX), Y1, Y1; \
+	VBLENDPD $imm, 320(BX), Y2, Y2; \
+	VBLENDPD $imm, 352(BX), Y3, Y3; \
+	VBLENDPD $imm, 384(BX), Y4, Y4; \
+	VBLENDPD $imm, 416(BX), Y5, Y5; \
+	VBLENDPD $imm, 448(BX), Y6, Y6; \
+	VBLENDPD $imm, 480(BX), Y7, Y7
+
+// STARTB(K, o) sets lane 4+l (B's row s0+l, mask K) of every x to its
+// reward rv[q*4+l], o = 8 l.
+#define STARTB(K, o) \
+	VBROADCASTSD o+0(BX), K, Z0; \
+	VBROADCASTSD o+32(BX), K, Z1; \
+	VBROADCASTSD o+64(BX), K, Z2; \
+	VBROADCASTSD o+96(BX), K, Z3; \
+	VBROADCASTSD o+128(BX), K, Z4; \
+	VBROADCASTSD o+160(BX), K, Z5; \
+	VBROADCASTSD o+192(BX), K, Z6; \
+	VBROADCASTSD o+224(BX), K, Z7
+
+// ACCZ is ACC in 512 bits.
+#define ACCZ(X, off) \
+	VSUBPD Z8, X, Z12; \
+	VADDPD Z12, Z9, Z9; \
+	VMULPD Z12, Z12, Z13; \
+	VADDPD Z13, Z10, Z10; \
+	VBROADCASTSD off(DX), Z13; \
+	VMULPD Z12, Z13, Z13; \
+	VADDPD Z13, Z11, Z11
+
+// SLOTZ is SLOT for both groups: A's vectors in the low 256 bits, B's in
+// the high.
+#define SLOTZ \
+	VMOVUPD 0(DI), Y8; \
+	VINSERTF64X4 $1, 0(R10), Z8, Z8; \
+	VMOVUPD 0(SI), Y9; \
+	VINSERTF64X4 $1, 0(R11), Z9, Z9; \
+	VMOVUPD 0(R8), Y10; \
+	VINSERTF64X4 $1, 0(R12), Z10, Z10; \
+	VMOVUPD 0(R9), Y11; \
+	VINSERTF64X4 $1, 0(R13), Z11, Z11; \
+	ACCZ(Z0, 0); \
+	ACCZ(Z1, 8); \
+	ACCZ(Z2, 16); \
+	ACCZ(Z3, 24); \
+	ACCZ(Z4, 32); \
+	ACCZ(Z5, 40); \
+	ACCZ(Z6, 48); \
+	ACCZ(Z7, 56); \
+	VMOVUPD Y9, 0(SI); \
+	VEXTRACTF64X4 $1, Z9, 0(R11); \
+	VMOVUPD Y10, 0(R8); \
+	VEXTRACTF64X4 $1, Z10, 0(R12); \
+	VMOVUPD Y11, 0(R9); \
+	VEXTRACTF64X4 $1, Z11, 0(R13)
+
+// NEXTZ moves both groups' pointers from j to j-1.
+#define NEXTZ \
+	NEXT; \
+	SUBQ $32, R10; \
+	SUBQ $32, R11; \
+	SUBQ $32, R12; \
+	SUBQ $32, R13
+
+// func pairAVX512(a, b *Cell, s0 int, rv *[64]float64, rho, tda *float64)
+TEXT ·pairAVX512(SB), NOSPLIT, $0-48
+	MOVQ b+8(FP), R10
+	MOVQ s0+16(FP), CX
+	MOVQ rv+24(FP), BX
+	MOVQ rho+32(FP), AX
+	MOVQ tda+40(FP), DX
+
+	// B: rows of s0+5 cells, from j = s0+4
+	LEAQ 5(CX), R14
+	SHLQ $5, R14
+	LEAQ 4(CX), R11
+	SHLQ $5, R11
+	ADDQ R11, R10
+	LEAQ (R10)(R14*1), R11
+	LEAQ (R11)(R14*1), R12
+	LEAQ (R12)(R14*1), R13
+
+	// A: rows of s0+9 cells, from j = s0+8; rho, tda from j = s0+8
+	MOVQ a+0(FP), DI
+	LEAQ 9(CX), R14
+	SHLQ $5, R14
+	LEAQ 8(CX), SI
+	SHLQ $5, SI
+	ADDQ SI, DI
+	SHLQ $1, SI
+	ADDQ SI, AX
+	ADDQ SI, DX
+	LEAQ (DI)(R14*1), SI
+	LEAQ (SI)(R14*1), R8
+	LEAQ (R8)(R14*1), R9
+	INCQ CX // main loop: j = s0 .. 0
+
+	MOVL $0x80, R14
+	KMOVW R14, K1
+	MOVL $0x40, R14
+	KMOVW R14, K2
+	MOVL $0x20, R14
+	KMOVW R14, K3
+	MOVL $0x10, R14
+	KMOVW R14, K4
+
+	// j = s0+8 .. s0+5: A alone (256 bits; the high halves stay 0)
+	VXORPD Y14, Y14, Y14
+	VBLENDPD $8, 256(BX), Y14, Y0
+	VBLENDPD $8, 288(BX), Y14, Y1
+	VBLENDPD $8, 320(BX), Y14, Y2
+	VBLENDPD $8, 352(BX), Y14, Y3
+	VBLENDPD $8, 384(BX), Y14, Y4
+	VBLENDPD $8, 416(BX), Y14, Y5
+	VBLENDPD $8, 448(BX), Y14, Y6
+	VBLENDPD $8, 480(BX), Y14, Y7
+	SLOT
+	NEXT
+	MULX
+	STARTA(4)
+	SLOT
+	NEXT
+	MULX
+	STARTA(2)
+	SLOT
+	NEXT
+	MULX
+	STARTA(1)
+	SLOT
+	NEXT
+
+	// j = s0+4 .. s0+1: B's rows start, lanes 7, 6, 5, 4
+	MULXZ
+	STARTB(K1, 24)
+	SLOTZ
+	NEXTZ
+	MULXZ
+	STARTB(K2, 16)
+	SLOTZ
+	NEXTZ
+	MULXZ
+	STARTB(K3, 8)
+	SLOTZ
+	NEXTZ
+	MULXZ
+	STARTB(K4, 0)
+	SLOTZ
+	NEXTZ
+
+pairloop:
+	MULXZ
+	SLOTZ
+	NEXTZ
+	DECQ CX
+	JNZ  pairloop
+
+	VZEROUPPER
+	RET

@@ -1,0 +1,182 @@
+package marginal
+
+import (
+	"fmt"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
+	"github.com/ope-lab/longhorizon/models"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// DRL is double reinforcement learning, cross-fitted with 2 folds (Kallus
+// & Uehara 2020; SPEC 1f, key "drl"). Fold A is the first ceil(n/2)
+// trajectories in data order, fold B the rest (n >= 2). For a trajectory
+// i of one fold the nuisances come from the other fold alone: q and v
+// from the fitted model of SPEC 1d/1f (models.Fitter, with censoring at
+// the horizon) over that fold, with H the longest trajectory of the whole
+// data set, q(o_t, a_t) and v(o_t) taken with H - t + 1 steps left; and
+// w_t(o) = d_t(o) / (n_t(o)/m), with d_t and n_t those of mis over that
+// fold of m trajectories (w_t(o) := 0 where that fold has n_t(o) = 0).
+// Then
+//
+//	phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)),
+//	DRL = (1/n) sum_i phi^i,
+//
+// with v(o^i_{H_i+1}) := 0 after the trajectory's last step. The batch's
+// rewards are the discounted view (trajectory.Discounted, SPEC 1c: r_t
+// scaled by gamma^(t-1), gamma in Batch.Gamma): gamma^(t-1) r_t is the
+// batch's reward, and q and v, discounted to their own step by the model,
+// are scaled by gamma^(t-1) and gamma^t here. The model is fitted on the
+// undiscounted rewards (the view's divided back by gamma^(t-1)).
+//
+// pi_e(a|o), the model's evaluation policy, is read from the rows
+// (Batch.PiE at the steps where (o, a) was logged); v(o) sums over the
+// actions seen at o in the fold the model is fitted on (SPEC 1f).
+//
+// Cost: two model fits, each on one fold and read on the other (at most
+// the cost of fitting the whole data set, plus O(steps)), and one mis
+// pass per fold, O(n H): well under 3 model fits. The workspace is kept
+// between calls.
+type DRL struct {
+	cf           models.CrossFit // `fitted` on each fold, read on the other
+	count        []int32
+	d, dn        []float64
+	liveA, liveB []int32
+	w            []float64 // w_t(o_t) of every step, from the other fold
+}
+
+// NewDRL returns a DRL estimator.
+func NewDRL() *DRL { return &DRL{} }
+
+// Name returns "drl".
+func (*DRL) Name() string { return "drl" }
+
+// Estimate returns the DRL estimate from b, which must carry observation
+// and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and
+// at least 2 trajectories.
+func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
+	if err := checkIDs("drl", b, 2); err != nil {
+		return 0, err
+	}
+	steps := b.Steps()
+	if steps == 0 {
+		return 0, nil
+	}
+	if len(b.PiE) != steps || len(b.PiB) != steps {
+		return 0, fmt.Errorf("drl: %w", ErrNoProbs)
+	}
+	n := b.N()
+	m, err := e.cf.Fit(b)
+	if err != nil {
+		return 0, fmt.Errorf("drl: %w", err)
+	}
+	half := e.cf.Half()
+	// w of each fold from mis over the other
+	e.w = scratch.Grow(e.w, steps)
+	e.count = scratch.Grow(e.count, m)
+	e.d = scratch.Grow(e.d, m)
+	e.dn = scratch.Grow(e.dn, m)
+	clear(e.count)
+	clear(e.d)
+	clear(e.dn)
+	e.weights(b, half, n, 0, half)
+	e.weights(b, 0, half, half, n)
+
+	total := 0.0
+	pow := e.cf.Pow()
+	for k, rng := range [2][2]int{{0, half}, {half, n}} {
+		f := e.cf.Fold(k)
+		for i := rng[0]; i < rng[1]; i++ {
+			lo, hi := b.Offsets[i], b.Offsets[i+1]
+			if hi == lo {
+				continue
+			}
+			flo := f.Offsets[i-rng[0]]
+			phi := f.VHat[flo]
+			for s := lo; s < hi; s++ {
+				t := s - lo // 0-based
+				fs := flo + t
+				next := 0.0
+				if s+1 < hi {
+					next = pow[t+1] * f.VHat[fs+1]
+				}
+				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
+			}
+			total += phi
+		}
+	}
+	return estimators.Finite("drl", total/float64(n))
+}
+
+// weights writes into e.w, at every step of trajectories tlo to thi-1 of
+// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over trajectories flo to
+// fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
+// e.dn are zero and left zero.
+func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
+	off, rho, obs := b.Offsets, b.Ratio, e.cf.Obs()
+	count, d, dn := e.count, e.d, e.dn
+	mf := float64(fhi - flo)
+	src, dst := e.liveA[:0], e.liveB[:0]
+	for i := flo; i < fhi; i++ {
+		if off[i+1] > off[i] {
+			src = append(src, int32(i))
+			count[obs[off[i]]]++
+		}
+	}
+	for i := tlo; i < thi; i++ {
+		if off[i+1] > off[i] {
+			dst = append(dst, int32(i))
+		}
+	}
+	for _, i := range src { // d_1(o) = n_1(o)/m
+		c := obs[off[i]]
+		d[c] = float64(count[c]) / mf
+	}
+	for _, i := range src {
+		count[obs[off[i]]] = 0
+	}
+	t := 0
+	for ; len(dst) > 0; t++ {
+		for _, i := range src {
+			count[obs[off[i]+t]]++
+		}
+		k := 0
+		for _, i := range dst {
+			s := off[i] + t
+			c := obs[s]
+			e.w[s] = 0
+			if count[c] > 0 {
+				e.w[s] = d[c] / float64(count[c]) * mf
+			}
+			if s+1 < off[i+1] {
+				dst[k] = i
+				k++
+			}
+		}
+		dst = dst[:k]
+		for _, i := range src {
+			s := off[i] + t
+			c := obs[s]
+			if s+1 < off[i+1] {
+				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
+			}
+		}
+		k = 0
+		for _, i := range src {
+			s := off[i] + t
+			d[obs[s]], count[obs[s]] = 0, 0
+			if s+1 < off[i+1] {
+				src[k] = i
+				k++
+			}
+		}
+		src = src[:k]
+		d, dn = dn, d
+	}
+	// leave d zero for the next call: d_t of the trajectories that go on
+	for _, i := range src {
+		d[obs[int(off[i])+t]] = 0
+	}
+	e.liveA, e.liveB = src[:0], dst[:0]
+}
