@@ -1,5 +1,7 @@
 package logdata
 
+import "slices"
+
 // Column documents one column of the logged-data format: help texts and
 // docs/reference.md are generated from Schema, the one place the format's
 // columns are described.
@@ -13,8 +15,12 @@ type Column struct {
 	Doc      string
 }
 
-// Schema lists every column of the format, in the order of colNames.
-var Schema = [numCols]Column{
+// Schema returns every column of the format, in the order of colNames (a
+// copy).
+func Schema() []Column { return slices.Clone(schema[:]) }
+
+// schema lists every column of the format, in the order of colNames.
+var schema = [numCols]Column{
 	{ColEpisode, "required", "episode id: any non-empty string (JSON: a string or a number, taken by its literal text, so 7 and \"7\" are one id, 7.0 another)"},
 	{ColStep, "required", "0-based step number within the episode: 0, 1, 2, ... with no gap or repeat (an integer: decimal digits)"},
 	{ColReward, "required", "the step's reward, a finite number"},

@@ -345,7 +345,7 @@ func TestExtraGivenTwice(t *testing.T) {
 // TestColumnsTable: the documented columns are exactly the columns the
 // reader knows, in its order, each with a presence and a meaning.
 func TestColumnsTable(t *testing.T) {
-	for i, c := range logdata.Schema {
+	for i, c := range logdata.Schema() {
 		if c.Name != logdata.ColumnNames()[i] || c.Doc == "" {
 			t.Errorf("column %d: %+v, reader knows %q", i, c, logdata.ColumnNames()[i])
 		}

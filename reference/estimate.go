@@ -171,7 +171,7 @@ input (exit 2).`
 // columnsText is the data columns as an aligned text table.
 func columnsText() string {
 	var b strings.Builder
-	for _, c := range logdata.Schema {
+	for _, c := range logdata.Schema() {
 		fmt.Fprintf(&b, "  %-15s %-9s %s\n", c.Name, c.Presence, c.Doc)
 	}
 	return b.String()

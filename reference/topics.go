@@ -129,7 +129,7 @@ func WriteConfig(w io.Writer) {
 // WriteData writes the reference's section.
 func WriteData(w io.Writer) {
 	fmt.Fprintf(w, "| column | | meaning |\n|---|---|---|\n")
-	for _, c := range logdata.Schema {
+	for _, c := range logdata.Schema() {
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", c.Name, c.Presence, Cell(c.Doc))
 	}
 	fmt.Fprintf(w, "\n%s\n\n", strings.Join(strings.Fields(logdata.Rules), " "))
