@@ -1,9 +1,11 @@
 package trajectory
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Batch is a set of trajectories stored flat. Trajectory i occupies steps
@@ -252,7 +254,7 @@ func (b *Batch) Prefix(n int) Batch {
 // options this is OptionRatio itself; otherwise the factors are written
 // into buf (grown as needed) and returned.
 func (b *Batch) Factors(buf []float64) []float64 {
-	if !slices.Contains(b.Changed, true) {
+	if !anyTrue(b.Changed) {
 		return b.OptionRatio
 	}
 	buf = slices.Grow(buf[:0], len(b.Reward))[:len(b.Reward)]
@@ -264,6 +266,14 @@ func (b *Batch) Factors(buf []float64) []float64 {
 		buf[s] = f
 	}
 	return buf
+}
+
+// anyTrue reports whether some element of bs is true. Factors asks it of
+// every step of a batch, for every weighted estimator: bytes.IndexByte
+// scans a word or a vector at a time where slices.Contains took a bool at
+// a time (5% of a Figure 4 trial). A bool is one byte, 1 when true.
+func anyTrue(bs []bool) bool {
+	return bytes.IndexByte(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(bs))), len(bs)), 1) >= 0
 }
 
 // Validate checks the batch's invariants: consistent slice lengths,

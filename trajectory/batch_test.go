@@ -132,3 +132,22 @@ func TestMomentsCarried(t *testing.T) {
 		t.Error("Reset keeps the moments")
 	}
 }
+
+// TestAnyTrue compares anyTrue with slices.Contains(bs, true) on every
+// length up to 70 (below, at and above a vector's width) with no true,
+// and with one true at each position.
+func TestAnyTrue(t *testing.T) {
+	for n := range 71 {
+		bs := make([]bool, n)
+		if anyTrue(bs) {
+			t.Errorf("anyTrue of %d falses = true", n)
+		}
+		for i := range bs {
+			bs[i] = true
+			if !anyTrue(bs) || !anyTrue(bs[i:]) || anyTrue(bs[:i]) != slices.Contains(bs[:i], true) {
+				t.Errorf("anyTrue with one true at %d of %d disagrees with slices.Contains", i, n)
+			}
+			bs[i] = false
+		}
+	}
+}
