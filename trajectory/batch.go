@@ -138,6 +138,22 @@ func (b *Batch) AddOption(r, rho, optionRatio float64, changed bool) {
 	b.Split = append(b.Split, false)
 }
 
+// AddSteps appends primitive steps as Add(r[i], rho[i]) for every i in
+// turn would, each marked a split point where split[i] is set (MarkSplit);
+// r, rho and split have one entry per step. A rollout that gathers steps
+// before adding them appends each column once, where Add appended to
+// five columns on every step.
+func (b *Batch) AddSteps(r, rho []float64, split []bool) {
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, 0)
+	}
+	b.Reward = append(b.Reward, r...)
+	b.Ratio = append(b.Ratio, rho...)
+	b.OptionRatio = append(b.OptionRatio, rho...)
+	b.Changed = append(b.Changed, make([]bool, len(r))...)
+	b.Split = append(b.Split, split...)
+}
+
 // AddIDs records the observation and action ids of the step just added
 // (call it after every Add or AddOption of a trajectory, or never).
 func (b *Batch) AddIDs(obs, action int32) {
