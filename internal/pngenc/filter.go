@@ -1,6 +1,9 @@
 package pngenc
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // The PNG filter types, in the order of their type bytes.
 const (
@@ -83,24 +86,34 @@ func absInt(x int) int {
 // equal exactly when their bytes are.
 func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
-// The filters below take the bytes 8 at a time (a group) where they can
-// tell from whole words that the group's residuals are all 0, as they are
-// over most of a figure (white, or a line drawn over rows that repeat the
-// row above), and byte by byte elsewhere.
+// The filters below skip a block, or 8 bytes (a group), whose residuals
+// they can tell from comparing bytes (bytes.Equal: a vector at a time; or
+// whole words) are all 0, as they are over most of a figure (white, or a
+// line drawn over rows that repeat the row above), and take the other
+// bytes one by one.
 
 // up writes cur - prev into dst and returns the sum of |residuals|.
 func up(dst, cur, prev []byte) int {
 	n := len(cur)
 	dst, prev = dst[:n], prev[:n]
-	sum, i := 0, 0
-	for ; i+8 <= n; i += 8 {
-		if word(cur, i) == word(prev, i) {
-			binary.LittleEndian.PutUint64(dst[i:], 0)
+	sum := 0
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
+		if bytes.Equal(cur[lo:hi], prev[lo:hi]) {
+			clear(dst[lo:hi])
 			continue
 		}
-		sum += upBytes(dst[i:i+8], cur[i:i+8], prev[i:i+8])
+		i := lo
+		for ; i+8 <= hi; i += 8 {
+			if word(cur, i) == word(prev, i) {
+				binary.LittleEndian.PutUint64(dst[i:], 0)
+				continue
+			}
+			sum += upBytes(dst[i:i+8], cur[i:i+8], prev[i:i+8])
+		}
+		sum += upBytes(dst[i:hi], cur[i:hi], prev[i:hi])
 	}
-	return sum + upBytes(dst[i:], cur[i:], prev[i:])
+	return sum
 }
 
 func upBytes(dst, cur, prev []byte) int {
@@ -140,6 +153,10 @@ func sub(dst, cur []byte, limit int) int {
 	}
 	for lo := bpp; lo < n && sum < limit; lo += block {
 		hi := min(lo+block, n)
+		if bytes.Equal(cur[lo:hi], cur[lo-bpp:hi-bpp]) {
+			clear(dst[lo:hi])
+			continue
+		}
 		i := lo
 		for ; i+8 <= hi; i += 8 {
 			if word(cur, i) == word(cur, i-bpp) {
@@ -182,6 +199,10 @@ func average(dst, cur, prev []byte, limit int) int {
 	}
 	for lo := bpp; lo < n && sum < limit; lo += block {
 		hi := min(lo+block, n)
+		if bytes.Equal(cur[lo:hi], cur[lo-bpp:hi-bpp]) && bytes.Equal(cur[lo:hi], prev[lo:hi]) {
+			clear(dst[lo:hi])
+			continue
+		}
 		i := lo
 		for ; i+8 <= hi; i += 8 {
 			if w := word(cur, i); w == word(cur, i-bpp) && w == word(prev, i) {
@@ -224,6 +245,10 @@ func paeth(dst, cur, prev []byte, limit int) int {
 	}
 	for lo := bpp; lo < n && sum < limit; lo += block {
 		hi := min(lo+block, n)
+		if bytes.Equal(cur[lo-bpp:hi], prev[lo-bpp:hi]) {
+			clear(dst[lo:hi])
+			continue
+		}
 		i := lo
 		for ; i+8 <= hi; i += 8 {
 			if word(cur, i) == word(prev, i) && word(cur, i-bpp) == word(prev, i-bpp) {

@@ -112,10 +112,15 @@ func (e *encoder) writeIDATs(m *image.RGBA) {
 }
 
 // rgbRow copies the RGB bytes of the RGBA pixels src into dst (alpha
-// dropped: the image is opaque).
+// dropped: the image is opaque), a pixel at a time: each pixel's 4 bytes
+// are written 3 bytes on from the last, the alpha byte overwritten by the
+// next pixel, but for the last pixel, which has no room for it.
 func rgbRow(dst, src []byte) {
-	for len(src) >= 4 && len(dst) >= 3 {
-		dst[0], dst[1], dst[2] = src[0], src[1], src[2]
+	for len(src) >= 8 && len(dst) >= 4 {
+		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
 		dst, src = dst[3:], src[4:]
+	}
+	if len(src) >= 4 && len(dst) >= 3 {
+		dst[0], dst[1], dst[2] = src[0], src[1], src[2]
 	}
 }
