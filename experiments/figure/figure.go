@@ -140,7 +140,11 @@ func encode(lay figureLayout) (png, svg []byte, err error) {
 	w, h := lay.size()
 
 	img := newImageCanvas(w, h)
-	c := draw.New(img)
+	var vc vg.CanvasSizer = img
+	if rgba, ok := img.Image().(*image.RGBA); ok {
+		vc = newPNGCanvas(img, rgba)
+	}
+	c := draw.New(vc)
 	c.SetColor(color.White) // the canvas is white already: no fill
 	lay.draw(c)
 	var pb bytes.Buffer
