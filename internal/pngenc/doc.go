@@ -3,8 +3,9 @@
 // is drawn on: opaque *image.RGBA.
 //
 // Contract: Encode(w, m) writes the same bytes to w as png.Encode(w, m),
-// for every image m (a test compares them on images that exercise every
-// filter type, and on every committed figure). An opaque *image.RGBA takes
+// for every image m (tests compare them on images that exercise every
+// filter type and on committed figures; experiments' redraw test holds
+// every committed figure to its bytes). An opaque *image.RGBA takes
 // this package's path: image/png's chunks, its zlib stream at the default
 // level and its row filters, chosen by its rule (the least sum of absolute
 // residuals, tried in its order, ties to the earlier), with residuals
@@ -12,7 +13,8 @@
 // stops it, once it cannot win (checked per block of bytes, not per byte).
 // Any other image is handed to png.Encode.
 //
-// Half of a figure's PNG time is compress/flate, whose output this package
-// must not change; the other half was image/png's filter choice, which this
-// package makes about four times faster.
+// image/png spent as much on its filter choice as compress/flate spends
+// compressing; this package makes that choice in about a fifth of the
+// instructions (callgrind, BenchmarkEncode), and leaves compress/flate,
+// whose output it must not change, as three quarters of the encoding.
 package pngenc
