@@ -76,16 +76,19 @@ test:
 	$(GO) vet -tags noasm $(NOASM_PKGS)
 	$(GO) test -count=1 -tags noasm $(NOASM_PKGS)
 
-## bench: the speed targets (issue 13) in one benchstat table: INCRIS and
-## incris-ld at n = 10^4, H = 100, one Figure 4 trial, the NoisyTaxi
-## rollout (one core each), and `make fig4` and `make figs` as whole runs
-## (2 workers, no build step). Raw results go to docs/bench.txt, from which
-## `make readme` fills the README's speed table. About 5 minutes.
+## bench: the speed targets (issues 13 and 29) in one benchstat table: INCRIS
+## and incris-ld at n = 10^4, H = 100, one Figure 4 trial, the NoisyTaxi
+## rollout (one core each), the marginal cost of a trial and the fixed cost
+## of a run of fig4 with one worker on one core (RunTrials), and `make fig4`
+## and `make figs` as whole runs (2 workers, no build step). Raw results go
+## to docs/bench.txt, from which `make readme` fills the README's speed
+## table. About 5 minutes.
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench:
 	{ $(GO) test -run '^$$' -bench '^BenchmarkINCRIS(LD)?$$/n=10000' -benchmem -count 6 -cpu 1 ./estimators/incris && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrial$$/fig4' -benchmem -count 6 -cpu 1 ./experiments/run && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkRolloutBatch$$/rand/m=1' -benchmem -count 6 -cpu 1 ./policies && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkRunTrials$$/fig4' -benchtime 3x -count 6 -cpu 1 ./experiments && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/fig4' -count 6 -cpu 2 -timeout 30m ./experiments && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkFigure$$/figs' -benchtime 1x -count 3 -cpu 2 -timeout 30m ./experiments; } > docs/bench.txt
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt
@@ -122,7 +125,7 @@ PAPER_RUNS := results/fig2 results/fig3 results/fig4
 CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long results/horizon
 FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
 readme: build
-	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
+	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s|sec\/trial|fixed-sec/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md
 	$(call FILL,.bench.md,bench) README.md > .README.tmp && mv .README.tmp README.md && rm -f .bench.md
 	$(BIN) claims $(PAPER_RUNS) > .claims.md
 	$(call FILL,.claims.md,claims) README.md > .README.tmp && mv .README.tmp README.md

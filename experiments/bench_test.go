@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ope-lab/longhorizon/domains/truthcache"
 	"github.com/ope-lab/longhorizon/experiments/config"
@@ -55,4 +56,41 @@ func BenchmarkFigure(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRunTrials runs configs/fig4.yaml as `runexp run -workers 1
+// -trials T` does (every file written, the figure drawn, the true values
+// from a warm truth cache), at T = 1 and at T = 8 in each iteration, and
+// reports what a run costs beside its trials: marginal-ns/trial is the
+// difference of the two runs over 7 trials, the cost of one more trial (to
+// set beside BenchmarkTrial/fig4 in experiments/run, which times the
+// trial alone), and fixed-ns is the T = 1 run less one such trial: the
+// first batch's memory, the report, the PNG and SVG and the files. ns/op is
+// both runs together. Process start-up (about 7 ms) is not included.
+func BenchmarkRunTrials(b *testing.B) {
+	const many = 8
+	b.Run("fig4", func(b *testing.B) {
+		cache := &truthcache.Cache{Dir: b.TempDir()}
+		run := func(trials int) time.Duration {
+			p, err := config.Load("../configs/fig4.yaml")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Trials = trials
+			start := time.Now()
+			if _, err := Run(context.Background(), p, b.TempDir(), Options{Workers: 1, Revision: "bench", TruthCache: cache}); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(start)
+		}
+		run(1) // warm the truth cache, as any run after the first
+		var one, more time.Duration
+		for b.Loop() {
+			one += run(1)
+			more += run(many)
+		}
+		marginal := float64(more-one) / float64(many-1) / float64(b.N)
+		b.ReportMetric(marginal, "marginal-ns/trial")
+		b.ReportMetric(float64(one)/float64(b.N)-marginal, "fixed-ns")
+	})
 }

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,62 @@ func TestPairCollect(t *testing.T) {
 		pair.Collect(&twoStep{}, &batch, 50, replay)
 	}); a > 1 { // the env value escapes; the batch is reused
 		t.Errorf("%v allocations per Collect into a grown batch", a)
+	}
+}
+
+// longSteps is an Env whose episodes last len steps, paying the action
+// plus the step's index, with a sub-episode end every 7 steps: episodes
+// longer than the rollout's stretch of held steps, split inside it and
+// across its end.
+type longSteps struct {
+	len, step int
+	subEnd    bool
+}
+
+func (e *longSteps) Reset() { e.step = 0 }
+func (e *longSteps) Step(a int) (float64, bool) {
+	e.step++
+	e.subEnd = e.step%7 == 0
+	return float64(a + 10*e.step), e.step == e.len
+}
+func (e *longSteps) SubEndFlag() *bool { return &e.subEnd }
+
+// TestPairCollectLong: Collect gives the batch that adding each step in
+// turn (Batch.Add, then MarkSplit after a sub-episode end that is not
+// the episode's last step, Stationary.Sample drawing the action) gives on
+// the same stream, column for column, for episodes of 1 to 600 steps (the
+// rollout holds 256 steps before adding them), with a behavior of two
+// actions (whose draw the rollout makes itself) and of three.
+func TestPairCollectLong(t *testing.T) {
+	b2, _ := TwoAction(0.3)
+	e2, _ := TwoAction(0.6)
+	b3, _ := NewStationary(0.2, 0.5, 0.3)
+	e3, _ := NewStationary(0.6, 0.1, 0.3)
+	for _, pol := range [][2]*Stationary{{b2, e2}, {b3, e3}} {
+		pair, err := NewPair(pol[0], pol[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, steps := range []int{1, 7, 255, 256, 257, 600} {
+			var got, want trajectory.Batch
+			pair.Collect(&longSteps{len: steps}, &got, 3, rand.New(rand.NewPCG(5, 6)))
+			replay := rand.New(rand.NewPCG(5, 6))
+			for range 3 {
+				for s := 1; s <= steps; s++ {
+					a := pol[0].Sample(replay)
+					want.Add(float64(a+10*s), pair.Ratio(a))
+					if s < steps && s%7 == 0 {
+						want.MarkSplit()
+					}
+				}
+				want.End()
+			}
+			if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Reward, want.Reward) ||
+				!slices.Equal(got.Ratio, want.Ratio) || !slices.Equal(got.OptionRatio, want.OptionRatio) ||
+				!slices.Equal(got.Changed, want.Changed) || !slices.Equal(got.Split, want.Split) {
+				t.Errorf("%d actions, episodes of %d steps: Collect's batch differs from adding each step", pol[0].Actions(), steps)
+			}
+		}
 	}
 }
 

@@ -1,9 +1,11 @@
 package trajectory
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Batch is a set of trajectories stored flat. Trajectory i occupies steps
@@ -136,6 +138,22 @@ func (b *Batch) AddOption(r, rho, optionRatio float64, changed bool) {
 	b.Split = append(b.Split, false)
 }
 
+// AddSteps appends primitive steps as Add(r[i], rho[i]) for every i in
+// turn would, each marked a split point where split[i] is set (MarkSplit);
+// r, rho and split have one entry per step. A rollout that gathers steps
+// before adding them appends each column once, where Add appended to
+// five columns on every step.
+func (b *Batch) AddSteps(r, rho []float64, split []bool) {
+	if len(b.Offsets) == 0 {
+		b.Offsets = append(b.Offsets, 0)
+	}
+	b.Reward = append(b.Reward, r...)
+	b.Ratio = append(b.Ratio, rho...)
+	b.OptionRatio = append(b.OptionRatio, rho...)
+	b.Changed = append(b.Changed, make([]bool, len(r))...)
+	b.Split = append(b.Split, split...)
+}
+
 // AddIDs records the observation and action ids of the step just added
 // (call it after every Add or AddOption of a trajectory, or never).
 func (b *Batch) AddIDs(obs, action int32) {
@@ -252,7 +270,7 @@ func (b *Batch) Prefix(n int) Batch {
 // options this is OptionRatio itself; otherwise the factors are written
 // into buf (grown as needed) and returned.
 func (b *Batch) Factors(buf []float64) []float64 {
-	if !slices.Contains(b.Changed, true) {
+	if !anyTrue(b.Changed) {
 		return b.OptionRatio
 	}
 	buf = slices.Grow(buf[:0], len(b.Reward))[:len(b.Reward)]
@@ -264,6 +282,14 @@ func (b *Batch) Factors(buf []float64) []float64 {
 		buf[s] = f
 	}
 	return buf
+}
+
+// anyTrue reports whether some element of bs is true. Factors asks it of
+// every step of a batch, for every weighted estimator: bytes.IndexByte
+// scans a word or a vector at a time where slices.Contains took a bool at
+// a time (5% of a Figure 4 trial). A bool is one byte, 1 when true.
+func anyTrue(bs []bool) bool {
+	return bytes.IndexByte(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(bs))), len(bs)), 1) >= 0
 }
 
 // Validate checks the batch's invariants: consistent slice lengths,

@@ -132,3 +132,54 @@ func TestMomentsCarried(t *testing.T) {
 		t.Error("Reset keeps the moments")
 	}
 }
+
+// TestAnyTrue compares anyTrue with slices.Contains(bs, true) on every
+// length up to 70 (below, at and above a vector's width) with no true,
+// and with one true at each position.
+func TestAnyTrue(t *testing.T) {
+	for n := range 71 {
+		bs := make([]bool, n)
+		if anyTrue(bs) {
+			t.Errorf("anyTrue of %d falses = true", n)
+		}
+		for i := range bs {
+			bs[i] = true
+			if !anyTrue(bs) || !anyTrue(bs[i:]) || anyTrue(bs[:i]) != slices.Contains(bs[:i], true) {
+				t.Errorf("anyTrue with one true at %d of %d disagrees with slices.Contains", i, n)
+			}
+			bs[i] = false
+		}
+	}
+}
+
+// TestAddSteps: AddSteps gives the batch that Add and MarkSplit give step
+// by step, in a batch grown or not, after steps added by Add.
+func TestAddSteps(t *testing.T) {
+	r := []float64{1, 2, 3, 4, 5}
+	rho := []float64{0.5, 2, 1, 0.25, 4}
+	split := []bool{false, true, false, true, false}
+	var want Batch
+	want.Add(9, 3) // a step added by Add first
+	for i := range r {
+		want.Add(r[i], rho[i])
+		if split[i] {
+			want.MarkSplit()
+		}
+	}
+	want.End()
+	for _, grow := range []bool{false, true} {
+		var got Batch
+		if grow {
+			got.Grow(1, 6)
+		}
+		got.Add(9, 3)
+		got.AddSteps(r[:2], rho[:2], split[:2])
+		got.AddSteps(r[2:], rho[2:], split[2:])
+		got.End()
+		if !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Reward, want.Reward) ||
+			!slices.Equal(got.Ratio, want.Ratio) || !slices.Equal(got.OptionRatio, want.OptionRatio) ||
+			!slices.Equal(got.Changed, want.Changed) || !slices.Equal(got.Split, want.Split) || got.Horizon() != want.Horizon() {
+			t.Errorf("grown %v: AddSteps gave %+v, want %+v", grow, got, want)
+		}
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
+	"github.com/ope-lab/longhorizon/internal/pngenc"
 )
 
 // Figure is the data of one figure: package report builds it.
@@ -136,24 +139,53 @@ func render(f Figure) (png, svg []byte, err error) {
 	return encode(lay)
 }
 
-// encode draws a layout into PNG and SVG bytes.
+// encode draws a layout into PNG and SVG bytes, each on a white
+// background.
 func encode(lay figureLayout) (png, svg []byte, err error) {
 	w, h := lay.size()
 
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
-	lay.draw(draw.New(img))
+	img := newImageCanvas(w, h)
+	var vc vg.CanvasSizer = img
+	if rgba, ok := img.Image().(*image.RGBA); ok {
+		vc = newPNGCanvas(img, rgba)
+	}
+	c := draw.New(vc)
+	c.SetColor(color.White) // the canvas is white already: no fill
+	lay.draw(c)
 	var pb bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
+	if err := pngenc.Encode(&pb, img.Image()); err != nil { // png.Encode's bytes, faster
 		return nil, nil, fmt.Errorf("figure: encoding PNG: %w", err)
 	}
 
 	sc := vgsvg.New(w, h)
-	lay.draw(draw.New(sc))
+	c = draw.New(sc)
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	lay.draw(c)
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
 		return nil, nil, fmt.Errorf("figure: encoding SVG: %w", err)
 	}
 	return pb.Bytes(), sb.Bytes(), nil
+}
+
+// newImageCanvas returns a white image canvas of w x h at dpi, the one
+// vgimg.NewWith(UseWH(w, h), UseDPI(dpi), UseBackgroundColor(white))
+// returns, drawn on one RGBA image: NewWith draws on a copy of the image it
+// allocates (gg.NewContextForImage), which cost a second image's memory
+// and a copy of it. A size that is not a whole number of pixels keeps
+// NewWith's way, which rounds it.
+func newImageCanvas(w, h vg.Length) *vgimg.Canvas {
+	px, py := int(w/vg.Inch*dpi+0.5), int(h/vg.Inch*dpi+0.5)
+	if vg.Length(float64(px)/dpi)*vg.Inch != w || vg.Length(float64(py)/dpi)*vg.Inch != h {
+		return vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	}
+	rgba := image.NewRGBA(image.Rect(0, 0, px, py))
+	ctx := gg.NewContextForRGBA(rgba)
+	ctx.SetLineCapButt() // as NewWith sets up the context it makes
+	ctx.InvertY()
+	// NewWith reads the size back from the image, and paints it white
+	return vgimg.NewWith(vgimg.UseImageWithContext(rgba, ctx), vgimg.UseDPI(dpi))
 }
 
 // panel is a plot with its legend drawn outside, to the right of the data.
@@ -248,9 +280,8 @@ func (l *layout) size() (w, h vg.Length) {
 	return widthOne, heightOne
 }
 
+// draw draws l on c, whose background encode has painted.
 func (l *layout) draw(c draw.Canvas) {
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
 	c = draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -vg.Points(margin))
 	if l.diag == nil {
 		l.mse.draw(c)

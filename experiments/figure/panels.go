@@ -97,8 +97,6 @@ func (g *gridLayout) size() (w, h vg.Length) {
 }
 
 func (g *gridLayout) draw(c draw.Canvas) {
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
 	c = draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -vg.Points(margin))
 	y := c.Max.Y
 	for _, t := range []struct {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
@@ -42,20 +43,29 @@ func WriteAll(dir string, files []File) (err error) {
 			return inputerr.Errorf("%s exists and is not a regular file (%s): move it away", path, st.Mode().Type())
 		}
 	}
-	tmps := make([]string, 0, len(files))
+	tmps := make([]string, len(files)) // "" where a file was not staged
 	defer func() {
 		if err != nil {
 			for _, t := range tmps {
-				os.Remove(t)
+				if t != "" {
+					os.Remove(t)
+				}
 			}
 		}
 	}()
-	for _, f := range files {
-		t, err := stage(filepath.Join(dir, f.Name), f.Data)
+	// Staged all at once: each file waits for the disk to confirm its
+	// sync, and the waits overlap (one after the other, Figure 4's nine
+	// files took 2 to 40 ms on a shared machine; BenchmarkWriteAll).
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() { tmps[i], errs[i] = stage(filepath.Join(dir, f.Name), f.Data) })
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return err
+			return err // the first in the set's order
 		}
-		tmps = append(tmps, t)
 	}
 	for i, f := range files {
 		if err := os.Rename(tmps[i], filepath.Join(dir, f.Name)); err != nil {
