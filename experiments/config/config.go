@@ -210,13 +210,15 @@ type Series struct {
 // its YAML (the zero Supply for a plan decoded from JSON).
 func (s *Series) Supply() domains.Supply { return s.supply }
 
-// Gamma returns the series' discount factor (SPEC 1c): its domain's
-// parameter gamma where the domain has one, else 1.
+// Gamma returns the series' discount factor (SPEC 1c), its parameters'
+// (domains.Params.Gamma: 1 where the domain has none); validation has
+// refused one outside (0, 1].
 func (s *Series) Gamma() float64 {
-	if g, ok := s.Params["gamma"]; ok {
-		return g
+	g, err := s.Params.Gamma()
+	if err != nil {
+		return 1 // unreachable on a validated plan
 	}
-	return 1
+	return g
 }
 
 // ModelKind returns the registry entry of the series' model (package
