@@ -1,0 +1,98 @@
+package run
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/config"
+)
+
+// measuredRSS is the peak resident memory of `runexp run` on every
+// committed config, in bytes: the maximum resident set size that
+//
+//	/usr/bin/time -f %M bin/runexp run -quiet -workers 2 -out /tmp/rss-C configs/C.yaml
+//
+// reported (in KiB), with the default truth cache (warm, as make leaves
+// it), on 2 shared cores (docs/operations.md has the table). The
+// estimate of NeedOf at 2 workers must stay within a factor of 2 of it
+// either way, and above it: the budget refuses a run that would not fit.
+// Measured on 2026-11-28 at revision 56b060c (main; the branch memory
+// changes what a run states, not what it allocates), except suite, long
+// and horizon, measured by the lead at that revision the same way.
+var measuredRSS = map[string]float64{
+	"fig4":       82700 << 10,
+	"theory":     64688 << 10,
+	"bounds":     45228 << 10,
+	"baselines":  114132 << 10,
+	"beyond":     156528 << 10,
+	"fig2":       30920 << 10,
+	"fig3":       32100 << 10,
+	"sweep_taxi": 42660 << 10,
+	"regimes":    151436 << 10,
+	"suite":      616000 << 10,
+	"long":       607000 << 10,
+	"horizon":    1264000 << 10,
+}
+
+// TestCommittedNeeds: every committed config's stated need (NeedOf at 2
+// workers, the Makefile's default on a 2-core machine) is at least its
+// measured peak resident memory and at most twice it; and every committed
+// config has a measurement.
+func TestCommittedNeeds(t *testing.T) {
+	paths, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		rss, ok := measuredRSS[name]
+		if !ok {
+			t.Errorf("%s: no measured peak resident memory in measuredRSS", name)
+			continue
+		}
+		p, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		need := NeedOf(p, 2, Shard{})
+		ratio := need.Bytes / rss
+		t.Logf("%s: need %.1f MiB, measured %.1f MiB: ratio %.2f", name, need.Bytes/(1<<20), rss/(1<<20), ratio)
+		if ratio < 1 || ratio > 2 {
+			t.Errorf("%s: need %.1f MiB against a measured peak of %.1f MiB (ratio %.2f), want 1 to 2", name, need.Bytes/(1<<20), rss/(1<<20), ratio)
+		}
+	}
+}
+
+// TestFigurePixels: figurePixels, the figure's size NeedOf counts, is
+// within 5% of every committed figure's in each dimension (the layout of
+// experiments/figure, whose title and note take a height that depends on
+// their text).
+func TestFigurePixels(t *testing.T) {
+	paths, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, path := range paths {
+		p, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join("../../results", p.Name, p.Name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := figurePixels(p)
+		if math.Abs(w-float64(img.Width)) > 0.05*float64(img.Width) || math.Abs(h-float64(img.Height)) > 0.05*float64(img.Height) {
+			t.Errorf("%s: figurePixels %v x %v, the committed figure %d x %d", p.Name, w, h, img.Width, img.Height)
+		}
+	}
+}
