@@ -64,13 +64,13 @@ type Lengths struct {
 	N             int
 }
 
-// pilotSteps bounds the steps of a pilot draw: at most this many, and
-// between pilotMin and pilotMax trajectories. pilotSeed makes it
-// deterministic.
+// pilotSteps bounds the steps of a chunk of a pilot draw, which stops at
+// a quarter of them or pilotMax trajectories, and draws at least
+// pilotMin. pilotSeed makes it deterministic.
 const (
 	pilotSteps = 1 << 16
 	pilotMin   = 8
-	pilotMax   = 1024
+	pilotMax   = 512
 	pilotSeed  = 0x5eed
 	// pilotLongest is the longest trajectory a pilot draws from: a domain
 	// whose episodes may be longer is not measured (its need is sized
@@ -79,12 +79,14 @@ const (
 	pilotLongest = 1 << 17
 )
 
-// Pilot draws trajectories of d in chunks of 65536/maxSteps (at least
-// 8, so that a chunk has at most 65,536 steps, whatever their lengths)
-// until it has 1024 of them or half as many steps, with a fixed seed, and
-// returns the mean, standard deviation and longest of their lengths (the
-// mean of 1024 lengths is known within 3% of their spread); a domain
-// whose longest is above 2^17 steps is not measured (the zero Lengths).
+// Pilot draws 8 trajectories of d, and unless all 8 have maxSteps steps
+// (a fixed-length domain: its lengths without spread, at no more cost),
+// more in chunks of 65536/maxSteps (at least 8, so that a chunk has at
+// most 65,536 steps, whatever their lengths) until it has 512 of them or
+// 16,384 steps, with a fixed seed, and returns the mean, standard
+// deviation and longest of their lengths (the mean of 512 lengths is
+// known within 5% of their spread); a domain whose longest is above 2^17
+// steps is not measured (the zero Lengths).
 // It records
 // nothing beyond what d records already, and draws from a stream of its
 // own: call it on a domain about to be thrown away (config validation
@@ -96,7 +98,14 @@ func Pilot(d Domain, maxSteps int) Lengths {
 	k := min(max(pilotMin, pilotSteps/max(maxSteps, 1)), pilotMax)
 	var b trajectory.Batch
 	rng := rand.New(rand.NewPCG(pilotSeed, uint64(k)))
-	for b.N() < pilotMax && b.Steps() < pilotSteps/2 {
+	d.Collect(&b, pilotMin, rng)
+	if b.Steps() == pilotMin*maxSteps {
+		// every one at the longest: a fixed-length domain (or, rarely,
+		// one whose early ends are rare: sized at the longest, as without
+		// a pilot)
+		return Lengths{Mean: float64(maxSteps), Max: float64(maxSteps), N: pilotMin}
+	}
+	for b.N() < pilotMax && b.Steps() < pilotSteps/4 {
 		d.Collect(&b, k, rng)
 	}
 	var sum, sq float64

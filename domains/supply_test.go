@@ -11,8 +11,8 @@ import (
 
 // TestPilotFixedLength: the domains whose episodes all last their horizon
 // (the chain, the sub-episode MDP, the options chain) give a pilot of
-// mean H and no spread, so a run sizes their data sets at exactly n H
-// steps and their longest at H.
+// mean H and no spread from its first 8 trajectories, so a run sizes
+// their data sets at exactly n H steps and their longest at H.
 func TestPilotFixedLength(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -30,8 +30,8 @@ func TestPilotFixedLength(t *testing.T) {
 		spec, _ := Lookup(tc.name)
 		l := Pilot(d, spec.MaxSteps(p))
 		h := float64(tc.h)
-		if l.Mean != h || l.SD != 0 || l.Max != h || l.N != min(65536/tc.h, 1024) {
-			t.Errorf("%s: pilot %+v, want mean and longest %d, no spread, over %d trajectories", tc.name, l, tc.h, min(65536/tc.h, 1024))
+		if l.Mean != h || l.SD != 0 || l.Max != h || l.N != 8 {
+			t.Errorf("%s: pilot %+v, want mean and longest %d, no spread, over its first 8 trajectories", tc.name, l, tc.h)
 		}
 		if s, hh := l.Steps(1000, h), l.Horizon(1000, h); s != 1000*h || hh != h {
 			t.Errorf("%s: 1000 trajectories sized at %v steps, the longest %v; want %v and %v", tc.name, s, hh, 1000*h, h)
@@ -86,7 +86,7 @@ func (geometric) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 
 // TestPilotVariableLength: on episodes of geometric lengths, the pilot's
 // Steps for 5000 trajectories covers every one of 30 data sets of 5000
-// and is within 15% of their steps; its Horizon covers at least 28 of
+// and is within 20% of their steps; its Horizon covers at least 28 of
 // their longest trajectories and is within 1.5 times each.
 func TestPilotVariableLength(t *testing.T) {
 	l := Pilot(geometric{}, 200)
@@ -96,7 +96,7 @@ func TestPilotVariableLength(t *testing.T) {
 		var b trajectory.Batch
 		geometric{}.Collect(&b, 5000, rand.New(rand.NewPCG(seed, 77)))
 		got := float64(b.Steps())
-		if got > steps || steps > 1.15*got {
+		if got > steps || steps > 1.2*got {
 			t.Errorf("seed %d: %v steps, sized at %v", seed, got, steps)
 		}
 		if long := float64(b.Horizon()); long <= h {
