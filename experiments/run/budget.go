@@ -38,7 +38,7 @@ type NeedPart struct {
 // Measured: `runexp help` peaks at 11.6 MB resident (12 MB with the
 // config loaded), a run of experiments/testdata/small.yaml with 1 trial
 // (27 units) at 24 MB, 10 of them the heap's (the figure's 1.35 million
-// pixels, figureBytes).
+// pixels, pixelBytes).
 const runtimeBytes = 14 << 20
 
 // garbageShare is the garbage the heap holds beside its live parts, as a
@@ -133,7 +133,7 @@ func NeedOf(p *config.Plan, workers int, s Shard) Need {
 // at most the sum of these maxima, and at least the largest series' sum.
 type workerNeed struct {
 	data, model, views, bounds float64
-	largest                    string             // the series of the largest data set
+	largest, base              string             // the series of the largest data set, its base name
 	steps, h                   float64            // its steps and horizon
 	work                       map[string]float64 // estimator -> its largest workspace
 }
@@ -142,7 +142,7 @@ type workerNeed struct {
 func (w *workerNeed) add(p *config.Plan, rs *config.Series, st *setup, n float64) {
 	sh := st.shape(p, rs, n, float64(rs.Spec().MaxSteps(rs.Params)))
 	if d := st.dataBytes(rs, sh); d > w.data {
-		w.data, w.largest, w.steps, w.h = d, rs.Name, sh.Steps, sh.H
+		w.data, w.largest, w.base, w.steps, w.h = d, rs.Name, rs.Base, sh.Steps, sh.H
 	}
 	for _, part := range st.need(rs, sh).Parts {
 		switch part.By {
@@ -175,13 +175,13 @@ func (w *workerNeed) part(p *config.Plan, n float64) NeedPart {
 			big, bigBytes = name, m
 		}
 	}
-	what := fmt.Sprintf("the data set of series %s, n_max = %.0f trajectories of about %.3g steps (%s), with the estimators' workspaces (the largest %s, %s)",
-		w.largest, n, w.steps, membudget.Format(w.data), big, membudget.Format(bigBytes))
+	what := fmt.Sprintf("the data set of series %s, n_max = %.0f trajectories of about %.3g steps, the longest about %.0f (%s), with the estimators' workspaces (the largest %s, %s)",
+		w.largest, n, w.steps, w.h, membudget.Format(w.data), big, membudget.Format(bigBytes))
 	if w.model > 0 {
 		what += fmt.Sprintf(", the model (%s)", membudget.Format(w.model))
 	}
 	return NeedPart{Bytes: b, What: what,
-		Fields: fmt.Sprintf("n[%d], the series' horizon parameters, their estimators", len(p.N)-1)}
+		Fields: fmt.Sprintf("n[%d], series %s's horizon parameters, the estimators", len(p.N)-1, w.base)}
 }
 
 // shape is the shape of series rs's data sets of n trajectories of at
