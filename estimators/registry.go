@@ -47,7 +47,7 @@ type Info struct {
 	// data of Shape s (its first estimate, or grid of s.Points, on a fresh
 	// estimator), the batch itself not counted; nil for an estimator that
 	// allocates nothing that grows with the data. It is stated in what
-	// the workspace really depends on (the steps, the distinct ids,
+	// the workspace really depends on (the steps, the ranges of the ids,
 	// options data with changed options), so that it holds on any data of
 	// the shape and is not loose on the data the harness draws. BytesDoc
 	// is its formula, for help texts. Read them through Memory and

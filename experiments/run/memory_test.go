@@ -17,25 +17,23 @@ import (
 //	/usr/bin/time -f %M bin/runexp run -quiet -workers 2 -out /tmp/rss-C configs/C.yaml
 //
 // reported (in KiB), with the default truth cache (warm, as make leaves
-// it), on 2 shared cores (docs/operations.md has the table). The
+// it), on 2 shared cores, one config after the other, on 2026-11-28 with
+// bin/runexp of revision 3ee6c19 (docs/operations.md has the table). The
 // estimate of NeedOf at 2 workers must stay within a factor of 2 of it
 // either way, and above it: the budget refuses a run that would not fit.
-// Measured on 2026-11-28 at revision 56b060c (main; the branch memory
-// changes what a run states, not what it allocates), except suite, long
-// and horizon, measured by the lead at that revision the same way.
 var measuredRSS = map[string]float64{
-	"fig4":       82700 << 10,
-	"theory":     64688 << 10,
-	"bounds":     45228 << 10,
-	"baselines":  114132 << 10,
-	"beyond":     156528 << 10,
-	"fig2":       30920 << 10,
-	"fig3":       32100 << 10,
-	"sweep_taxi": 42660 << 10,
-	"regimes":    151436 << 10,
-	"suite":      616000 << 10,
-	"long":       607000 << 10,
-	"horizon":    1264000 << 10,
+	"fig4":       82596 << 10,
+	"theory":     61760 << 10,
+	"bounds":     44716 << 10,
+	"baselines":  117032 << 10,
+	"beyond":     128608 << 10,
+	"fig2":       35388 << 10,
+	"fig3":       34076 << 10,
+	"sweep_taxi": 43164 << 10,
+	"regimes":    152212 << 10,
+	"suite":      557060 << 10,
+	"long":       643192 << 10,
+	"horizon":    1311872 << 10,
 }
 
 // TestCommittedNeeds: every committed config's stated need (NeedOf at 2
