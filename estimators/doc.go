@@ -47,7 +47,9 @@
 //     to Estimate on each prefix, errors included (named by GridError).
 //   - An Estimator reuses its workspace between calls and is not safe for
 //     concurrent use: give each goroutine its own (New is cheap). The
-//     workspace it allocates is within its entry's Memory bound.
+//     workspace it allocates is within its entry's Memory bound at the
+//     data's Shape, and, on the data the harness's domains draw, at least
+//     half of it wherever the bound reaches 256 KiB.
 //   - The registry entry is complete: formula, source, class, the data it
 //     needs and uses, its diagnostics and bounds, its memory bound (tests
 //     in this package check every family's entries).

@@ -3,13 +3,15 @@ package estimators
 import "github.com/ope-lab/longhorizon/estimators/confidence"
 
 // sumsBytes bounds the workspace of the estimators built on weights.Sums:
-// every estimator may materialise the per-step factors (8 bytes a step,
-// at most n H steps) when an option's underlying policy changed; these
-// keep O(H) per-step sums.
-func sumsBytes(n, h float64) float64 { return 8*n*h + 8*(6*h+2) }
+// six per-step vectors (the numerators, denominators and final weights of
+// the trajectories ending before t, with their binary exponents), and on
+// options data with changed options the per-step factors (8 bytes a
+// step). On other data the bound is a few KiB at the harness's horizons:
+// the factors are what matters.
+func sumsBytes(s Shape) float64 { return 8*(6*s.H+2) + s.FactorBytes() }
 
 // sumsBytesDoc is sumsBytes's formula, for help texts.
-const sumsBytesDoc = "8 n H (factors, with changed options only) + 8 (6H+2) bytes"
+const sumsBytesDoc = "8 (6H+2) (per-step sums) + 8 steps (the factors, on options data with changed options only) bytes"
 
 // The plain importance-sampling family: the paper's IS, PDIS (with its
 // options and partitioned forms), WIS and CWPDIS.

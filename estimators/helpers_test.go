@@ -42,6 +42,8 @@ func syntheticMoments(h int) *trajectory.StepMoments { return estimatortest.Synt
 
 func allocated(f func()) float64 { return estimatortest.Allocated(f) }
 
+func within(got, bound float64) bool { return estimatortest.Within(got, bound) }
+
 func near(a, b, tol float64) bool { return estimatortest.Near(a, b, tol) }
 
 func sameFloat(a, b float64) bool { return estimatortest.SameFloat(a, b) }

@@ -43,34 +43,38 @@ type Info struct {
 	// Bounds are the lower bounds of SPEC 1e it has (confidence.T: its
 	// estimator is a Termer; confidence.HCOPE: a ScaledReturner).
 	Bounds []string
-	// Bytes bounds, in bytes, the workspace the estimator allocates for n
-	// trajectories of horizon h, the batch itself not counted (float64
-	// sizes, so that a size far beyond memory is refused without
-	// overflow); nil for an estimator that allocates nothing that grows
-	// with n or H. BytesDoc is its formula, for help texts. Read them
-	// through Memory and MemoryDoc; a test checks every entry's bound
-	// against what its estimator allocates.
-	Bytes    func(n, h float64) float64
+	// Bytes bounds, in bytes, the workspace the estimator allocates on
+	// data of Shape s (its first estimate, or grid of s.Points, on a fresh
+	// estimator), the batch itself not counted; nil for an estimator that
+	// allocates nothing that grows with the data. It is stated in what
+	// the workspace really depends on (the steps, the ranges of the ids,
+	// options data with changed options), so that it holds on any data of
+	// the shape and is not loose on the data the harness draws. BytesDoc
+	// is its formula, for help texts. Read them through Memory and
+	// MemoryDoc; tests check every entry's bound against what its
+	// estimator allocates, on data built to reach it and on the domains'
+	// data.
+	Bytes    func(s Shape) float64
 	BytesDoc string
 	// New returns a fresh estimator.
 	New func() Estimator
 }
 
 // Memory returns an upper bound, in bytes, of the workspace the estimator
-// allocates for n trajectories of horizon h, the batch itself not counted.
-// An entry without a bound allocates nothing that grows with n or H (a
-// test checks every entry's bound against what it allocates).
-func (i Info) Memory(n, h int) float64 {
+// allocates on data of shape s, the batch itself not counted. An entry
+// without a bound allocates nothing that grows with the data (tests check
+// every entry's bound against what it allocates).
+func (i Info) Memory(s Shape) float64 {
 	if i.Bytes == nil {
 		return 0
 	}
-	return i.Bytes(float64(n), float64(h))
+	return i.Bytes(s)
 }
 
 // MemoryDoc writes Memory's formula, for help texts.
 func (i Info) MemoryDoc() string {
 	if i.BytesDoc == "" {
-		return "none that grows with n or H"
+		return "none that grows with the data"
 	}
 	return i.BytesDoc
 }

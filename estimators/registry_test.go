@@ -107,7 +107,7 @@ func TestRegisterRefuses(t *testing.T) {
 		{"taken rank", estimators.Info{Name: "is-again", Rank: 10, New: mk}},
 		{"no New", estimators.Info{Name: "is-again", Rank: 12345}},
 		{"no name", estimators.Info{Rank: 12345, New: mk}},
-		{"bound without formula", estimators.Info{Name: "is-again", Rank: 12345, New: mk, Bytes: func(n, h float64) float64 { return n }}},
+		{"bound without formula", estimators.Info{Name: "is-again", Rank: 12345, New: mk, Bytes: func(s estimators.Shape) float64 { return s.N }}},
 	} {
 		func() {
 			defer func() {

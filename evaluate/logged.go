@@ -90,9 +90,10 @@ func (l *Logged) Run(b *trajectory.Batch) (*LoggedResult, error) {
 	return out, nil
 }
 
-// Need is the memory of l on b beyond b itself: NeedOf at b's size, and
-// with intervals, per bootstrap worker a resampled copy of b (with its
-// model columns, and its ids when the model is refitted), its index, the
+// Need is the memory of l on b beyond b itself: NeedOf at b's shape
+// (estimators.ShapeOf: its sizes, the ranges of its ids, its changed
+// options), and with intervals, per bootstrap worker a resampled copy of
+// b (with every column it carries: copyBytes), its index, the
 // methods' workspaces and the model's fit again, the replicates'
 // estimates, and with BCa the jackknife's n estimates per method; the
 // jackknife's n tasks share the workers with the replicates.
@@ -101,29 +102,24 @@ func (l *Logged) Need(b *trajectory.Batch) Need {
 	for j, m := range l.Methods {
 		caps[j] = m.Caps()
 	}
-	n, steps, h := float64(b.N()), float64(b.Steps()), float64(b.Horizon())
-	need := NeedOf(l.Request, caps, n, steps, h)
+	sh := estimators.ShapeOf(b)
+	n, steps := sh.N, sh.Steps
+	need := NeedOf(l.Request, caps, sh)
 	iv := l.Intervals
 	if iv == nil || iv.Replicates == 0 {
 		return need
 	}
 	var work float64
 	for _, c := range caps {
-		work += c.memory(n, h)
+		work += c.memory(sh)
 	}
 	tasks := iv.Replicates
 	if iv.BCa {
 		tasks += b.N()
 	}
 	w := float64(min(max(iv.Workers, 1), tasks))
-	perCopy := trajectory.Size(n, steps)
-	if b.HasModel() {
-		perCopy += 2 * 16 * steps
-	}
+	perCopy := copyBytes(b)
 	if l.Model != nil && modeled(caps) {
-		if _, learned := l.Model.(*Fitted); learned {
-			perCopy += 2 * 4 * steps // the ids
-		}
 		work += l.Model.Bytes(steps) // each worker refits the model
 	}
 	need.add(fmt.Sprintf("%.0f bootstrap workers' resampled copies of the data with workspaces", w), ByWorkers, w*(perCopy+8*n+work))
@@ -132,6 +128,28 @@ func (l *Logged) Need(b *trajectory.Batch) Need {
 		need.add(fmt.Sprintf("the BCa jackknife's %d episodes x %d estimators", b.N(), len(caps)), ByJackknife, 8*n*float64(len(caps)))
 	}
 	return need
+}
+
+// copyBytes bounds a resampled copy of b (trajectory.Batch.Resample):
+// trajectory.Size, and the columns b carries beside rewards and ratios
+// (the model's, the ids, the probabilities, the option structure), each
+// doubled for append's slack, as Size counts it.
+func copyBytes(b *trajectory.Batch) float64 {
+	steps := float64(b.Steps())
+	per := 0.0
+	if b.HasModel() {
+		per += 16
+	}
+	if b.HasIDs() {
+		per += 8
+	}
+	if b.HasProbs() {
+		per += 16
+	}
+	if b.HasOptionProbs() {
+		per += 17
+	}
+	return trajectory.Size(float64(b.N()), steps) + 2*per*steps
 }
 
 // modeled reports whether some method of caps reads the data through the

@@ -42,9 +42,9 @@ type Caps struct {
 	// Bounds are the lower bounds of SPEC 1e it has (confidence.T: the
 	// method is a Termer; confidence.HCOPE: a ScaledReturner).
 	Bounds []string
-	// Memory bounds its workspace in bytes at n trajectories of horizon h
-	// (nil: nothing that grows with n or H).
-	Memory func(n, h float64) float64
+	// Memory bounds its workspace in bytes on data of the given shape
+	// (estimators.Info.Memory; nil: nothing that grows with the data).
+	Memory func(estimators.Shape) float64
 	// MemoryDoc is Memory's formula, for messages.
 	MemoryDoc string
 }
@@ -122,7 +122,7 @@ func Registry(name string) (Method, error) {
 func CapsOf(info estimators.Info) Caps {
 	c := Caps{Name: info.Name, MinN: info.MinN, Needs: info.Needs, Uses: info.Uses, Without: info.Without,
 		Diagnostics: info.Diagnostics, Bounds: info.Bounds, MemoryDoc: info.MemoryDoc()}
-	c.Memory = func(n, h float64) float64 { return info.Memory(int(min(n, 1<<62)), int(min(h, 1<<62))) }
+	c.Memory = info.Memory
 	return c
 }
 

@@ -67,33 +67,38 @@ func (n Need) Largest() Part {
 	return big
 }
 
-// Need returns the memory of e's Evaluate on a batch of n trajectories
-// and steps steps of horizon up to h (NeedOf).
-func (e *Evaluator) Need(n, steps, h float64) Need { return NeedOf(e.req, e.caps, n, steps, h) }
+// Need returns the memory of e's Evaluate on data of shape s (NeedOf).
+func (e *Evaluator) Need(s estimators.Shape) Need { return NeedOf(e.req, e.caps, s) }
 
 // NeedOf returns the memory of evaluating req, whose methods have caps,
-// on a batch of n trajectories, steps steps of horizon up to h, beyond the
-// batch: the views of the data under gamma (SPEC 1c: the rewards, and
-// the model columns when a method needs them, 8 bytes a step each, for the
-// whole batch and a data set), every method's workspace (its Caps'
-// Memory), the Model's (its Bytes), and for the lower bounds the
-// evaluator's one workspace of two per-trajectory vectors (the values and
-// a sorted copy), which every (method, bound) pair reuses.
-func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
+// on data of shape s (estimators.Shape: its trajectories, steps, horizon
+// and ids, and the points of the grid estimated in one pass), beyond the
+// batch: under a gamma other than 1 the views of the data under gamma
+// (SPEC 1c: the rewards of the whole batch, 8 bytes a step, with its
+// model columns when it carries them, the exact model's; and of a data
+// set with its model columns when a method needs them, 24 bytes a step),
+// every method's workspace (its Caps' Memory), the Model's (its Bytes),
+// and for the lower bounds the evaluator's one workspace of two
+// per-trajectory vectors (the values and a sorted copy), which every
+// (method, bound) pair reuses.
+func NeedOf(req Request, caps []Caps, s estimators.Shape) Need {
 	var need Need
 	modeled := slices.ContainsFunc(caps, func(c Caps) bool { return c.Needs&estimators.Model != 0 })
 	if req.gamma() != 1 {
-		per := 8.0
+		whole, set := 8.0, 0.0
 		if modeled {
-			per = 24
+			set = 24
+			if _, cols := req.Model.(Columns); cols {
+				whole = 24
+			}
 		}
-		need.add("the data under gamma (rewards and model columns, twice)", ByGamma, 2*per*steps)
+		need.add("the data under gamma (rewards and model columns)", ByGamma, (whole+set)*s.Steps)
 	}
 	var work float64
 	var names []string
 	pairs := 0
 	for _, c := range caps {
-		m := c.memory(n, h)
+		m := c.memory(s)
 		work += m
 		if m > 0 {
 			names = append(names, c.Name)
@@ -106,18 +111,18 @@ func NeedOf(req Request, caps []Caps, n, steps, h float64) Need {
 	}
 	need.add(fmt.Sprintf("the workspaces of %s", strings.Join(names, ", ")), ByMethods, work)
 	if modeled && req.Model != nil {
-		need.add("the model (its columns and fit)", ByModel, req.Model.Bytes(steps))
+		need.add("the model (its columns and fit)", ByModel, req.Model.Bytes(s.Steps))
 	}
 	if pairs > 0 {
-		need.add(fmt.Sprintf("the per-trajectory values of %d lower bounds", pairs), ByBounds, 16*n)
+		need.add(fmt.Sprintf("the per-trajectory values of %d lower bounds", pairs), ByBounds, 16*s.N)
 	}
 	return need
 }
 
-// memory is c's workspace at n, h (0 without a bound).
-func (c Caps) memory(n, h float64) float64 {
+// memory is c's workspace on data of shape s (0 without a bound).
+func (c Caps) memory(s estimators.Shape) float64 {
 	if c.Memory == nil {
 		return 0
 	}
-	return c.Memory(n, h)
+	return c.Memory(s)
 }

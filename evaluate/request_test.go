@@ -116,3 +116,76 @@ func TestLoggedNeed(t *testing.T) {
 		t.Errorf("largest part %q, want 301 workers for 1 replicate and 300 jackknife estimates", what)
 	}
 }
+
+// TestLoggedNeedShape: logged data's need is stated at the data's shape
+// (estimators.ShapeOf): the workspaces of mis and drl at its steps and
+// the ranges of its ids, not at n x H; the factors of every estimator
+// only on options data with changed options; and a bootstrap worker's
+// copy of the data with every column the data carries.
+func TestLoggedNeedShape(t *testing.T) {
+	// 200 episodes of 1 to 50 steps (5,100 steps, H = 50), ids below 7
+	// and 3, probabilities 1/3
+	var b trajectory.Batch
+	for i := range 200 {
+		for s := range 1 + i%50 {
+			b.Add(1, 1)
+			b.AddIDs(int32((i+s)%7), int32(s%3))
+			b.AddProbs(1.0/3, 1.0/3)
+		}
+		b.End()
+	}
+	shape := estimators.ShapeOf(&b)
+	if want := (estimators.Shape{N: 200, Steps: 5100, H: 50, Obs: 7, Actions: 3, Points: 1, IDs: true}); shape != want {
+		t.Fatalf("ShapeOf = %+v, want %+v", shape, want)
+	}
+	work := func(l Logged) float64 {
+		for _, p := range l.Need(&b).Parts {
+			if p.By == ByMethods {
+				return p.Bytes
+			}
+		}
+		return 0
+	}
+	var l Logged
+	want := 0.0
+	for _, name := range []string{"mis", "drl"} {
+		m, err := Registry(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Methods = append(l.Methods, m)
+		info, _ := estimators.Lookup(name)
+		want += info.Memory(shape)
+	}
+	if got := work(l); got != want {
+		t.Errorf("mis and drl: workspaces of %v bytes, want their bounds at the data's shape, %v", got, want)
+	}
+	if nh := (estimators.Shape{N: 200, Steps: 200 * 50, H: 50, Obs: 7, Actions: 3, IDs: true}); work(l) >= l.Methods[0].Caps().Memory(nh)+l.Methods[1].Caps().Memory(nh) {
+		t.Errorf("the workspaces are not below those at n x H steps")
+	}
+
+	// the factors: only where an option changed
+	pdis, err := Registry("pdis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := Logged{Request: Request{Methods: []Method{pdis}}}
+	before := work(lp)
+	b.Changed[7] = true
+	if got := work(lp) - before; got != 8*5100 {
+		t.Errorf("a changed option adds %v bytes to pdis's workspace, want the factors, 8 x 5100", got)
+	}
+	b.Changed[7] = false
+
+	// a bootstrap copy: Size plus ids (8) and probabilities (16), doubled
+	lp.Intervals = &Intervals{Replicates: 10, Confidence: 0.9, Workers: 1}
+	var copyPart float64
+	for _, p := range lp.Need(&b).Parts {
+		if p.By == ByWorkers {
+			copyPart = p.Bytes
+		}
+	}
+	if want := trajectory.Size(200, 5100) + 2*24*5100 + 8*200 + before; copyPart != want {
+		t.Errorf("a bootstrap worker takes %v bytes, want its copy with ids and probabilities, its index and pdis's workspace: %v", copyPart, want)
+	}
+}

@@ -108,6 +108,46 @@ func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
 	return m, nil
 }
 
+// CrossFitBytes bounds what a cold CrossFit of kind (as CrossFit.Kind:
+// "" is `fitted`) allocates in Fit on a batch of n trajectories, steps
+// steps and horizon h whose observation and action ids take at most obs
+// and actions values (0: unknown, at most a new one a step): the compact
+// ids of every step and their tables (compact.Bytes), pi_e per (compact
+// observation, action), the powers of gamma, both folds as batches
+// (rewards, ids and offsets), the other fold's order (FitTo), and the
+// learner's bound (Kind.Bytes) over the compact space (m observations,
+// na + 1 actions): at the whole batch's steps, which covers its per-step
+// tables for both folds and the q_hat and v_hat columns of both, and once
+// more for its per-observation and per-pair tables, which the second
+// fold's fit may grow again. It is 0 for a kind that is not learned.
+func CrossFitBytes(kind string, n, steps, h, obs, actions float64) float64 {
+	if kind == "" {
+		kind = "fitted"
+	}
+	k, ok := Lookup(kind)
+	if !ok || !k.Learned() {
+		return 0
+	}
+	m, na := distinct(obs, steps), distinct(actions, steps)
+	pairs := m * (na + 1)
+	// the learner fits fold B, then fold A, growing what A needs more
+	// of: its per-step tables add up to the whole batch's (the first
+	// term), its per-observation and per-pair tables are allocated twice
+	// at most (the second: a fit of as many steps as pairs has them all)
+	learner := k.Bytes(steps, m, na+1, h) + k.Bytes(min(steps, pairs), m, na+1, h)
+	return 8*steps + compact.Bytes(obs, steps) + compact.Bytes(actions, steps) + 8*m*na + 8*(h+1) +
+		16*steps + 16*(n+2) + 4*n + 8*(h+2) + learner
+}
+
+// distinct is the number of distinct ids that steps steps of ids taking
+// at most values values (0: unknown) hold.
+func distinct(values, steps float64) float64 {
+	if values > 0 {
+		return min(values, steps)
+	}
+	return steps
+}
+
 // Half returns the number of trajectories of fold A, ceil(n/2), of the
 // last Fit.
 func (c *CrossFit) Half() int { return c.half }

@@ -15,7 +15,8 @@
 // discounted to that step; the factor gamma^(t-1) that discounts them to
 // the episode's start is applied afterwards, with the rewards', by
 // trajectory.Discounted (SPEC 1c). FitBytes (TimeFitBytes) bounds the memory of a fit
-// from the batch's size, so that a caller can refuse one before it starts.
+// from the batch's steps and the ids' ranges, CrossFitBytes that of a
+// cross-fitting, so that a caller can refuse one before it starts.
 //
 // A trajectory's last step is counted as "episode ended" whether the
 // episode ended or was cut at the horizon: on a domain whose episodes are

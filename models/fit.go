@@ -26,12 +26,10 @@ func init() {
 			"finite-horizon dynamic programming: R(o, a) the mean reward of its visits, P(o'|o, a) the fraction of its uncensored visits " +
 			"followed by o' (episode ended: value 0; a visit at step H is censored), Q_K = R + gamma P V_{K-1}, V_K(o) = sum_a pi_e(a|o) Q_K(o, a); " +
 			"q = 0 at a pair never visited; at step t, K = H - t + 1 steps are left. Time-homogeneous: misspecified where rewards or dynamics change with t",
-		Source: "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
-		Needs:  IDs,
-		Bytes: func(steps, obs, actions, horizon float64) float64 {
-			return 16*steps + FitBytes(steps, obs, actions, horizon)
-		},
-		BytesDoc: "16 steps (the columns kept between fits) + FitBytes (4 Obs + 24 m + 28 m Actions + 32 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps))",
+		Source:   "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
+		Needs:    IDs,
+		Bytes:    FitBytes,
+		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits)",
 		New:      func() Learner { return new(Fitter) },
 	})
 }

@@ -71,9 +71,14 @@ type Kind struct {
 	// Bytes bounds, in bytes, what a cold learner allocates to fit a
 	// data set of steps steps over a space of obs observations, actions
 	// actions and the given horizon, the q_hat and v_hat columns included
-	// (float64 sizes, so that a size far beyond memory is refused without
-	// overflow); nil for a kind without a learner. BytesDoc is its
-	// formula.
+	// once (a caller that keeps them between fits, as evaluate.Fitted
+	// does, needs no more), as a function of what it really depends on:
+	// the steps, and the observations and pairs that occur, at most
+	// min(obs, steps) and that times actions (float64 sizes, so that a
+	// size far beyond memory is refused without overflow); nil for a kind
+	// without a learner. BytesDoc is its formula. A test checks it
+	// against a cold learner's allocations, on data built to reach it
+	// and on the domains' data (not loose by more than 2).
 	Bytes    func(steps, obs, actions, horizon float64) float64
 	BytesDoc string
 	// New returns a cold learner (nil for ExactQ, whose columns the data

@@ -29,7 +29,11 @@ ends early is padded with reward 0, ratio 1 and q_hat = v_hat = 0; 0/0 :=
 representable as a float64 is an error, never Inf or NaN. The class says
 what closed forms of a domain apply to it (none to the model-based ones);
 "needs" names data without which the estimator cannot run; the workspace
-bound is what `+"`runexp estimate`"+` checks before running. Every estimator
+bound is what `+"`runexp run`"+` and `+"`runexp estimate`"+` check before running, in the
+data's shape: n trajectories of steps steps in all, H the longest, Obs and
+Actions the numbers of observation and action ids (a domain's; logged
+data's largest id + 1), P the points of a grid estimated in one pass.
+Every estimator
 here gets bootstrap intervals (`+"`runexp estimate -bootstrap`"+`: each replicate
 resamples whole episodes and reruns it, a learned model refitted first);
 those listing lower bounds get them at every n (`+"`series[].bounds`"+`,

@@ -1370,9 +1370,13 @@ func TestHostileMemory(t *testing.T) {
 		refuse(hostileCase{name: "65536 sub-episodes with incris", args: func(e *hostileEnv) []string {
 			return e.run(e.config("sub65536.yaml", edit{7, "    domain: subepisode"}, edit{8, "    params: {subepisodes: 65536}"}, edit{16, "#"}), "-max-memory", "1GiB")
 		}, want: []string{"sub65536.yaml", "memory"}}),
-		refuse(hostileCase{name: "noisytaxi cap 1e5 with incris", args: func(e *hostileEnv) []string {
-			return e.run(e.config("taxi-cap.yaml", edit{7, "    domain: noisytaxi"}, edit{8, "    params: {cap: 100000, mc_episodes: 0}"}, edit{16, "#"}), "-max-memory", "1GiB")
-		}, want: []string{"taxi-cap.yaml", "memory"}}),
+		// the need follows the episodes' real lengths (the pilot drawn when
+		// the config is validated), not the cap: a random behavior's
+		// episodes last about 700 steps, 1e7 of them are far above 1 GiB
+		refuse(hostileCase{name: "noisytaxi of long episodes (eps_b 1, cap 1e5) at n = 1e7 with incris", args: func(e *hostileEnv) []string {
+			return e.run(e.config("taxi-cap.yaml", edit{4, "n: [5, 10000000]"}, edit{7, "    domain: noisytaxi"},
+				edit{8, "    params: {cap: 100000, eps_b: 1, mc_episodes: 0}"}, edit{16, "#"}), "-max-memory", "1GiB")
+		}, want: []string{"taxi-cap.yaml", "memory", "n[1]"}}),
 		refuse(hostileCase{name: "shard of a huge run", args: func(e *hostileEnv) []string {
 			return e.run(e.config("h20-shard.yaml", edit{8, "    params: {horizon: 1048576, p_e: 0.9}"}), "-max-memory", "1GiB", "-shard", "1/3")
 		}, want: []string{"h20-shard.yaml", "memory"}}),

@@ -1,6 +1,10 @@
 package incris
 
-import "github.com/ope-lab/longhorizon/estimators"
+import (
+	"math"
+
+	"github.com/ope-lab/longhorizon/estimators"
+)
 
 // The INCRIS family: the paper's Algorithm 1 (incris) and as printed
 // (incris-printed), SPEC 1b's incris-ld with and without its guard, and
@@ -39,18 +43,36 @@ func init() {
 var kstar = estimators.Diagnostic{Name: "kstar", Index: "t", IndexLabel: "step t", Label: "mean k*",
 	Doc: "k*, the number of most recent ratios kept for the reward at step t"}
 
-// Workspace bounds (bytes). Every estimator may materialise the per-step
-// factors (8 bytes a step, at most n H steps) when an option's underlying
-// policy changed; INCRIS keeps four co-moments per (t, k) cell, incris-ld
-// its ratios in step-major blocks of 512 trajectories with per-(t, k) sums
-// (incrisLDBytes, beside its code).
+// Workspace bounds (bytes), in the data's shape (estimators.Shape).
+// Every estimator materialises the per-step factors (8 bytes a step) on
+// options data with changed options (Shape.FactorBytes); INCRIS keeps four
+// co-moments per (t, k) cell, incris-oracle the exact moments' tables,
+// incris-ld its ratios in step-major blocks of 512 trajectories with
+// per-(t, k) sums (incrisLDBytes, beside its code). These depend on n and
+// H, not on the steps: INCRIS's cells are H^2/2 whatever the lengths, and
+// incris-ld pads every trajectory to H.
 
-// incrisBytes bounds INCRIS's workspace.
-func incrisBytes(n, h float64) float64 { return 8*n*h + 16*h*(h+3) + 8*(7*h+6) }
+// incrisBytes bounds INCRIS's workspace: the cells (triSize, rows in
+// groups of four, padded), its per-step vectors (the shifts, the wide
+// path's block of kernel.Wide trajectories), and k* per grid point.
+func incrisBytes(s estimators.Shape) float64 {
+	g := math.Ceil(s.H / 4)
+	b := 32*(8*g*g+12*g) + 8*(36*s.H+140) + s.FactorBytes()
+	if p := s.GridPoints(); p > 1 {
+		b += 8 * p * (s.H + 3)
+	}
+	return b
+}
 
-const incrisBytesDoc = "8 n H (factors) + 16 H (H+3) (four co-moments per (t, k) cell) + 8 (7H+6) bytes"
+const incrisBytesDoc = "32 (8 g^2 + 12 g), g = ceil(H/4) (four co-moments per (t, k) cell, rows in groups of four) + 8 (36 H + 140) (per-step vectors) + " +
+	"8 (H+3) per grid point (k*; a grid of more than one point only) + 8 steps (the factors, on options data with changed options only) bytes"
 
-// oracleBytes bounds incris-oracle's workspace.
-func oracleBytes(n, h float64) float64 { return 8*n*h + 8*h*(h+3) + 8*(5*h+3) }
+// oracleBytes bounds incris-oracle's workspace: the exact moments' two
+// tables (trajectory.MomentBytes, built on first use, inside the first
+// estimate) and k*, the sums and the prefix products per step.
+func oracleBytes(s estimators.Shape) float64 {
+	return 8*s.H*(s.H+3) + 8*(5*s.H+3) + s.FactorBytes()
+}
 
-const oracleBytesDoc = "8 n H (factors, with changed options only) + 8 H (H+3) (the exact moments' two tables, built once on first use) + 8 (5H+3) (k*, sums, prefix products) bytes"
+const oracleBytesDoc = "8 H (H+3) (the exact moments' two tables, built on first use) + 8 (5H+3) (k*, sums, prefix products) + " +
+	"8 steps (the factors, on options data with changed options only) bytes"

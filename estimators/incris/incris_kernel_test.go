@@ -9,6 +9,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/estimatortest"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -357,8 +358,8 @@ func TestINCRISMemoryPaths(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			bound := info.Memory(b.N(), h)
-			if got > 1.125*bound+16<<10+8<<10 {
+			bound := info.Memory(estimators.ShapeOf(b))
+			if !estimatortest.Within(got, bound) {
 				t.Errorf("H = %d: allocated %.0f bytes, Memory says at most %.0f", h, got, bound)
 			}
 		}

@@ -1,6 +1,12 @@
 package marginal
 
-import "github.com/ope-lab/longhorizon/estimators"
+import (
+	"math"
+
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/internal/compact"
+	"github.com/ope-lab/longhorizon/models"
+)
 
 // The marginalized family of SPEC 1f: mis and drl, from the observation
 // and action ids.
@@ -21,22 +27,72 @@ func init() {
 	}
 }
 
-// misBytes bounds mis's memory (misStats, misgrid.go), per step at most:
-// the compact observation (4) and the id table (56: dense, at most 4
-// steps + 65 entries, or a map of at most one entry a step), one (t, o)
-// cell with its x (24) and one (t, o, o') transition (16), their indexes
-// (16 each: dense tables of at most 4 steps + 4096 entries, or hash
-// tables of at most 4 slots a step), d_t and d_{t+1} (16); per t its
-// lists, runs and hash tables' bounds (128); the trajectories alive at t
-// (4 n).
-func misBytes(n, h float64) float64 { return 152*n*h + 4*n + 128*h + 64<<10 }
+// misBytes bounds mis's memory (misStats, misgrid.go) on data of shape s:
+// when the ids are large (compact.Dense fails), compact ids of every step
+// and their table; per (t, o) cell 24 bytes (its sums and x) and per
+// (t, o, o') transition 16, of at most min(steps, H m) cells and
+// min(steps, cells m) transitions, m the observations (at most Obs, or
+// the steps); their indexes (misIndexBytes); d_t and d_{t+1} per
+// observation; per t its lists, runs and marks; the trajectories alive at
+// t and their steps. Every size is the bound mis itself sizes its tables
+// with, so on data whose observations all occur the bound is what it
+// allocates.
+func misBytes(s estimators.Shape) float64 {
+	steps, h := s.Steps, s.H
+	b := 0.0
+	for _, large := range []bool{false, true} {
+		// small ids: the ids themselves, m = the largest + 1 (at most Obs,
+		// and below 4 steps + 64); large ids: compact ones, m the distinct
+		// ones
+		if s.Obs > 0 && compact.Dense(s.Obs-1, steps) == large {
+			continue
+		}
+		m, own := min(4*steps+64, orMax(s.Obs)), 0.0
+		if large {
+			m, own = min(steps, orMax(s.Obs)), 4*steps+compact.Bytes(s.Obs, steps)
+		}
+		cells := min(steps, h*m)
+		trans := min(steps, cells*m)
+		// runs: at most two per t and grid point, each of at least one
+		// cell or transition; 12 bytes, appended (48 with the growth)
+		runs := min(2*h*s.GridPoints(), cells+trans)
+		b = max(b, own+24*cells+16*trans+48*runs+misIndexBytes(h*m, steps, h)+misIndexBytes(cells*m, steps, h)+16*m)
+	}
+	return b + 17*h + 28*s.N + 1<<10
+}
 
-const misBytesDoc = "152 n H (compact ids, the id table, the (t, o) and (t, o, o') sums and their indexes, d_t, d_{t+1}) + 4 n + 128 H + 64 KiB bytes"
+// misIndexBytes bounds one of mis's indexes of entries (t, o) cells or
+// (cell, o') transitions: a dense table of 4 bytes an entry when it has at
+// most 4 steps + 4096, else per-t hash tables of at most 4 slots of 4
+// bytes a step (2 for a t reached by no trajectory) with their bases and
+// sizes.
+func misIndexBytes(entries, steps, h float64) float64 {
+	if entries <= 4*steps+4096 {
+		return 4 * entries
+	}
+	return 16*steps + 13*h
+}
 
-// drlBytes bounds drl's memory: mis's tables, both folds as batches
-// (rewards, ids, q and v: 32 bytes a step), two id tables, the weights,
-// and the fitted model's (models.FitBytes) of at most |O| (|A| + 1) pairs,
-// counted as at most 4 n H pairs (36 bytes each).
-func drlBytes(n, h float64) float64 { return 400*n*h + 32*n + 24*h + 160<<10 }
+// orMax is values, or +Inf when unknown (0).
+func orMax(values float64) float64 {
+	if values > 0 {
+		return values
+	}
+	return math.Inf(1)
+}
 
-const drlBytesDoc = "400 n H (ids, both folds with their q and v, weights, mis's tables, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 32 n + 24 H + 160 KiB (the model's 15 slices, rounded) bytes"
+const misBytesDoc = "24 c + 16 x (cells c <= min(steps, H m) and transitions x <= min(steps, c m), m the observations: at most Obs, else the steps) + " +
+	"their indexes (4 bytes an entry when at most 4 steps + 4096, else 16 steps + 13 H) + 16 m (d_t, d_{t+1}) + " +
+	"48 min(2 H P, c + x) (runs, P grid points) + 4 steps + compact.Bytes (compact ids, when the ids are large) + 17 H (per-t lists) + 28 n + 1 KiB bytes"
+
+// drlBytes bounds drl's memory: the cross-fitted model
+// (models.CrossFitBytes: compact ids, both folds, the fitted model's
+// bound over the compact space), the weights of every step, the counts
+// and d_t, d_{t+1} per compact observation and the trajectories alive.
+func drlBytes(s estimators.Shape) float64 {
+	m := min(s.Steps, orMax(s.Obs))
+	return models.CrossFitBytes("", s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.Steps + 20*m + 32*s.N + 1<<10
+}
+
+const drlBytesDoc = "models.CrossFitBytes (the cross-fitted model: compact ids, both folds, the fitted model's bound over the compact space) + " +
+	"8 steps (weights) + 20 m (counts, d_t, d_{t+1}; m <= min(Obs, steps)) + 32 n + 1 KiB bytes"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/internal/estimatortest"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -370,8 +371,8 @@ func TestMISIndexModes(t *testing.T) {
 	}
 }
 
-// fullBatch is n trajectories of h steps each (n H steps, the most
-// Memory(n, H) speaks of), observation o(i, t) at step t of trajectory i,
+// fullBatch is n trajectories of h steps each (n H steps, the most a
+// Shape of n trajectories of horizon H holds), observation o(i, t) at step t of trajectory i,
 // random ratios and rewards.
 func fullBatch(rng *rand.Rand, n, h int, o func(i, t int) int32) *trajectory.Batch {
 	var b trajectory.Batch
@@ -386,7 +387,8 @@ func fullBatch(rng *rand.Rand, n, h int, o func(i, t int) int32) *trajectory.Bat
 }
 
 // TestMISMemoryWorstCases: a fresh mis allocates within its registry
-// bound (with memory_test.go's allowance) on n trajectories of H steps
+// bound (estimatortest.Within), at the data's shape (its ids' range) and
+// with its ids unknown, on n trajectories of H steps
 // each, with the data its hash tables are for: every step its own
 // observation (every (t, o) and (t, o, o') new), and many observations
 // with many successors each; once, and over a grid.
@@ -403,7 +405,9 @@ func TestMISMemoryWorstCases(t *testing.T) {
 		{"many observations", fullBatch(rng, n, h, func(int, int) int32 { return int32(rng.IntN(2000)) }), true, false},
 		{"few observations", fullBatch(rng, n, h, func(int, int) int32 { return int32(rng.IntN(5)) }), true, true},
 	} {
-		bound := 1.125*info.Memory(n, h) + 16<<10 + 8<<10
+		shape := estimators.ShapeOf(c.b)
+		unknown := shape
+		unknown.Obs, unknown.Actions = 0, 0
 		var e *MIS
 		got := allocated(func() {
 			e = NewMIS()
@@ -421,9 +425,14 @@ func TestMISMemoryWorstCases(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		t.Logf("%s (n = %d, H = %d, %d steps): Estimate %.0f bytes, EstimateGrid %.0f, bound %.0f", c.label, n, h, c.b.Steps(), got, gotGrid, info.Memory(n, h))
-		if got > bound || gotGrid > bound {
-			t.Errorf("%s: allocated %.0f bytes (grid %.0f), Memory says at most %.0f", c.label, got, gotGrid, info.Memory(n, h))
+		for _, s := range []estimators.Shape{shape, unknown} {
+			bound := info.Memory(s)
+			s.Points = float64(len(grid))
+			boundGrid := info.Memory(s)
+			t.Logf("%s (n = %d, H = %d, %d steps, ids below %v): Estimate %.0f bytes, EstimateGrid %.0f, bounds %.0f and %.0f", c.label, n, h, c.b.Steps(), s.Obs, got, gotGrid, bound, boundGrid)
+			if !estimatortest.Within(got, bound) || !estimatortest.Within(gotGrid, boundGrid) {
+				t.Errorf("%s (ids below %v): allocated %.0f bytes (grid %.0f), Memory says at most %.0f (grid %.0f)", c.label, s.Obs, got, gotGrid, bound, boundGrid)
+			}
 		}
 	}
 }

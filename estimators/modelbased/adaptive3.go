@@ -341,15 +341,13 @@ func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 	return estimators.Finite("adaptive", v)
 }
 
-// adaptive3Bytes bounds version 3's workspace for n trajectories of
-// horizon h (steps <= n h): the compact ids of every step and their two id
-// tables (dense: at most 4 steps + 65 entries each; a map: at most one
-// entry a step), both folds as batches (rewards, ids, q and v: 32 bytes a
-// step, and offsets), the fitted model's workspace (models.FitBytes, with
-// at most n h observations and, as drl counts them, at most 4 n h
-// (observation, action) pairs at 36 bytes each with the pi_e table), the
-// normalisers and per-step sums (88 bytes a step t), the powers of gamma.
-func adaptive3Bytes(n, h float64) float64 { return 300*n*h + 32*n + 96*h + 160<<10 }
+// adaptive3Bytes bounds version 3's workspace on data of shape s (with
+// ids): drl's cross-fitting of the fitted model (models.CrossFitBytes:
+// about 56 bytes a step, 46 measured with folds of equal steps), the
+// normalisers and per-step sums, and the per-trajectory DR terms.
+func adaptive3Bytes(s estimators.Shape) float64 {
+	return models.CrossFitBytes("", s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.N + 56*(s.H+1) + 1<<10
+}
 
 // adaptive3BytesDoc is adaptive3Bytes's formula, for help texts.
-const adaptive3BytesDoc = "300 n H (compact ids and their tables, both folds with their q and v, the model's per-step tables and, for at most 4 n H (observation, action) pairs, its per-pair tables; more pairs add 36 bytes each) + 32 n + 96 H (normalisers, per-trajectory DR terms, per-step sums) + 160 KiB (the model's 15 slices, rounded)"
+const adaptive3BytesDoc = "models.CrossFitBytes (the cross-fitted model: compact ids, both folds, the fitted model's bound over the compact space) + 8 n (per-trajectory DR terms) + 56 (H+1) (normalisers, per-step sums) + 1 KiB"

@@ -50,41 +50,54 @@ func init() {
 	}
 }
 
-// Workspace bounds (bytes). Every estimator may materialise the per-step
-// factors (8 bytes a step, at most n H steps) when an option's underlying
-// policy changed.
+// Workspace bounds (bytes), in the data's shape (estimators.Shape).
+// Every estimator materialises the per-step factors (8 bytes a step) on
+// options data with changed options (Shape.FactorBytes); beyond that dr,
+// wdr, magic and reg keep O(H) vectors, a few KiB at the harness's
+// horizons, and only adaptive's version 3, on data with ids, grows with
+// the steps (adaptive3Bytes, beside its code).
 
-// drBytes bounds dr's and reg's workspace.
-func drBytes(n, h float64) float64 { return 8 * n * h }
+// drBytes bounds dr's and reg's workspace: the factors.
+func drBytes(s estimators.Shape) float64 { return s.FactorBytes() }
 
-const drBytesDoc = "8 n H bytes (factors, with changed options only)"
+const drBytesDoc = "8 steps (the factors, on options data with changed options only) bytes"
 
 // wdrBytes bounds wdr's workspace: the factors and the normalisers.
-func wdrBytes(n, h float64) float64 { return 8*n*h + 32*(h+1) }
+func wdrBytes(s estimators.Shape) float64 { return 32*(s.H+1) + s.FactorBytes() }
 
-const wdrBytesDoc = "8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) bytes"
+const wdrBytesDoc = "32 (H+1) (normalisers per step) + 8 steps (the factors, on options data with changed options only) bytes"
 
-// magicBytes bounds magic's workspace: wdr's and its blend's, |J| <=
-// log2 H + 3.
-func magicBytes(n, h float64) float64 {
-	j := math.Log2(max(h, 1)) + 3 // |J| <= log2 H + 3
-	return 8*n*h + 32*(h+1) + 8*(4*j*j+13*j)
+// blendSize is |J| <= log2 H + 3, the candidates of MAGIC's and
+// adaptive's blends.
+func blendSize(h float64) float64 { return math.Log2(max(h, 1)) + 3 }
+
+// magicBytes bounds magic's workspace: wdr's and its blend's.
+func magicBytes(s estimators.Shape) float64 {
+	j := blendSize(s.H)
+	return 32*(s.H+1) + 8*(4*j*j+13*j) + s.FactorBytes()
 }
 
-const magicBytesDoc = "8 n H (factors, with changed options only) + 32 (H+1) (normalisers per step) + 8 (4 J^2 + 13 J), J = log2 H + 3 >= |J| (covariance, M, its Cholesky factor) bytes"
+const magicBytesDoc = "32 (H+1) (normalisers per step) + 8 (4 J^2 + 13 J), J = log2 H + 3 >= |J| (covariance, M, its Cholesky factor) + " +
+	"8 steps (the factors, on options data with changed options only) bytes"
 
-// adaptiveBytes bounds adaptive's memory: version 2's (the factors, the
-// sums of cwpdis and wis, five H x |J| tables (products of one trajectory,
-// their exponents and column scales, per-step sums) and the k x k
-// matrices of the blend, k <= |J| + 1 <= log2 H + 3) plus version 3's
-// (adaptive3Bytes, beside its code): an estimator that ran both keeps both
-// workspaces.
-func adaptiveBytes(n, h float64) float64 {
-	j := math.Log2(max(h, 1)) + 3
-	return 8*n*h + 8*(7*h+3) + 40*h*j + 8*(4*j*j+13*j) + adaptive3Bytes(n, h)
+// adaptiveBytes bounds adaptive's memory: version 2's (the sums of
+// cwpdis and wis, five H x |J| tables (products of one trajectory, their
+// exponents and column scales, per-step sums) and the k x k matrices of
+// the blend, k <= |J| + 1 <= log2 H + 3, the factors) plus, on data with
+// ids and probabilities, version 3's (adaptive3Bytes, beside its code):
+// an estimator that ran both (version 2 at n < 4) keeps both workspaces.
+// Version 3 never runs on data without ids, nor on options data.
+func adaptiveBytes(s estimators.Shape) float64 {
+	j := blendSize(s.H)
+	b := 8*(7*s.H+3) + 40*s.H*j + 8*(4*j*j+13*j) + s.FactorBytes()
+	if s.IDs {
+		b += adaptive3Bytes(s)
+	}
+	return b
 }
 
-const adaptiveBytesDoc = "version 2's 8 n H (factors, with changed options only) + 8 (7H+3) (sums of cwpdis and wis) + 40 H J (products, exponents, scales, per-step sums) + 8 (4 J^2 + 13 J) (covariance, M, its Cholesky factor), J = log2 H + 3, plus version 3's " + adaptive3BytesDoc + " (an estimator that ran both keeps both) bytes"
+const adaptiveBytesDoc = "version 2's 8 (7H+3) (sums of cwpdis and wis) + 40 H J (products, exponents, scales, per-step sums) + 8 (4 J^2 + 13 J) (covariance, M, its Cholesky factor), J = log2 H + 3, " +
+	"+ 8 steps (the factors, on options data with changed options only); on data with ids and probabilities, plus version 3's " + adaptive3BytesDoc + " (an estimator that ran both keeps both) bytes"
 
 // magicX is MAGIC's diagnostic: its blend weights.
 var magicX = estimators.Diagnostic{Name: "magic_x", Index: "position", IndexLabel: "position of j in J = (0, 1, 2, 4, ..., H)",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/internal/estimatortest"
 	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -1036,6 +1037,7 @@ func TestModelMemoryBounds(t *testing.T) {
 		{"long", randomModelBatch(rng, 20, 1500, false)},
 	} {
 		n, h := tc.b.N(), tc.b.Horizon()
+		shape := estimators.ShapeOf(tc.b)
 		for _, info := range estimators.All() {
 			if info.Needs&estimators.Model == 0 {
 				continue
@@ -1046,7 +1048,7 @@ func TestModelMemoryBounds(t *testing.T) {
 					t.Fatalf("%s on %s: %v", info.Name, tc.name, err)
 				}
 			})
-			if bound := info.Memory(n, h); got > 1.125*bound+16<<10+8<<10 {
+			if bound := info.Memory(shape); !estimatortest.Within(got, bound) {
 				t.Errorf("%s on %s (n = %d, H = %d): allocated %.0f bytes, Memory says at most %.0f (%s)",
 					info.Name, tc.name, n, h, got, bound, info.MemoryDoc())
 			}

@@ -275,7 +275,10 @@ func TestBoundsNeedMemory(t *testing.T) {
 	// bound) pair, which reads the estimator's own instance; none
 	// without bounds.
 	sub := p.Series[1]
-	need := func() float64 { st := setupOf(p, &sub); return st.need(&sub, 20, 6).Bytes }
+	need := func() float64 {
+		st := setupOf(p, &sub)
+		return st.need(&sub, estimators.Shape{N: 20, Steps: 20 * 6, H: 6}).Bytes
+	}
 	with := need()
 	sub.Bounds = nil
 	if got, want := with-need(), 16*20.0; got != want {

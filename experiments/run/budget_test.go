@@ -20,9 +20,10 @@ series:
 `
 
 // TestNeedOfRefusesWithoutAllocating plans n_max = 1e11 trajectories of
-// 20 steps: trajectory.Size alone is 2 (26 · 2e12 + 8 · 1e11) bytes, about
-// 96 TiB. Check must refuse it as bad input naming n[1], and sizing it
-// must not allocate anything near that.
+// 20 steps (the chain: every trajectory has all 20): two workers' data
+// sets alone are 2 (26 · 2e12 + 8 · 1e11) bytes, about 96 TiB. Check must
+// refuse it as bad input naming n[1], and sizing it must not allocate
+// anything near that.
 func TestNeedOfRefusesWithoutAllocating(t *testing.T) {
 	p, err := config.Parse([]byte(budgetConfig), "b.yaml")
 	if err != nil {

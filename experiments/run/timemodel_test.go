@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/models"
 )
@@ -88,9 +89,9 @@ func TestFittedTUnbiasedOnDrift(t *testing.T) {
 }
 
 // TestFittedTNeed: the memory estimate of a fitted-t series counts the
-// time-indexed model (the bound of its registry entry, models.TimeFitBytes
-// and the columns), a fitted series the homogeneous one
-// (models.FitBytes).
+// time-indexed model (the bound of its registry entry,
+// models.TimeFitBytes, the columns included), a fitted series the
+// homogeneous one (models.FitBytes).
 func TestFittedTNeed(t *testing.T) {
 	p, err := config.Parse([]byte(driftModels), "drift.yaml")
 	if err != nil {
@@ -104,12 +105,12 @@ func TestFittedTNeed(t *testing.T) {
 		}
 		sp := d.(domains.ModelDomain).Space()
 		steps, obs, actions, hor := n*h, float64(sp.Obs), float64(sp.Actions), float64(sp.Horizon)
-		want := 16*steps + models.FitBytes(steps, obs, actions, hor)
+		want := models.FitBytes(steps, obs, actions, hor)
 		if rs.Model == "fitted-t" {
-			want = 16*steps + models.TimeFitBytes(steps, obs, actions, hor)
+			want = models.TimeFitBytes(steps, obs, actions, hor)
 		}
 		st := setupOf(p, &rs)
-		need := st.need(&rs, n, h)
+		need := st.need(&rs, estimators.Shape{N: n, Steps: steps, H: h})
 		found := false
 		for _, part := range need.Parts {
 			if part.What == "the model (its columns and fit)" {

@@ -51,3 +51,31 @@ func (c *IDs) Build(ids []int32, out []int32) int {
 	}
 	return c.n
 }
+
+// mapEntryBytes bounds the bytes a map[int32]int32 allocates per entry,
+// its growth included (measured with Go 1.26: 23 to 39 bytes an entry
+// allocated in all for 10^2 to 10^6 entries).
+const mapEntryBytes = 56
+
+// Dense reports whether Build indexes n ids whose largest is top with
+// its dense table (else a map).
+func Dense(top, n float64) bool { return top < 4*n+64 }
+
+// Bytes bounds what a cold IDs allocates in Build for n ids taking
+// values distinct values, every id below values (values = 0: unknown, any
+// id): a dense table of 4 bytes an id up to the largest, when that is
+// small against n (Dense), else a map of at most min(values, n) entries.
+// Its arguments are float64 so that sizes far beyond memory are computed
+// without overflow.
+func Bytes(values, n float64) float64 {
+	if values > 0 && Dense(values-1, n) {
+		return 4 * values
+	}
+	distinct := n
+	if values > 0 {
+		distinct = min(values, n)
+	}
+	// the map, or a dense table up to the largest id that still takes one
+	dense := 4 * (4*n + 64)
+	return max(dense, mapEntryBytes*distinct)
+}

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -26,6 +27,41 @@ func TestBuild(t *testing.T) {
 		}
 		if a := testing.AllocsPerRun(5, func() { c.Build(tc.ids, out) }); a != 0 {
 			t.Errorf("%s: a warm Build allocates %v times", tc.name, a)
+		}
+	}
+}
+
+// TestBytes: a cold Build allocates within Bytes, for dense ids (the
+// table up to the largest), sparse ones (a map of every distinct id) and
+// unknown ones; and the dense bound is the table itself, not loose.
+func TestBytes(t *testing.T) {
+	const n = 1 << 14
+	for _, tc := range []struct {
+		name   string
+		id     func(s int) int32
+		values float64 // as a caller knows it (0: unknown)
+	}{
+		{"dense, known", func(s int) int32 { return int32(s % 500) }, 500},
+		{"dense, unknown", func(s int) int32 { return int32(4*n + 63 - s%7) }, 0},
+		{"sparse, known", func(s int) int32 { return int32(s) * 1000 }, 1000 * n},
+		{"sparse, unknown", func(s int) int32 { return int32(s) * 1000 }, 0},
+	} {
+		ids := make([]int32, n)
+		for s := range ids {
+			ids[s] = tc.id(s)
+		}
+		out := make([]int32, n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var c IDs
+		c.Build(ids, out)
+		runtime.ReadMemStats(&after)
+		got, bound := float64(after.TotalAlloc-before.TotalAlloc), Bytes(tc.values, n)
+		if got > bound+8<<10 {
+			t.Errorf("%s: allocated %.0f bytes, Bytes says at most %.0f", tc.name, got, bound)
+		}
+		if tc.name == "dense, known" && got < bound {
+			t.Errorf("%s: allocated %.0f bytes, less than the table's %.0f", tc.name, got, bound)
 		}
 	}
 }

@@ -1,0 +1,96 @@
+package run
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/experiments/config"
+)
+
+// measuredRSS is the peak resident memory of `runexp run` on every
+// committed config, in bytes: the maximum resident set size that
+//
+//	/usr/bin/time -f %M bin/runexp run -quiet -workers 2 -out /tmp/rss-C configs/C.yaml
+//
+// reported (in KiB), with the default truth cache (warm, as make leaves
+// it), on 2 shared cores, one config after the other, on 2026-11-28 with
+// bin/runexp of revision 3ee6c19 (docs/operations.md has the table). The
+// estimate of NeedOf at 2 workers must stay within a factor of 2 of it
+// either way, and above it: the budget refuses a run that would not fit.
+var measuredRSS = map[string]float64{
+	"fig4":       82596 << 10,
+	"theory":     61760 << 10,
+	"bounds":     44716 << 10,
+	"baselines":  117032 << 10,
+	"beyond":     128608 << 10,
+	"fig2":       35388 << 10,
+	"fig3":       34076 << 10,
+	"sweep_taxi": 43164 << 10,
+	"regimes":    152212 << 10,
+	"suite":      557060 << 10,
+	"long":       643192 << 10,
+	"horizon":    1311872 << 10,
+}
+
+// TestCommittedNeeds: every committed config's stated need (NeedOf at 2
+// workers, the Makefile's default on a 2-core machine) is at least its
+// measured peak resident memory and at most twice it; and every committed
+// config has a measurement.
+func TestCommittedNeeds(t *testing.T) {
+	paths, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		rss, ok := measuredRSS[name]
+		if !ok {
+			t.Errorf("%s: no measured peak resident memory in measuredRSS", name)
+			continue
+		}
+		p, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		need := NeedOf(p, 2, Shard{})
+		ratio := need.Bytes / rss
+		t.Logf("%s: need %.1f MiB, measured %.1f MiB: ratio %.2f", name, need.Bytes/(1<<20), rss/(1<<20), ratio)
+		if ratio < 1 || ratio > 2 {
+			t.Errorf("%s: need %.1f MiB against a measured peak of %.1f MiB (ratio %.2f), want 1 to 2", name, need.Bytes/(1<<20), rss/(1<<20), ratio)
+		}
+	}
+}
+
+// TestFigurePixels: figurePixels, the figure's size NeedOf counts, is
+// within 5% of every committed figure's in each dimension (the layout of
+// experiments/figure, whose title and note take a height that depends on
+// their text).
+func TestFigurePixels(t *testing.T) {
+	paths, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, path := range paths {
+		p, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join("../../results", p.Name, p.Name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := figurePixels(p)
+		if math.Abs(w-float64(img.Width)) > 0.05*float64(img.Width) || math.Abs(h-float64(img.Height)) > 0.05*float64(img.Height) {
+			t.Errorf("%s: figurePixels %v x %v, the committed figure %d x %d", p.Name, w, h, img.Width, img.Height)
+		}
+	}
+}
