@@ -2,6 +2,7 @@ package marginal
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
@@ -44,6 +45,7 @@ type DRL struct {
 	d, dn        []float64
 	liveA, liveB []int32
 	w            []float64 // w_t(o_t) of every step, from the other fold
+	phi          []float64 // the per-trajectory terms
 }
 
 // NewDRL returns a DRL estimator.
@@ -54,22 +56,60 @@ func (*DRL) Name() string { return "drl" }
 
 // Estimate returns the DRL estimate from b, which must carry observation
 // and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and
-// at least 2 trajectories.
+// at least 2 trajectories: the mean of the per-trajectory terms phi^i
+// (Terms).
 func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
-	if err := checkIDs("drl", b, 2); err != nil {
+	var err error
+	if e.phi, err = e.phis(b, e.phi); err != nil {
 		return 0, err
 	}
-	steps := b.Steps()
-	if steps == 0 {
-		return 0, nil
+	total := 0.0
+	for i, phi := range e.phi {
+		if b.Offsets[i+1] > b.Offsets[i] { // an empty trajectory adds nothing
+			total += phi
+		}
 	}
-	if len(b.PiE) != steps || len(b.PiB) != steps {
-		return 0, fmt.Errorf("drl: %w", ErrNoProbs)
+	return estimators.Finite("drl", total/float64(b.N()))
+}
+
+// Terms implements estimators.Termer: phi^1..phi^n of the estimate from b
+// (0 for an empty trajectory), whose mean is the estimate. The phi^i are
+// i.i.d. given the folds' models and weights, so the Student-t bound of
+// SPEC 1e is the normal interval of Kallus & Uehara 2020 with n - 1
+// degrees of freedom. A term that is not representable as a float64 is an
+// error wrapping estimators.ErrNotRepresentable.
+func (e *DRL) Terms(b *trajectory.Batch, dst []float64) ([]float64, error) {
+	dst, err := e.phis(b, dst)
+	if err != nil {
+		return dst, err
+	}
+	for i, phi := range dst {
+		if math.IsNaN(phi) || math.IsInf(phi, 0) {
+			return dst, fmt.Errorf("drl: the term of trajectory %d %w", i, estimators.ErrNotRepresentable)
+		}
+	}
+	return dst, nil
+}
+
+// phis appends phi^i of every trajectory of b to dst[:0] (0 for an empty
+// one), after fitting the folds' models and weights.
+func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
+	if err := checkIDs("drl", b, 2); err != nil {
+		return dst[:0], err
 	}
 	n := b.N()
+	dst = scratch.Grow(dst, n)
+	clear(dst)
+	steps := b.Steps()
+	if steps == 0 {
+		return dst, nil
+	}
+	if len(b.PiE) != steps || len(b.PiB) != steps {
+		return dst[:0], fmt.Errorf("drl: %w", ErrNoProbs)
+	}
 	m, err := e.cf.Fit(b)
 	if err != nil {
-		return 0, fmt.Errorf("drl: %w", err)
+		return dst[:0], fmt.Errorf("drl: %w", err)
 	}
 	half := e.cf.Half()
 	// w of each fold from mis over the other
@@ -83,7 +123,6 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 	e.weights(b, half, n, 0, half)
 	e.weights(b, 0, half, half, n)
 
-	total := 0.0
 	pow := e.cf.Pow()
 	for k, rng := range [2][2]int{{0, half}, {half, n}} {
 		f := e.cf.Fold(k)
@@ -103,10 +142,10 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 				}
 				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
 			}
-			total += phi
+			dst[i] = phi
 		}
 	}
-	return estimators.Finite("drl", total/float64(n))
+	return dst, nil
 }
 
 // weights writes into e.w, at every step of trajectories tlo to thi-1 of

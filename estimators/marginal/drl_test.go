@@ -173,3 +173,44 @@ func TestDRLMatchesReference(t *testing.T) {
 		t.Error("drl without probabilities: no error")
 	}
 }
+
+// TestDRLTerms: drl's per-trajectory terms phi^i (the t bound's input,
+// SPEC 1e) average to its estimate, to 1e-12 relative to their size, on
+// random batches with ids (empty trajectories included, whose term is
+// 0); the estimate itself is the reference's (TestDRLMatchesReference),
+// so the terms are its phi^i. A warm Terms allocates nothing.
+func TestDRLTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	e := NewDRL()
+	var x []float64
+	for trial := range 30 {
+		b := withIDs(rng, randomBatch(rng, 3+rng.IntN(40), 1+rng.IntN(8)), 1+rng.IntN(4), 1+rng.IntN(3))
+		if trial%5 == 0 {
+			b.End() // an empty trajectory last
+		}
+		want, err := e.Estimate(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, err = e.Terms(b, x); err != nil {
+			t.Fatal(err)
+		}
+		if len(x) != b.N() {
+			t.Fatalf("trial %d: %d terms for %d trajectories", trial, len(x), b.N())
+		}
+		mean, size := 0.0, 0.0
+		for _, v := range x {
+			mean += v / float64(len(x))
+			size = max(size, math.Abs(v))
+		}
+		if math.Abs(mean-want) > 1e-12*max(size, 1) {
+			t.Errorf("trial %d: mean of terms %v, estimate %v", trial, mean, want)
+		}
+		if trial%5 == 0 && x[len(x)-1] != 0 {
+			t.Errorf("trial %d: the empty trajectory's term %v, want 0", trial, x[len(x)-1])
+		}
+		if a := testing.AllocsPerRun(3, func() { x, _ = e.Terms(b, x) }); a != 0 {
+			t.Errorf("trial %d: %v allocations a warm Terms call", trial, a)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/internal/compact"
 	"github.com/ope-lab/longhorizon/models"
 )
@@ -21,7 +22,8 @@ func init() {
 			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), q, v from the fitted model (SPEC 1d, censored at H) of the other fold and w_t(o) = d_t(o) / (n_t(o)/m) from mis's d_t over the other fold (0 where it has n_t(o) = 0); pi_e(a|o) read from the rows",
 			Source: "double reinforcement learning, Kallus & Uehara 2020, cross-fitted with 2 folds; SPEC 1f (H = the longest trajectory of the data)",
 			MinN:   2, Class: estimators.ModelBased, Needs: estimators.IDs | estimators.Probs, Bytes: drlBytes, BytesDoc: drlBytesDoc,
-			New: func() estimators.Estimator { return NewDRL() }},
+			Bounds: []string{confidence.T},
+			New:    func() estimators.Estimator { return NewDRL() }},
 	} {
 		estimators.Register(i)
 	}
@@ -88,11 +90,12 @@ const misBytesDoc = "24 c + 16 x (cells c <= min(steps, H m) and transitions x <
 // drlBytes bounds drl's memory: the cross-fitted model
 // (models.CrossFitBytes: compact ids, both folds, the fitted model's
 // bound over the compact space), the weights of every step, the counts
-// and d_t, d_{t+1} per compact observation and the trajectories alive.
+// and d_t, d_{t+1} per compact observation, the trajectories alive and
+// the per-trajectory terms.
 func drlBytes(s estimators.Shape) float64 {
 	m := min(s.Steps, orMax(s.Obs))
-	return models.CrossFitBytes("", s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.Steps + 20*m + 32*s.N + 1<<10
+	return models.CrossFitBytes("", s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.Steps + 20*m + 40*s.N + 1<<10
 }
 
 const drlBytesDoc = "models.CrossFitBytes (the cross-fitted model: compact ids, both folds, the fitted model's bound over the compact space) + " +
-	"8 steps (weights) + 20 m (counts, d_t, d_{t+1}; m <= min(Obs, steps)) + 32 n + 1 KiB bytes"
+	"8 steps (weights) + 20 m (counts, d_t, d_{t+1}; m <= min(Obs, steps)) + 40 n (trajectories alive, the per-trajectory terms) + 1 KiB bytes"
