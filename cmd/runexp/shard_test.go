@@ -24,6 +24,13 @@ func TestMain(m *testing.M) {
 	// temporary one, so that tests neither read stale values nor write to
 	// the user's cache (child processes inherit it).
 	dir, _ := os.MkdirTemp("", "truthcache")
+	// The go command's build cache lives there too: keep it where it was,
+	// so that the programs tests build (the external PDIS) come from it.
+	if os.Getenv("GOCACHE") == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(d, "go-build"))
+		}
+	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
