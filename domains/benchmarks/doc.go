@@ -3,7 +3,7 @@
 // Study of Off-Policy Policy Evaluation for Reinforcement Learning",
 // NeurIPS 2021 Datasets & Benchmarks, Appendix C) and Thomas & Brunskill's
 // ModelWin and ModelFail ("Data-Efficient Off-Policy Policy Evaluation for
-// Reinforcement Learning", ICML 2016), defined as BENCHMARKS.md B1 and B2
+// Reinforcement Learning", ICML 2016), defined as BENCHMARKS B1 and B2
 // state them. Importing it registers `graph`, `modelwin` and `modelfail`
 // from init through the tabular adapter (domains.RegisterTabular).
 //

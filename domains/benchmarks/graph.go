@@ -17,7 +17,7 @@ const graphMaxHorizon = 500
 func init() {
 	domains.RegisterTabular(domains.TabularSpec{
 		Name: "graph",
-		Doc: "COBS's Graph and Graph-POMDP (Voloshin et al. 2021, Appendix C; BENCHMARKS.md B1): start in state 0; after step t " +
+		Doc: "COBS's Graph and Graph-POMDP (Voloshin et al. 2021, Appendix C; BENCHMARKS B1): start in state 0; after step t " +
 			"(t = 1..T-1) the agent is in state 2t-1 (the odd row) or 2t (the even row); action 0 aims at the odd row, action 1 at " +
 			"the even one, whatever the current row, and with probability `slip` it lands in the other. Dense rewards: +1 on entering " +
 			"an odd state, -1 on entering an even one (0 when sparse); step T ends the episode from the odd state with +1, from the even " +
@@ -54,7 +54,7 @@ func buildGraph(p domains.Params) (*tabular.MDP, *tabular.Policy, *tabular.Polic
 	return m, constantPolicy(m.States, p["p_b"]), constantPolicy(m.States, p["p_e"]), nil
 }
 
-// graphMDP returns the Graph of BENCHMARKS.md B1 with horizon h >= 2:
+// graphMDP returns the Graph of BENCHMARKS B1 with horizon h >= 2:
 // states 0..2h-2 (COBS's absorbing state 2h-1 is never acted in: the
 // episode ends instead), one kernel for every step since the state
 // carries the layer. From state 0 or a row state of layer l < h-1
@@ -119,7 +119,7 @@ func graphObservations(p domains.Params) ([]int, error) {
 }
 
 // blockObservations returns the Graph-POMDP's observation of each latent
-// state 0..2h-2 with k blocks (BENCHMARKS.md B1): state 0 is observed as
+// state 0..2h-2 with k blocks (BENCHMARKS B1): state 0 is observed as
 // 0, and latent states 1..2h-2, split into k contiguous blocks of the
 // sizes BlockSizes(2h-2, k), as the index of their block (so state 0 and
 // the first block share observation 0, as in COBS).
@@ -154,7 +154,7 @@ func BlockSizes(n, k int) []int {
 	return sizes
 }
 
-// GraphValue returns V(pi_e) of graph (BENCHMARKS.md B1) with horizon h,
+// GraphValue returns V(pi_e) of graph (BENCHMARKS B1) with horizon h,
 // pi_e(a=0) = pe, the given slip and gamma: with e = 2 pe - 1, every
 // reward (an entering one or the last, which repeats the last row's) has
 // mean e (1 - 2 slip), since the row entered is odd with probability
