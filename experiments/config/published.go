@@ -104,8 +104,8 @@ func (v *validator) published(c *file, r *Plan) {
 		v.fail("trials", []any{"trials"}, "%v", err)
 	}
 	for table, caption := range pb.Captions {
-		if !csvSafe(table) || strings.ContainsAny(caption, "\n|\\&%$#_{}~^") {
-			v.fail("published.captions", at("captions", table), "%q: %q, want a table name of printable ASCII and a one-line caption without | \\ & %% $ # _ { } ~ ^", table, caption)
+		if !csvSafe(table) || strings.ContainsFunc(caption, func(r rune) bool { return r < ' ' }) || len(caption) > 300 {
+			v.fail("published.captions", at("captions", table), "%q: %q, want a table name of printable ASCII and a caption of one line, at most 300 bytes", table, caption)
 		}
 	}
 	if len(pb.Cells) == 0 {

@@ -55,7 +55,7 @@ func TestBadPublishedConfigs(t *testing.T) {
 		{"unknown curve", "subject: s/pdis", "subject: s/is", `t.yaml:14: published.cells[0].subject: series s has no estimator "is"`},
 		{"duplicate cell", "row: WIS, column: Standard", "row: IS, column: Per-decision", "t.yaml:15: published.cells[1]: table 12 row IS column Per-decision is also cells[0]"},
 		{"no cells", "  cells:\n", "  cells: []\n  old:\n", "field old not found"},
-		{"bad caption", `"sub-episode MDP"`, `"50% off"`, `published.captions: "12": "50% off"`},
+		{"caption of two lines", `"sub-episode MDP"`, `"two\nlines"`, `t.yaml:12: published.captions.12: "two\nlines" holds a control character`},
 		{"claims without trials.csv", "trials: 400", "trials: 400\ntrials_file: false\nclaims: [{name: c, subject: s/pdis, versus: [s/wis], max_ratio: 1}]",
 			"t.yaml:4: trials_file: false, but the config has claims"},
 	} {

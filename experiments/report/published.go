@@ -198,7 +198,7 @@ func writePublishedTeX(w io.Writer, p *config.Plan, rows []resultsdir.PublishedR
 		}
 		caption := fmt.Sprintf("Table %s of %s", table, pb.Source)
 		if c := pb.Captions[table]; c != "" {
-			caption += ": " + c
+			caption += ": " + texEscape(c)
 		}
 		caption += fmt.Sprintf(". Published relative MSE, and ours: the median [2.5\\%%, 97.5\\%%] of %d replicates of the %d-seed experiment; $^\\dagger$ published value outside our band.",
 			pb.Replicates(p.Trials), pb.Seeds)
@@ -237,6 +237,10 @@ func writePublishedTeX(w io.Writer, p *config.Plan, rows []resultsdir.PublishedR
 func texRow(row string) string {
 	return strings.NewReplacer("lambda", "$\\lambda$", "Qpi", "$Q^\\pi$").Replace(row)
 }
+
+// texEscape escapes LaTeX's special characters in caption text.
+var texEscape = strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`).Replace
 
 // texSci writes sci(x) for LaTeX.
 func texSci(x float64) string {
