@@ -11,7 +11,7 @@ func init() {
 			"its minimiser is Q(o, a) = sum_{visits of (o, a)} c_t G_t / (pi_e(a|o) sum_{visits of o} c_t) (where Omega(o) is singular, the one of the " +
 			"minimisers, equal in DR, that every Omega + eps I gives); V(o) = sum_a pi_e(a|o) Q(o, a); q = 0 at a pair never visited, with " +
 			"pi_e(a|o) = 0, or at an observation whose visits all have c = 0; no ridge (COBS adds I to every sample's matrix and a ridge of 1). Time-homogeneous",
-		Source:   "Farajtabar, Chow & Ghavamzadeh 2018, Sec. 4 (RL); COBS's MRDR row (BENCHMARKS B3); docs/models-weighted.md",
+		Source:   "Farajtabar, Chow & Ghavamzadeh 2018, the MRDR objective for RL as COBS reads it; COBS's MRDR row (BENCHMARKS B3); docs/models-weighted.md",
 		Needs:    IDs,
 		Bytes:    WeightedBytes,
 		BytesDoc: weightedBytesDoc,
@@ -21,7 +21,7 @@ func init() {
 
 // MRDR fits the `mrdr` model (docs/models-weighted.md): the tabular Q
 // that minimises the variance of the DR estimator (Farajtabar, Chow &
-// Ghavamzadeh 2018, Sec. 4, the RL objective),
+// Ghavamzadeh 2018, its objective for RL as COBS reads it),
 //
 //	J(Q) = sum_{i,t} c_t (D Q(o_t, .) - G_t e_{a_t})^T Omega(o_t) (D Q(o_t, .) - G_t e_{a_t}),
 //	c_t = gamma^(2(t-1)) W_{t-1}^2 rho_t,  D = diag pi_e(.|o_t),  Omega(o) = diag(1/pi_b(.|o)) - 1 1^T,

@@ -37,21 +37,29 @@ const ihRidge = 1e-10
 // (lambda = 1e-10 tr(A)/m, A = Ghat Ghat^T, m the observations visited;
 // lambda = 1 when A = 0, where every w solves the equations, as with a
 // single observation): w is proportional to (A + lambda I)^{-1} N, one
-// Cholesky solve, and
+// Cholesky solve, and the weighted return is self-normalised over every
+// step (Liu et al.'s estimator, COBS's) and scaled by pi's expected
+// discounted length:
 //
-//	IH = sum_{i,t} w(o_t) rho_t gamma^(t-1) r_t / sum_s w(s) c(s)   (0/0 := 0).
+//	IH = Lhat sum_{i,t} gamma^(t-1) w(o_t) rho_t r_t / sum_{i,t} gamma^(t-1) w(o_t) rho_t   (0/0 := 0),
+//	Lhat = sum_{t=1..H} gamma^(t-1) p_t,  p_t = sum_i W^i_{t-1} 1{L_i >= t} / sum_i W^i_{min(t-1, L_i)},
 //
-// The rewards are taken as discounted (the view of SPEC 1c), gamma is the
-// view's (Batch.Gamma, 1 when 0). On-policy w = 1 solves the equations
-// exactly and IH is the mean return; it is consistent where every
-// observation occurs at one step only or the occupancies are stationary,
-// and biased by design where the time index matters (it drops it).
+// H the longest trajectory, W^i_k the product of trajectory i's first k
+// ratios: p_t estimates P_pi(L >= t), and is 1 when every trajectory lasts
+// H (then Lhat = sum_{t<=H} gamma^(t-1), COBS's factor; no product of
+// ratios is formed). The rewards are taken as discounted (the view of
+// SPEC 1c), gamma is the view's (Batch.Gamma, 1 when 0). On-policy w = 1
+// solves the equations exactly and IH is the mean return; it is
+// consistent where every observation occurs at one step only or the
+// occupancies are stationary, and biased by design where the time index
+// matters (it drops it).
 // Observations never visited get no weight: no step reads them.
 //
 // Cost O(steps + sum_j k_j^2 + m^3 / 3), k_j the distinct observations
 // that lead to j: A is built from Ghat's sparse part and two rank-one
 // terms (the restarts), not multiplied out. Memory: 8 m^2 bytes for A and
-// O(steps + m) (ihBytes); a warm IH allocates nothing.
+// O(steps + m + H) (ihBytes); a warm IH allocates nothing. Products of
+// ratios that overflow (episodes of different lengths only) are an error.
 type IH struct {
 	ids  compact.IDs
 	obs  []int32   // compact observation of every step
@@ -65,6 +73,8 @@ type IH struct {
 	val  []float64 // its value
 	mark []int32   // per observation: its slot in the column being merged
 	a    []float64 // A, m x m, upper triangle
+
+	reach, all []float64 // per step t: sum_i W^i_{t-1} 1{L_i >= t}, and the ended trajectories' W^i_{L_i} at L_i + 1
 }
 
 // NewIH returns an IH estimator.
@@ -94,17 +104,71 @@ func (e *IH) Estimate(b *trajectory.Batch) (float64, error) {
 	if err := e.solve(m); err != nil {
 		return 0, err
 	}
+	// The weighted return, self-normalised over every step, times pi's
+	// expected discounted length.
 	num, den := 0.0, 0.0
-	for s, r := range b.Reward {
-		num += e.w[e.obs[s]] * b.Ratio[s] * r
-	}
-	for s, x := range e.w[:m] {
-		den += x * e.c[s]
+	for i := range b.N() {
+		pow := 1.0
+		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
+			x := e.w[e.obs[s]] * b.Ratio[s]
+			num += x * b.Reward[s]
+			den += x * pow
+			pow *= gamma
+		}
 	}
 	if num == 0 && den == 0 {
 		return 0, nil
 	}
-	return estimators.Finite("ih", num/den)
+	length, err := e.length(b, gamma)
+	if err != nil {
+		return 0, err
+	}
+	return estimators.Finite("ih", length*num/den)
+}
+
+// length returns pi's expected discounted episode length,
+// sum_{t=1..H} gamma^(t-1) p_t, H the longest trajectory: p_t = 1 when
+// every trajectory lasts H, else the per-step self-normalised estimate
+// p_t = sum_i W^i_{t-1} 1{L_i >= t} / sum_i W^i_{min(t-1, L_i)} of
+// P_pi(L >= t) (0/0 := 0), W^i_k the product of trajectory i's first k
+// ratios.
+func (e *IH) length(b *trajectory.Batch, gamma float64) (float64, error) {
+	h, n := b.Horizon(), b.N()
+	full := true
+	for i := range n {
+		full = full && b.Offsets[i+1]-b.Offsets[i] == h
+	}
+	if full {
+		length, pow := 0.0, 1.0
+		for range h {
+			length += pow
+			pow *= gamma
+		}
+		return length, nil
+	}
+	e.reach = scratch.Zero(e.reach, h+2)
+	e.all = scratch.Zero(e.all, h+2) // first the ended trajectories' weights by t
+	for i := range n {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		w := 1.0
+		for s := lo; s < hi; s++ {
+			e.reach[s-lo+1] += w
+			w *= b.Ratio[s]
+		}
+		if math.IsInf(w, 0) || math.IsNaN(w) {
+			return 0, fmt.Errorf("ih: trajectory %d: the product of its ratios %w", i, estimators.ErrNotRepresentable)
+		}
+		e.all[hi-lo+1] += w // counted from t = L + 1 on
+	}
+	length, pow, ended := 0.0, 1.0, 0.0
+	for t := 1; t <= h; t++ {
+		ended += e.all[t]
+		if d := e.reach[t] + ended; d > 0 {
+			length += pow * e.reach[t] / d
+		}
+		pow *= gamma
+	}
+	return length, nil
 }
 
 // flows accumulates N, c and the start counts per observation, and the

@@ -37,20 +37,23 @@ func ihBatch(trajs ...[]ihStep) *trajectory.Batch {
 // in both trajectories (rewards 1, 3 and 0, 2). N = (2, 2), T(o0, o1) =
 // 2 + 2 = 4, c = (0, 1/2 + 1/2 = 1) (at gamma 1 only the ends restart),
 // d_1 = (1, 0): Ghat = [[-2, 4], [1, -2]], whose columns say -2 w0 + w1 = 0,
-// 4 w0 - 2 w1 = 0: w = (1, 2) exactly. IH = (1 (2*1 + 2*0) + 2 (1/2*3 +
-// 1/2*2)) / (2 * 1) = 7/2, PDIS's (((2 + 3) + (0 + 2)) / 2) here.
+// 4 w0 - 2 w1 = 0: w = (1, 2) exactly. Both trajectories last H = 2:
+// Lhat = 1 + 1 = 2. IH = 2 (1 (2*1 + 2*0) + 2 (1/2*3 + 1/2*2)) /
+// (1 (2 + 2) + 2 (1/2 + 1/2)) = 2 * 7/6 = 7/3.
 //
 // "layered, least squares": the same with rho_2 = 1: c = (0, 2),
 // Ghat = [[-2, 4], [2, -2]], inconsistent; A = Ghat Ghat^T = [[20, -12],
 // [-12, 8]] (det 16), w = A^{-1} N = (1/16) [[8, 12], [12, 20]] (2, 2) =
-// (5, 8)/2 (the ridge, 1e-10 * 14, moves it by 1e-9 at most). IH = (5 (2*1
-// + 2*0) + 8 (3 + 2)) / (8 * 2) = 50/16.
+// (5, 8)/2 (the ridge, 1e-10 of the mean diagonal 14, moves it by 1e-9 at
+// most). IH = 2 (5 (2*1 + 2*0) + 8 (3 + 2)) / (5 (2 + 2) + 8 (1 + 1)) =
+// 2 * 50/36 = 25/9.
 //
-// "one observation": any w; at gamma 1, IH = sum rho r / sum of the end
-// ratios = (2*1 + 1/2*3 + 1/2*2) / (1/2 + 1/2) = 4.5; at gamma 1/2 the
-// restarts add (1 - gamma) gamma^(t-1) at every step: c = (1/2 + 1/4 +
-// 1/4 * 1/2) + (1/2 + 1/2 * 1/2) = 13/8 and the discounted rewards give
-// 2*1 + 1/2 * (1/2 * 3) + 1/2 * 2 = 15/4: IH = 30/13.
+// "one observation": any w (A = 0); lengths 2 and 1, so p_1 = (1 + 1) /
+// (1 + 1) = 1 and p_2 = W^1_1 / (W^1_1 + W^2_1) = 2 / (2 + 1/2) = 0.8. At
+// gamma 1: Lhat = 1.8, IH = 1.8 (2*1 + 1/2*3 + 1/2*2) / (2 + 1/2 + 1/2) =
+// 1.8 * 4.5 / 3 = 2.7; at gamma 1/2: Lhat = 1 + 1/2 * 0.8 = 1.4, the
+// discounted rewards give 2*1 + 1/2 * (1/2 * 3) + 1/2 * 2 = 15/4 and the
+// weights 2 + 1/2 * 1/2 + 1/2 = 11/4: IH = 1.4 * 15/11 = 21/11.
 func TestIHHand(t *testing.T) {
 	layered := ihBatch([]ihStep{{0, 1, 2}, {1, 3, 0.5}}, []ihStep{{0, 0, 2}, {1, 2, 0.5}})
 	lsq := ihBatch([]ihStep{{0, 1, 2}, {1, 3, 1}}, []ihStep{{0, 0, 2}, {1, 2, 1}})
@@ -61,10 +64,10 @@ func TestIHHand(t *testing.T) {
 		b           *trajectory.Batch
 		gamma, want float64
 	}{
-		{"layered", layered, 1, 3.5},
-		{"layered, least squares", lsq, 1, 50.0 / 16},
-		{"one observation", one, 1, 4.5},
-		{"one observation, gamma 1/2", one, 0.5, 30.0 / 13},
+		{"layered", layered, 1, 7.0 / 3},
+		{"layered, least squares", lsq, 1, 25.0 / 9},
+		{"one observation", one, 1, 2.7},
+		{"one observation, gamma 1/2", one, 0.5, 21.0 / 11},
 	} {
 		got, err := NewIH().Estimate(d.Of(tc.b, tc.gamma))
 		if err != nil || math.Abs(got-tc.want) > 1e-8*tc.want {
@@ -122,13 +125,33 @@ func refIH(b *trajectory.Batch, gamma float64) float64 {
 	num, den := 0.0, 0.0
 	for i := range b.N() {
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
-			num += w.AtVec(at(b.Obs[s])) * b.Ratio[s] * math.Pow(gamma, float64(s-b.Offsets[i])) * b.Reward[s]
+			pow := math.Pow(gamma, float64(s-b.Offsets[i]))
+			num += w.AtVec(at(b.Obs[s])) * b.Ratio[s] * pow * b.Reward[s]
+			den += w.AtVec(at(b.Obs[s])) * b.Ratio[s] * pow
 		}
 	}
-	for s := range m {
-		den += w.AtVec(s) * c[s]
+	// Lhat: p_t from the products W^i_k of each trajectory's first k ratios.
+	h := b.Horizon()
+	prod := func(i, k int) float64 {
+		p := 1.0
+		for s := b.Offsets[i]; s < b.Offsets[i]+k; s++ {
+			p *= b.Ratio[s]
+		}
+		return p
 	}
-	return num / den
+	length := 0.0
+	for t := 1; t <= h; t++ {
+		reach, all := 0.0, 0.0
+		for i := range b.N() {
+			l := b.Offsets[i+1] - b.Offsets[i]
+			if l >= t {
+				reach += prod(i, t-1)
+			}
+			all += prod(i, min(t-1, l))
+		}
+		length += math.Pow(gamma, float64(t-1)) * reach / all
+	}
+	return length * num / den
 }
 
 // walkBatch draws n trajectories of up to h steps, a random walk over obs
