@@ -40,7 +40,7 @@ func (tr Trace) String() string {
 
 // traceAllocs is the number of slices a cold TraceLearner allocates in
 // FitTo (the two columns of the batch included).
-const traceAllocs = 17
+const traceAllocs = 16
 
 // TraceBytes returns the bound of TraceLearner's doc comment: the bytes
 // FitTo allocates on a cold TraceLearner for a batch of steps steps, with
@@ -53,14 +53,14 @@ func TraceBytes(steps, obs, actions, horizon float64) float64 {
 }
 
 // traceBytesDoc is TraceBytes's formula, for the kinds' BytesDoc.
-const traceBytesDoc = "TraceBytes: 4 Obs + 12 m + 64 (m Actions + 1) + 40 steps + 4 (H+2) + 17 x 8 KiB, m = min(Obs, steps) " +
+const traceBytesDoc = "TraceBytes: 4 Obs + 12 m + 64 (m Actions + 1) + 40 steps + 4 (H+2) + 16 x 8 KiB, m = min(Obs, steps) " +
 	"(the q_hat and v_hat columns included: 16 of the 40 bytes a step; 8 more are retrace's traces)"
 
 // traceDoc is the part of the three trace kinds' Doc they share.
 const traceDoc = "tabular, finite horizon, lambda = 1: Y_t^K = r_t + gamma C_t^K, " +
 	"C_t^K = V_{K-1}(o_{t+1}) + c_{t+1} (Y_{t+1}^{K-1} - Q_{K-1}(o_{t+1}, a_{t+1})) (0 after an ended episode), " +
 	"Q_K(o, a) = R(o, a) + gamma x the mean of C^K over its uncensored visits, V_K(o) = sum_a pi_e(a|o) Q_K(o, a): " +
-	"the exact fixed point of the off-policy operator of Munos et al. 2016 with per-pair means, reached in one sweep K = 1..H (no tolerance); " +
+	"the exact fixed point of the off-policy operator of Munos et al. 2016 with per-pair means, reached in one sweep K = 1..H, a pass over the steps each (no tolerance); " +
 	"a visit at step H is censored (its continuation is the pair's mean, the trace stops there); q = 0 at a pair never visited; " +
 	"step t reads K = H - t + 1 (docs/models.md)"
 
@@ -95,16 +95,16 @@ const traceDoc = "tabular, finite horizon, lambda = 1: Y_t^K = r_t + gamma C_t^K
 //
 //	4 Obs                 observation id -> compact index (a sparse set)
 //	+ 12 m                compact index -> id (int32), V_K (float64)
-//	+ 64 (P + 1)          pi_e, R, the sum of C and Q_K (float64), visits and uncensored
-//	                      visits (int32), and the table the pass reads, V_K, Q_K and c
-//	                      (float64), per pair and for a pair standing for "no successor"
+//	+ 64 (P + 1)          pi_e, R and Q_K (float64), visits and uncensored visits (int32),
+//	                      and the table of the pass, V_K, Q_K, c and the sum of C (float64),
+//	                      per pair and for a pair standing for "no successor"
 //	+ 12 steps            pair (int32) and Y (float64) of every step
 //	+ 8 steps             retrace's trace c_s of every step (the others' c is per pair)
 //	+ 4 steps             start of every trajectory
 //	+ 4 (Horizon + 2)     trajectories counted by length
 //	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
 //
-// and each of its 17 slices is rounded up by less than 8 KiB. Memory
+// and each of its 16 slices is rounded up by less than 8 KiB. Memory
 // allocated by sp.PiE is not counted.
 type TraceLearner struct {
 	// Trace is the trace c_s.
@@ -112,22 +112,23 @@ type TraceLearner struct {
 	// Lambda in [0, 1] scales the trace (0: every trace learner is fqe).
 	Lambda float64
 
-	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
-	obs  []int32   // compact index -> observation id
-	v    []float64 // per compact observation: V_K(o)
-	pie  []float64 // per pair: pi_e(a|o)
-	nv   []int32   // per pair: its visits
-	nu   []int32   // per pair: its uncensored visits
-	r    []float64 // per pair: reward sum, then the mean reward R(o, a)
-	csum []float64 // per pair p at p+1: the sum of C^K over its uncensored visits
-	q    []float64 // per pair: Q_K(o, a)
-	// tab holds, for pair p at tab[3(p+1):3(p+2)], V_K(o), Q_K(o, a) and c
-	// (the trace when it is a function of the pair), and zeros at its
-	// start, which a trajectory's first step lends its predecessor (the
-	// previous trajectory's last step) so that it gets no successor.
+	idx []int32   // observation id -> compact index, valid if obs[idx[o]] == o
+	obs []int32   // compact index -> observation id
+	v   []float64 // per compact observation: V_K(o)
+	pie []float64 // per pair: pi_e(a|o)
+	nv  []int32   // per pair: its visits
+	nu  []int32   // per pair: its uncensored visits
+	r   []float64 // per pair: reward sum, then the mean reward R(o, a)
+	q   []float64 // per pair: Q_K(o, a)
+	// tab holds what the pass reads and sums, for pair p at
+	// tab[4(p+1):4(p+2)]: V_K(o), Q_K(o, a), c (the trace when it is a
+	// function of the pair) and the sum of C^K over the pair's uncensored
+	// visits; and zeros at its start, which a trajectory's first step
+	// lends its predecessor (the previous trajectory's last step) so that
+	// it gets no successor.
 	tab []float64
 
-	link []int32   // per step: p+1 for its pair p, ^(p+1) < 0 at a trajectory's first step
+	link []int32   // per step: 4(p+1) for its pair p, ^(4(p+1)) < 0 at a trajectory's first step
 	c    []float64 // per step, retrace only: its trace c_s (0 at a first step)
 	y    []float64 // per step: its target Y^K
 
@@ -189,8 +190,8 @@ func (l *TraceLearner) FitTo(train, apply *trajectory.Batch, sp Space, gamma flo
 func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 	steps, m, na, h := len(b.Reward), len(l.obs), sp.Actions, sp.Horizon
 	np := m * na
-	if np > math.MaxInt32-2 { // link holds p + 1 and its complement as int32
-		return fmt.Errorf("models: %v: %d observations x %d actions: more than %d pairs", l.Trace, m, na, math.MaxInt32-2)
+	if np >= math.MaxInt32>>2 { // link holds 4(p+1) as an int32
+		return fmt.Errorf("models: %v: %d observations x %d actions: %d pairs or more", l.Trace, m, na, math.MaxInt32>>2)
 	}
 	l.nv = grow(l.nv, np)
 	clear(l.nv)
@@ -209,7 +210,7 @@ func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		for s := lo; s < hi; s++ {
 			p := l.idx[b.Obs[s]]*int32(na) + b.Action[s]
-			l.link[s] = p + 1
+			l.link[s] = (p + 1) << 2
 			l.nv[p]++
 			l.r[p] += b.Reward[s]
 			if s-lo+1 < h {
@@ -236,14 +237,14 @@ func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 			l.r[p] /= float64(l.nv[p])
 		}
 	}
-	l.tab = grow(l.tab, 3*(np+1))
+	l.tab = grow(l.tab, 4*(np+1))
 	clear(l.tab)
 	for p := range np {
 		switch l.Trace {
 		case QPiLambda:
-			l.tab[3*p+5] = l.Lambda
+			l.tab[4*p+6] = l.Lambda
 		case TreeBackup:
-			l.tab[3*p+5] = l.Lambda * l.pie[p]
+			l.tab[4*p+6] = l.Lambda * l.pie[p]
 		}
 	}
 	return nil
@@ -256,8 +257,6 @@ func (l *TraceLearner) sweep(train, apply *trajectory.Batch, sp Space, gamma flo
 	np := m * na
 	l.q = grow(l.q, np)
 	l.v = grow(l.v, m)
-	l.csum = grow(l.csum, np+1)
-	clear(l.csum)
 	apply.QHat = grow(apply.QHat, len(apply.Reward))
 	apply.VHat = grow(apply.VHat, len(apply.Reward))
 	copy(l.q, l.r) // Q_1 = R (0 at a pair never visited)
@@ -283,48 +282,49 @@ func (l *TraceLearner) sweep(train, apply *trajectory.Batch, sp Space, gamma flo
 // boundaries: a trajectory's first step lends its predecessor (the
 // previous trajectory's last step) the zeros at the table's start, so
 // that C = 0 there, which leaves Y = r for an episode that ended (update
-// resets a censored one). link[s] = p + 1 for pair p, and ^(p + 1) < 0 at
-// a trajectory's first step: g = link &^ (link >> 31) is the entry the
-// step lends (0 at a first step), link ^ (link >> 31) its own, p + 1.
+// resets a censored one). link[s] = 4(p + 1) for pair p, complemented
+// (< 0) at a trajectory's first step: with m = link >> 31 (-1 there, 0
+// elsewhere), link &^ m is the entry the step lends its predecessor (0 at
+// a first step) and link ^ m its own.
 
 // passStep is the pass of a trace given per step (retrace).
 func (l *TraceLearner) passStep(reward []float64, gamma float64) {
-	link, tab, csum := l.link, l.tab, l.csum
+	link, tab := l.link, l.tab
 	n := len(link)
 	if n == 0 {
 		return
 	}
 	y, r, c := l.y[:n], reward[:n], l.c[:n]
-	own := link[0] ^ (link[0] >> 31)
+	own := int(link[0] ^ link[0]>>31)
 	for s := 1; s < n; s++ {
 		lk := link[s]
 		m := lk >> 31
-		g := 3 * int(lk&^m)
+		g := int(lk &^ m)
 		x := tab[g] + c[s]*(y[s]-tab[g+1])
 		y[s-1] = r[s-1] + gamma*x
-		csum[own] += x
-		own = lk ^ m
+		tab[own+3] += x
+		own = int(lk ^ m)
 	}
 }
 
 // passPair is the pass of a trace that is a function of the pair
 // (q-pi-lambda, tree-backup): the same arithmetic, c read from the table.
 func (l *TraceLearner) passPair(reward []float64, gamma float64) {
-	link, tab, csum := l.link, l.tab, l.csum
+	link, tab := l.link, l.tab
 	n := len(link)
 	if n == 0 {
 		return
 	}
 	y, r := l.y[:n], reward[:n]
-	own := link[0] ^ (link[0] >> 31)
+	own := int(link[0] ^ link[0]>>31)
 	for s := 1; s < n; s++ {
 		lk := link[s]
 		m := lk >> 31
-		g := 3 * int(lk&^m)
+		g := int(lk &^ m)
 		x := tab[g] + tab[g+2]*(y[s]-tab[g+1])
 		y[s-1] = r[s-1] + gamma*x
-		csum[own] += x
-		own = lk ^ m
+		tab[own+3] += x
+		own = int(lk ^ m)
 	}
 }
 
@@ -332,25 +332,25 @@ func (l *TraceLearner) passPair(reward []float64, gamma float64) {
 // Y^K = r + Q_K - R, so that Y^K - Q_K = r - R (its continuation is its
 // pair's mean).
 func (l *TraceLearner) update(b *trajectory.Batch, gamma float64, h int) {
-	q, csum, r, nv, nu := l.q, l.csum[1:], l.r, l.nv, l.nu // csum[p+1]: pair p's
+	q, r, nv, nu := l.q, l.r, l.nv, l.nu
 	for p := range q {
+		sum := &l.tab[4*p+7]
 		switch {
 		case nv[p] == 0:
 			q[p] = 0
 		case nu[p] == 0: // every visit censored
 			q[p] = r[p]
 		default:
-			q[p] = r[p] + gamma*csum[p]/float64(nu[p])
+			q[p] = r[p] + gamma**sum/float64(nu[p])
 		}
-		csum[p] = 0
+		*sum = 0
 	}
-	for i := 0; i+1 < len(b.Offsets); i++ {
-		lo, hi := b.Offsets[i], b.Offsets[i+1]
-		if hi-lo == h {
-			lk := l.link[hi-1]
-			p := (lk ^ lk>>31) - 1 // a first step when h = 1
-			l.y[hi-1] = b.Reward[hi-1] + (q[p] - r[p])
-		}
+	// The trajectories of length h are the first byLen[h] of start (order).
+	for _, lo := range l.start[:l.byLen[h]] {
+		s := int(lo) + h - 1
+		lk := l.link[s]
+		p := int((lk^lk>>31)>>2) - 1 // a first step when h = 1
+		l.y[s] = b.Reward[s] + (q[p] - r[p])
 	}
 }
 
@@ -364,8 +364,8 @@ func (l *TraceLearner) values(na int) {
 		}
 		l.v[c] = x
 		for p := c * na; p < (c+1)*na; p++ {
-			l.tab[3*p+3] = x // pair p's entry is the (p+1)-th
-			l.tab[3*p+4] = l.q[p]
+			l.tab[4*p+4] = x // pair p's entry is the (p+1)-th
+			l.tab[4*p+5] = l.q[p]
 		}
 	}
 }
