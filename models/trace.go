@@ -85,9 +85,10 @@ const traceDoc = "tabular, finite horizon, lambda = 1: Y_t^K = r_t + gamma C_t^K
 // R the mean reward of all its visits; a visit at t = H is censored: its
 // continuation is the pair's mean (Y - Q = r - R), and a trace stops
 // there. Unrolled, C_t^K is the operator's sum of the later TD errors
-// weighted by gamma^(s-t-1) c_{t+1}...c_s. Its zero value is not a
-// learner: Kind.New sets Trace and Lambda. It keeps its workspace between
-// calls, so that refitting batches of the same size allocates nothing.
+// weighted by gamma^(s-t-1) c_{t+1}...c_s. Its zero value is Retrace
+// with lambda 0, which is fqe's model; the kinds' New sets Trace and
+// lambda 1. It keeps its workspace between calls, so that refitting
+// batches of the same size allocates nothing.
 //
 // Memory: FitTo allocates at most TraceBytes(steps, sp.Obs, sp.Actions,
 // sp.Horizon) bytes on a cold TraceLearner. With m = min(Obs, steps)
