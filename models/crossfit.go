@@ -161,8 +161,9 @@ func (c *CrossFit) Obs() []int32 { return c.obs }
 func (c *CrossFit) Pow() []float64 { return c.pow }
 
 // Fold returns fold k (0: A, 1: B) of the last Fit: its trajectories with
-// offsets from 0, undiscounted rewards, compact ids, and the q_hat and
-// v_hat of the other fold's model. The batch is the CrossFit's.
+// offsets from 0, undiscounted rewards, ratios (retrace's traces read
+// them), compact ids, and the q_hat and v_hat of the other fold's model.
+// The batch is the CrossFit's.
 func (c *CrossFit) Fold(k int) *trajectory.Batch { return &c.fold[k] }
 
 // Columns returns the q_hat and v_hat columns (undiscounted) of the fold
@@ -175,8 +176,9 @@ func (c *CrossFit) Columns(s int) (q, v []float64, fs int) {
 }
 
 // split copies trajectories lo to hi-1 of b into fold k: offsets from 0,
-// compact ids, the ratios, and the rewards undiscounted (the view's r_t divided by
-// gamma^(t-1); 0 where that power underflows to 0).
+// compact ids, ratios (none when b has none), and the rewards
+// undiscounted (the view's r_t divided by gamma^(t-1); 0 where that power
+// underflows to 0).
 func (c *CrossFit) split(b *trajectory.Batch, k, lo, hi int) {
 	f := &c.fold[k]
 	base := b.Offsets[lo]
@@ -188,10 +190,12 @@ func (c *CrossFit) split(b *trajectory.Batch, k, lo, hi int) {
 	f.Reward = grow(f.Reward, steps)
 	f.Obs = grow(f.Obs, steps)
 	f.Action = grow(f.Action, steps)
-	f.Ratio = grow(f.Ratio, steps) // the importance-weighted learners read them
-	copy(f.Ratio, b.Ratio[base:base+steps])
 	copy(f.Obs, c.obs[base:base+steps])
 	copy(f.Action, c.act[base:base+steps])
+	f.Ratio = f.Ratio[:0]
+	if len(b.Ratio) == len(b.Reward) {
+		f.Ratio = append(f.Ratio, b.Ratio[base:base+steps]...)
+	}
 	for i := lo; i < hi; i++ {
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
 			r, p := b.Reward[s], c.pow[s-b.Offsets[i]]
