@@ -18,15 +18,6 @@ func fitColumns(t *testing.T, l Learner, b *trajectory.Batch, sp Space, gamma fl
 	return c.QHat, c.VHat
 }
 
-// maxRelDiff is max_s |x_s - y_s| / max(1, |y_s|).
-func maxRelDiff(x, y []float64) float64 {
-	d := 0.0
-	for s := range x {
-		d = max(d, math.Abs(x[s]-y[s])/max(1, math.Abs(y[s])))
-	}
-	return d
-}
-
 // TestWeightedOneStep: where q-reg and mrdr coincide with `fitted`. At
 // H = 1 with ratios that depend on (o, a) only, q-reg's weighted mean over
 // a pair's visits has one weight, so it is the pair's mean reward,
