@@ -11,7 +11,7 @@ func init() {
 			"its minimiser is Q(o, a) = sum_{visits of (o, a)} c_t G_t / (pi_e(a|o) sum_{visits of o} c_t) (where Omega(o) is singular, the one of the " +
 			"minimisers, equal in DR, that every Omega + eps I gives); V(o) = sum_a pi_e(a|o) Q(o, a); q = 0 at a pair never visited, with " +
 			"pi_e(a|o) = 0, or at an observation whose visits all have c = 0; no ridge (COBS adds I to every sample's matrix and a ridge of 1). Time-homogeneous",
-		Source:   "Farajtabar, Chow & Ghavamzadeh 2018, the MRDR objective for RL as COBS reads it; COBS's MRDR row (BENCHMARKS B3); docs/models-weighted.md",
+		Source:   "Farajtabar, Chow & Ghavamzadeh 2018, the MRDR objective for RL as COBS reads it; COBS's MRDR row (BENCHMARKS B3); docs/models.md",
 		Needs:    IDs,
 		Bytes:    WeightedBytes,
 		BytesDoc: weightedBytesDoc,
@@ -19,7 +19,7 @@ func init() {
 	})
 }
 
-// MRDR fits the `mrdr` model (docs/models-weighted.md): the tabular Q
+// MRDR fits the `mrdr` model (docs/models.md): the tabular Q
 // that minimises the variance of the DR estimator (Farajtabar, Chow &
 // Ghavamzadeh 2018, its objective for RL as COBS reads it),
 //

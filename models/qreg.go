@@ -10,7 +10,7 @@ func init() {
 			"(value 0 after the episode ends, cut at the horizon H: censored there), W_t = rho_1 ... rho_t; V(o) = sum_a pi_e(a|o) Q(o, a); " +
 			"q = 0 at a pair never visited or whose visits all have weight 0; no ridge (COBS adds 1 to every weight and a ridge of 1). " +
 			"Time-homogeneous: one Q for every step, so an observation recurring with different steps left mixes them",
-		Source:   "Farajtabar, Chow & Ghavamzadeh 2018 (the regression baseline); COBS's Q-Reg row (BENCHMARKS B3); docs/models-weighted.md",
+		Source:   "Farajtabar, Chow & Ghavamzadeh 2018 (the regression baseline); COBS's Q-Reg row (BENCHMARKS B3); docs/models.md",
 		Needs:    IDs,
 		Bytes:    WeightedBytes,
 		BytesDoc: weightedBytesDoc,
@@ -18,7 +18,7 @@ func init() {
 	})
 }
 
-// QReg fits the `q-reg` model (docs/models-weighted.md): the weighted
+// QReg fits the `q-reg` model (docs/models.md): the weighted
 // least squares of the per-decision importance-sampled return of the
 // steps left, G_t, on the one-hot features of (o_t, a_t), with the
 // weights gamma^(t-1) W_t of Farajtabar et al. 2018's regression

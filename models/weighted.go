@@ -35,7 +35,7 @@ const weightedBytesDoc = "WeightedBytes: 4 Obs + 20 m + 24 m Actions + 8 (H+1) +
 
 // weighted is the engine QReg and MRDR share: one backward pass per
 // trajectory accumulates, per (observation, action), the weighted sums of
-// the targets G_t (docs/models-weighted.md), then Q is a ratio of sums and
+// the targets G_t (docs/models.md), then Q is a ratio of sums and
 // the columns are written. Its zero value is ready; it keeps its
 // workspace between calls.
 type weighted struct {

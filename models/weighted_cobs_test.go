@@ -36,7 +36,7 @@ func graphBatch(rng *rand.Rand, n, T int, pb, pe float64) *trajectory.Batch {
 	return &b
 }
 
-// cobsQReg is COBS's tabular Q-Reg (docs/models-weighted.md, "What COBS
+// cobsQReg is COBS's tabular Q-Reg (docs/models.md, "What COBS
 // computes instead"): every weight gamma^(t-1) W_t plus alpha = 1 and a
 // ridge of 1, Q(o, a) = sum (w + 1) G / (1 + sum (w + 1)) over the visits of
 // (o, a), written into b's columns with V(o) = sum_a pi_e(a|o) Q(o, a).

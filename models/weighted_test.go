@@ -68,7 +68,7 @@ func newWeightedData(seed uint64, n, h, obs, actions int) *weightedData {
 
 // targets returns, for every step of b, G_t and the weights
 // gamma^(t-1) W_t (q-reg) and c_t = gamma^(2(t-1)) W_{t-1}^2 rho_t
-// (mrdr), each computed from its definition (docs/models-weighted.md):
+// (mrdr), each computed from its definition (docs/models.md):
 // products of the ratios and sums over the steps left, nothing shared.
 func targets(b *trajectory.Batch, gamma float64) (g, wq, c []float64) {
 	prod := func(lo, hi int) float64 { // rho_lo ... rho_hi (1 when empty)
