@@ -34,7 +34,13 @@ const magicZ = 1.6448536269514722
 //
 // The covariance is accumulated in one pass (Welford's update), O(n |J|^2);
 // the weights x are found exactly by Wolfe's minimum-norm-point algorithm
-// (see simplexQP) and reported as the diagnostic "magic_x".
+// (see simplexQP) and reported as the diagnostic "magic_x". When that
+// path fails its optimality check (every j-step return equal to the last
+// bits, as under an exact model of a deterministic domain, leaves the
+// formed M indefinite by rounding), a second pass over the trajectories
+// solves the same problem from a factor of M (factorQP) and verifies it
+// with a tolerance from its error analysis; where the first path passes,
+// the second never runs.
 type MAGIC struct {
 	s    normalised
 	js   []int     // J, sorted
@@ -47,6 +53,7 @@ type MAGIC struct {
 	bias []float64 // b_j
 	x    []float64 // the blend weights of the last Estimate
 	qp   simplexQP
+	fq   factorQP // the second path, when qp fails
 }
 
 // NewMAGIC returns a MAGIC estimator.
@@ -139,8 +146,12 @@ func (e *MAGIC) Estimate(b *trajectory.Batch) (float64, error) {
 	}
 	e.x = scratch.Zero(e.x, k)
 	if err := e.qp.solve(e.m, k, e.x); err != nil {
-		e.x = e.x[:0]
-		return 0, fmt.Errorf("magic: blend weights: %w", err)
+		// M is numerically indefinite or too ill-conditioned for the
+		// matrix path: solve again from a factor (factorQP).
+		if err2 := e.solveFactor(b, n); err2 != nil {
+			e.x = e.x[:0]
+			return 0, fmt.Errorf("magic: blend weights: %v; from the factor of M: %w", err, err2)
+		}
 	}
 	v := 0.0
 	for a, xa := range e.x {
