@@ -4,7 +4,7 @@ REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long horizon figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long horizon benchmarks figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -52,6 +52,15 @@ suite: build
 ## MDP's unspecified choices (issue 23) -> results/regimes/
 regimes: build
 	$(BIN) run -workers $(WORKERS) configs/regimes.yaml
+
+## benchmarks: the field's benchmark reproduced (issue 30): Voloshin et al.
+## 2021, Tables 12-14 on COBS's Graph, 1000 replicates of the 10-seed
+## experiment -> results/benchmarks/ (published.csv, .md, .tex); then
+## ModelWin, ModelFail and Graph-POMDP with every Q-function learner
+## -> results/benchsuite/
+benchmarks: build
+	$(BIN) run -workers $(WORKERS) configs/benchmarks.yaml
+	$(BIN) run -workers $(WORKERS) configs/benchsuite.yaml
 
 ## long: the long horizon, H = 1000 (sub-episode and chain MDPs) -> results/long/
 long: build
@@ -108,7 +117,7 @@ clean:
 ## leaderboard: every estimator ranked by its MSE over the best of each
 ## (run, series, n) of the committed runs that have trials.csv (runexp help
 ## leaderboard) -> results/leaderboard.md, .csv, .tex
-LEADER_RUNS := $(patsubst %/trials.csv,%,$(wildcard $(addsuffix /trials.csv,$(addprefix results/,fig2 fig3 fig4 beyond baselines bounds suite regimes long horizon))))
+LEADER_RUNS := $(patsubst %/trials.csv,%,$(wildcard $(addsuffix /trials.csv,$(addprefix results/,fig2 fig3 fig4 beyond baselines bounds suite regimes long horizon benchsuite))))
 .PHONY: leaderboard
 leaderboard: build
 	$(BIN) leaderboard $(LEADER_RUNS)
@@ -122,7 +131,7 @@ docs: build
 ## docs/results.md (from the committed results), and the README's
 ## leaderboard: the header and the top 5 rows of results/leaderboard.md
 PAPER_RUNS := results/fig2 results/fig3 results/fig4
-CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long results/horizon
+CLAIM_RUNS := $(PAPER_RUNS) results/beyond results/baselines results/bounds results/suite results/regimes results/long results/horizon results/benchsuite
 FILL = awk 'BEGIN{while((getline l < "$(1)")>0) t=t l "\n"} /<!-- $(2):begin -->/{print; printf "%s", t; skip=1; next} /<!-- $(2):end -->/{skip=0} !skip'
 readme: build
 	$(GO) run $(BENCHSTAT) -table '' docs/bench.txt | awk -v RS= '/sec\/op|steps\/s|sec\/trial|fixed-sec/{print; print ""}' | awk 'BEGIN{print "```"} {print} END{print "```"}' > .bench.md

@@ -1,16 +1,18 @@
 package domains_test
 
 // The tests of every registered domain kind: the paper's (this package),
-// the NoisyTaxi (domains/taxi) and the tabular suite (domains/suite), as
-// experiments/config registers them.
+// the NoisyTaxi (domains/taxi), the tabular suite (domains/suite) and the
+// field's benchmarks (domains/benchmarks), as experiments/config
+// registers them.
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/ope-lab/longhorizon/domains"
-	_ "github.com/ope-lab/longhorizon/domains/suite" // the tabular suite
-	_ "github.com/ope-lab/longhorizon/domains/taxi"  // noisytaxi
+	_ "github.com/ope-lab/longhorizon/domains/benchmarks" // graph, modelwin, modelfail
+	_ "github.com/ope-lab/longhorizon/domains/suite"      // the tabular suite
+	_ "github.com/ope-lab/longhorizon/domains/taxi"       // noisytaxi
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -42,6 +44,7 @@ func TestMaxStepsBoundsTrajectories(t *testing.T) {
 		"optionschain": {"horizon": 4, "option_length": 2},
 		"subepisode":   {"subepisodes": 2},
 		"noisytaxi":    {"cap": 5, "mc_episodes": 0},
+		"graph":        {"horizon": 2, "obs_blocks": 1, "reward_noise": 1},
 	}
 	for _, name := range domains.Names() {
 		spec, _ := domains.Lookup(name)

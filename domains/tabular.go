@@ -15,12 +15,14 @@ import (
 // whose true value is exact, whose domain supplies the model columns
 // (observation id = state) and the policies' probabilities, and whose
 // Collect samples with envs/tabular's allocation-free samplers. A package
-// of tabular domains (the suite, domains/suite) declares one per domain
-// kind and registers it from init.
+// of tabular domains (the suite, domains/suite; the field's benchmarks,
+// domains/benchmarks) declares one per domain kind and registers it from
+// init.
 type TabularSpec struct {
 	Name, Doc string
 	// Params are the domain's own parameters; RegisterTabular adds
-	// `gamma` (gammaParamSpec) and `instance` (instanceParamSpec).
+	// `gamma` (gammaParamSpec, or Gamma) and `instance`
+	// (instanceParamSpec, unless NoInstance).
 	Params []ParamSpec
 	// Build returns the MDP and the two policies for resolved parameters
 	// (the domain's own, gamma and instance): a deterministic function of
@@ -28,6 +30,25 @@ type TabularSpec struct {
 	Build func(p Params) (m *tabular.MDP, behavior, evaluation *tabular.Policy, err error)
 	// TruthDoc says how the true value is obtained, for help texts.
 	TruthDoc string
+
+	// Gamma, when its Name is set, replaces the adapter's gamma
+	// parameter (gammaParamSpec, default 1): a domain whose source
+	// discounts by default declares its default and why. Its Name must
+	// be "gamma" (Spec panics otherwise: a programming error).
+	Gamma ParamSpec
+	// NoInstance leaves out the instance parameter: the domain is one
+	// fixed MDP of its parameters, not a random instance.
+	NoInstance bool
+	// Observe, when not nil, makes the domain a POMDP: it returns the
+	// observation id of every latent state (len States) for resolved
+	// parameters, or nil for the state itself. The estimators then see
+	// only observations: the ids recorded, the Space (Obs = the largest
+	// id + 1, each id below it the observation of some state) and pi_e
+	// on it. The two policies must act on the observation alone (equal
+	// probabilities in states that share one; the adapter checks).
+	// Dynamics, rewards, the truth and the exact model use the latent
+	// state (tabularDomain.Record).
+	Observe func(p Params) ([]int, error)
 }
 
 // instanceParamSpec declares the seed of a tabular domain's random
@@ -44,13 +65,24 @@ const tabularTruthMethod = "exact dynamic program over (step, state)"
 func RegisterTabular(ts TabularSpec) { Register(ts.Spec()) }
 
 // Spec returns the domain kind of ts, unregistered (RegisterTabular
-// registers it): parameters ts.Params, gamma and instance; New builds and
+// registers it): parameters ts.Params, gamma (ts.Gamma when set) and
+// instance (unless ts.NoInstance); New builds and
 // validates the MDP and refuses a behavior that never takes an action the
 // evaluation policy takes; MaxSteps is the horizon; the truth is the exact
 // V(pi_e) under gamma (tabular.MDP.Value); the domain supplies model
 // columns (primitive data) and has no split points.
 func (ts TabularSpec) Spec() *Spec {
-	params := append(slices.Clip(ts.Params), gammaParamSpec, instanceParamSpec)
+	gamma := gammaParamSpec
+	if ts.Gamma.Name != "" {
+		if ts.Gamma.Name != "gamma" {
+			panic(fmt.Sprintf("domains: %s: TabularSpec.Gamma named %q, want gamma", ts.Name, ts.Gamma.Name))
+		}
+		gamma = ts.Gamma
+	}
+	params := append(slices.Clip(ts.Params), gamma)
+	if !ts.NoInstance {
+		params = append(params, instanceParamSpec)
+	}
 	return &Spec{
 		Name:   ts.Name,
 		Doc:    ts.Doc,
@@ -83,16 +115,21 @@ func tabularExactBytes(m *tabular.MDP) float64 {
 	return tabular.QBytes(m.States, m.Actions, m.Horizon) + 8*float64(m.Horizon)*float64(m.States)
 }
 
-// tabularBuilt is a tabular domain's MDP and policies, validated.
+// tabularBuilt is a tabular domain's MDP and policies, validated, and
+// its observations: obs[s] the id of state s (the identity without
+// Observe), rep[o] the first state observed as o.
 type tabularBuilt struct {
 	m          *tabular.MDP
 	behavior   *tabular.Policy
 	evaluation *tabular.Policy
 	gamma      float64
+	obs        []int32
+	rep        []int
 }
 
 // build calls ts.Build and checks what it returns: a valid MDP, two
-// policies of it, and coverage (pi_b(a|s) > 0 wherever pi_e(a|s) > 0).
+// policies of it, coverage (pi_b(a|s) > 0 wherever pi_e(a|s) > 0), and
+// the observations (observations).
 func (ts TabularSpec) build(p Params) (*tabularBuilt, error) {
 	gamma, err := p.Gamma()
 	if err != nil {
@@ -120,7 +157,64 @@ func (ts TabularSpec) build(p Params) (*tabularBuilt, error) {
 				ts.Name, i%m.Actions, i/m.Actions, pe)
 		}
 	}
-	return &tabularBuilt{m: m, behavior: b, evaluation: e, gamma: gamma}, nil
+	obs, rep, err := ts.observations(p, m, b, e)
+	if err != nil {
+		return nil, fmt.Errorf("%s: observations: %w", ts.Name, err)
+	}
+	return &tabularBuilt{m: m, behavior: b, evaluation: e, gamma: gamma, obs: obs, rep: rep}, nil
+}
+
+// observations returns the observation id of every state and the first
+// state of every observation: the identity without ts.Observe (or when it
+// returns nil), else its ids, checked: one per state, in [0, States),
+// every id up to the largest observed, and both policies equal in states
+// that share an observation (the estimators see pi(.|o) only).
+func (ts TabularSpec) observations(p Params, m *tabular.MDP, pols ...*tabular.Policy) (obs []int32, rep []int, err error) {
+	var ids []int
+	if ts.Observe != nil {
+		if ids, err = ts.Observe(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	if ids == nil {
+		obs, rep = make([]int32, m.States), make([]int, m.States)
+		for s := range obs {
+			obs[s], rep[s] = int32(s), s
+		}
+		return obs, rep, nil
+	}
+	if len(ids) != m.States {
+		return nil, nil, fmt.Errorf("%d ids, want one per state (%d)", len(ids), m.States)
+	}
+	obs = make([]int32, m.States)
+	for s, o := range ids {
+		if o < 0 || o >= m.States {
+			return nil, nil, fmt.Errorf("state %d: id %d, want one in [0, %d) (states)", s, o, m.States)
+		}
+		obs[s] = int32(o)
+		for len(rep) <= o {
+			rep = append(rep, -1)
+		}
+		if rep[o] < 0 {
+			rep[o] = s
+		}
+	}
+	na := m.Actions
+	for o, s := range rep {
+		if s < 0 {
+			return nil, nil, fmt.Errorf("id %d is no state's observation, though %d is", o, len(rep)-1)
+		}
+	}
+	for s, o := range ids {
+		r := rep[o]
+		for k, pi := range pols {
+			if !slices.Equal(pi.Pi[s*na:(s+1)*na], pi.Pi[r*na:(r+1)*na]) {
+				return nil, nil, fmt.Errorf("the %s policy differs between states %d and %d, which share observation %d: a policy of the observation acts the same in both",
+					[]string{"behavior", "evaluation"}[k], r, s, o)
+			}
+		}
+	}
+	return obs, rep, nil
 }
 
 // truth returns the exact V(pi_e) under gamma, with two facts in Extra:
@@ -144,9 +238,12 @@ func (ts TabularSpec) truth(p Params, _ func(float64)) (Truth, error) {
 }
 
 // tabularDomain is a tabular MDP with its behavior and evaluation
-// policies. It is a ModelDomain: the observation id is the state.
+// policies. It is a ModelDomain: the observation id is the state's
+// (TabularSpec.Observe; the state itself by default).
 type tabularDomain struct {
 	m        *tabular.MDP
+	obs      []int32 // observation id of each state
+	rep      []int   // the first state of each observation id
 	env      *tabular.Sampler
 	behavior *tabular.PolicySampler
 	piE      []float64 // pi_e(a|s) at s*Actions+a
@@ -172,7 +269,7 @@ func (ts TabularSpec) newDomain(p Params) (*tabularDomain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ts.Name, err)
 	}
-	d := &tabularDomain{m: b.m, env: env, behavior: tabular.NewPolicySampler(b.behavior),
+	d := &tabularDomain{m: b.m, obs: b.obs, rep: b.rep, env: env, behavior: tabular.NewPolicySampler(b.behavior),
 		piE: b.evaluation.Pi, piB: b.behavior.Pi, ratio: make([]float64, len(b.behavior.Pi)), gamma: b.gamma}
 	for i, pb := range b.behavior.Pi {
 		if pb > 0 {
@@ -184,7 +281,7 @@ func (ts TabularSpec) newDomain(p Params) (*tabularDomain, error) {
 
 // Collect draws n episodes under pi_b, each step with its reward and the
 // ratio pi_e(a|s)/pi_b(a|s) (Batch.Add); after Record, every step also
-// carries the state and action ids and/or the exact model columns. Per
+// carries the observation and action ids and/or the exact model columns. Per
 // episode it draws the start state (one Float64), and per step the action
 // (one Float64), the reward's own draws and the transition (one Float64);
 // recording draws nothing. It does not allocate once b has grown (it grows
@@ -206,7 +303,7 @@ func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 			i := s*na + a
 			b.Add(r, d.ratio[i])
 			if d.ids {
-				b.AddIDs(int32(s), int32(a))
+				b.AddIDs(d.obs[s], int32(a))
 			}
 			if d.probs {
 				b.AddProbs(d.piB[i], d.piE[i])
@@ -230,12 +327,12 @@ func (d *tabularDomain) RecordProbs(on bool) error {
 	return nil
 }
 
-// Space returns the MDP's states as observation ids, its actions, pi_e and
-// the horizon.
+// Space returns the observation ids (the MDP's states without
+// TabularSpec.Observe), its actions, pi_e on observations and the horizon.
 func (d *tabularDomain) Space() models.Space {
 	na := d.m.Actions
-	return models.Space{Obs: d.m.States, Actions: na, Horizon: d.m.Horizon,
-		PiE: func(o int, dst []float64) { copy(dst, d.piE[o*na:(o+1)*na]) }}
+	return models.Space{Obs: len(d.rep), Actions: na, Horizon: d.m.Horizon,
+		PiE: func(o int, dst []float64) { s := d.rep[o]; copy(dst, d.piE[s*na:(s+1)*na]) }}
 }
 
 // Record sets what the following Collect calls record besides rewards and
@@ -243,6 +340,16 @@ func (d *tabularDomain) Space() models.Space {
 // gamma (tabular.MDP.QTables, SPEC 1c, 1d): q_hat_t = Q_t(s_t, a_t) and
 // v_hat_t = sum_a pi_e(a|s_t) Q_t(s_t, a), computed once, on the first
 // Record that asks for it (tabularExactBytes of memory).
+//
+// Under an observation map (TabularSpec.Observe) s_t is the latent state,
+// which the recorded ids do not reveal: q_hat_t is E[G_t | s_t, a_t] under
+// pi_e (G_t the discounted return from step t on), the true conditional
+// expectation of the return, and since the latent process is Markov also
+// its expectation given the whole history up to (s_t, a_t); v_hat_t uses
+// pi_e(.|o_t), which equals pi_e(.|s_t). So the exact model stays what
+// makes DR's correction terms mean zero step by step, a reference line
+// that no model learned from observation ids can reach where aliased
+// states differ in value (models fitted from the ids see only o_t).
 func (d *tabularDomain) Record(ids, exact bool) {
 	d.ids, d.exact = ids, exact
 	if !exact || d.q != nil {

@@ -41,4 +41,9 @@ func init() {
 		i.MinN, i.Bytes, i.BytesDoc = 1, sumsBytes, sumsBytesDoc
 		Register(i)
 	}
+	// The reference of COBS's tables: the behaviour data's return, no
+	// weight (not an estimator of V(pi_e) off-policy: class behavior).
+	Register(Info{Name: "naive", Rank: 200, Formula: "(1/n) sum_i sum_t r^i_t: the mean return of the behaviour data, no importance weight (it estimates V(pi_b))",
+		Source: "COBS's NAIVE row (Voloshin et al. 2021; BENCHMARKS B3); docs/estimators-ih.md", MinN: 1, Class: Behavior,
+		New: func() Estimator { return NewNaive() }})
 }

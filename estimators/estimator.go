@@ -43,6 +43,10 @@ const (
 	// magic, reg). Its statistics depend on the model, so no closed form
 	// of a domain speaks of it.
 	ModelBased Class = "model-based"
+	// Behavior: the behaviour data's own return, no importance weight
+	// (naive): it estimates V(pi_b), not V(pi_e), so no closed form of a
+	// domain (all of importance-weighted averages) speaks of it.
+	Behavior Class = "behavior"
 )
 
 // Data is a set of inputs beyond rewards and action ratios that an

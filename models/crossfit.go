@@ -114,7 +114,7 @@ func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
 // and actions values (0: unknown, at most a new one a step): the compact
 // ids of every step and their tables (compact.Bytes), pi_e per (compact
 // observation, action), the powers of gamma, both folds as batches
-// (rewards, ids and offsets), the other fold's order (FitTo), and the
+// (rewards, ratios, ids and offsets), the other fold's order (FitTo), and the
 // learner's bound (Kind.Bytes) over the compact space (m observations,
 // na + 1 actions): at the whole batch's steps, which covers its per-step
 // tables for both folds and the q_hat and v_hat columns of both, and once
@@ -136,7 +136,7 @@ func CrossFitBytes(kind string, n, steps, h, obs, actions float64) float64 {
 	// at most (the second: a fit of as many steps as pairs has them all)
 	learner := k.Bytes(steps, m, na+1, h) + k.Bytes(min(steps, pairs), m, na+1, h)
 	return 8*steps + compact.Bytes(obs, steps) + compact.Bytes(actions, steps) + 8*m*na + 8*(h+1) +
-		16*steps + 16*(n+2) + 4*n + 8*(h+2) + learner
+		24*steps + 16*(n+2) + 4*n + 8*(h+2) + learner
 }
 
 // distinct is the number of distinct ids that steps steps of ids taking
@@ -161,8 +161,9 @@ func (c *CrossFit) Obs() []int32 { return c.obs }
 func (c *CrossFit) Pow() []float64 { return c.pow }
 
 // Fold returns fold k (0: A, 1: B) of the last Fit: its trajectories with
-// offsets from 0, undiscounted rewards, compact ids, and the q_hat and
-// v_hat of the other fold's model. The batch is the CrossFit's.
+// offsets from 0, undiscounted rewards, ratios (retrace's traces read
+// them), compact ids, and the q_hat and v_hat of the other fold's model.
+// The batch is the CrossFit's.
 func (c *CrossFit) Fold(k int) *trajectory.Batch { return &c.fold[k] }
 
 // Columns returns the q_hat and v_hat columns (undiscounted) of the fold
@@ -175,8 +176,9 @@ func (c *CrossFit) Columns(s int) (q, v []float64, fs int) {
 }
 
 // split copies trajectories lo to hi-1 of b into fold k: offsets from 0,
-// compact ids, and the rewards undiscounted (the view's r_t divided by
-// gamma^(t-1); 0 where that power underflows to 0).
+// compact ids, ratios (none when b has none), and the rewards
+// undiscounted (the view's r_t divided by gamma^(t-1); 0 where that power
+// underflows to 0).
 func (c *CrossFit) split(b *trajectory.Batch, k, lo, hi int) {
 	f := &c.fold[k]
 	base := b.Offsets[lo]
@@ -190,6 +192,10 @@ func (c *CrossFit) split(b *trajectory.Batch, k, lo, hi int) {
 	f.Action = grow(f.Action, steps)
 	copy(f.Obs, c.obs[base:base+steps])
 	copy(f.Action, c.act[base:base+steps])
+	f.Ratio = f.Ratio[:0]
+	if len(b.Ratio) == len(b.Reward) {
+		f.Ratio = append(f.Ratio, b.Ratio[base:base+steps]...)
+	}
 	for i := lo; i < hi; i++ {
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
 			r, p := b.Reward[s], c.pow[s-b.Offsets[i]]

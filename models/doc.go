@@ -4,7 +4,10 @@
 // fitted on the data set it serves and evaluated by finite-horizon dynamic
 // programming (Fitter, the `fitted` model), or the same indexed by the
 // step t, evaluated by backward induction over t (TimeFitter, the
-// `fitted-t` model: right on domains Markov in (t, observation)).
+// `fitted-t` model: right on domains Markov in (t, observation)). FQE and
+// TraceLearner are the Q-function learners of the field's benchmarks
+// (`fqe`, `retrace`, `q-pi-lambda`, `tree-backup`), with `fitted`'s
+// conventions; docs/models.md defines them and what their tests show.
 //
 // A Space describes what a tabular model is over: observation and action
 // ids, the evaluation policy pi_e(a|o) and the horizon the dynamic program

@@ -68,6 +68,14 @@ func TestExportEstimateEqualsHarness(t *testing.T) {
 		// SPEC 1f: mis and drl on the exported obs, action, pi_b and pi_e
 		{"randommdp mis drl", "  - name: rand\n    domain: randommdp\n    params: {instance: 1}\n", "csv", "pdis,mis,drl"},
 		{"gridworld mis drl gamma 0.9", "  - name: grid\n    domain: gridworld\n    params: {instance: 1, gamma: 0.9}\n", "jsonl", "pdis,mis,drl"},
+		// the field's benchmarks (issue 30): graph under its default gamma
+		// 0.98, Graph-POMDP and ModelFail exporting observation ids only
+		{"graph", "  - name: graph\n    domain: graph\n    params: {}\n", "csv", ""},
+		{"graph exact model", "  - name: graph\n    domain: graph\n    params: {slip: 0.25, reward_noise: 1}\n    model: exact\n", "jsonl", ""},
+		{"graph-pomdp fitted model", "  - name: gpomdp\n    domain: graph\n    params: {horizon: 16, obs_blocks: 5, p_b: 0.5, p_e: 0.3}\n    model: fitted\n", "csv", fittedEsts},
+		{"modelwin fitted-t model", "  - name: mwin\n    domain: modelwin\n    params: {}\n    model: fitted-t\n", "jsonl", fittedEsts},
+		{"modelfail exact model", "  - name: mfail\n    domain: modelfail\n    params: {}\n    model: exact\n", "csv", ""},
+		{"modelfail mis drl", "  - name: mfail\n    domain: modelfail\n    params: {}\n", "jsonl", "pdis,mis,drl"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

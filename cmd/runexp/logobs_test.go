@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ope-lab/longhorizon/evaluate"
 )
 
 // TestEstimateFittedFromIDs: data with obs and action and without q_hat
@@ -50,7 +52,7 @@ func TestEstimateFittedFromIDs(t *testing.T) {
 		{[]string{"-horizon", "1", path}, "episode 0 (0-based, in file order: data records 1 to 2) has 2 steps, more than -horizon 1"},
 		{[]string{"-horizon", "0", path}, "-horizon 0, want > 0"},
 		{[]string{"-horizon", "-3", path}, "-horizon -3, want > 0"},
-		{[]string{"-model", "fitted-tt", path}, `-model "fitted-tt", want one of fitted, fitted-t (runexp help models)`},
+		{[]string{"-model", "fitted-tt", path}, `-model "fitted-tt", want one of ` + strings.Join(evaluate.LearnedModels(), ", ") + " (runexp help models)"},
 	} {
 		code, stdout, stderr := runMain(t, append([]string{"estimate"}, tc.args...)...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {

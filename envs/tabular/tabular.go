@@ -19,12 +19,22 @@ import (
 // P[s*Actions+a] is the distribution over next states 0..States-1 followed
 // by one more entry, the probability that the episode ends after this
 // step (len States+1, summing to 1); Mean[s*Actions+a] is the expected
-// reward; Draw, when not nil, draws the reward (whose mean must be Mean):
+// reward (of the pair alone, when Enter is set); Draw, when not nil, draws the reward (whose mean must be Mean):
 // random rewards such as rare heavy-tailed ones. A nil Draw pays Mean.
+//
+// Enter, when not nil, makes the reward depend on the step's outcome as
+// well: Enter[j] is added to the step's reward when outcome j is drawn
+// (len States+1, parallel to a row of P: the next state, or the end as
+// its last entry), whether or not the horizon then ends the episode. A
+// step's expected reward is then Mean[s*Actions+a] + sum_j P(j|s, a)
+// Enter[j]: R(s, a, s') = r(s, a) + Enter(s'), rewards for entering a
+// state (COBS's Graph, Voloshin et al. 2021, pays +1 on entering one row
+// and -1 on entering the other, whichever row the action aimed at).
 type Kernel struct {
-	P    [][]float64
-	Mean []float64
-	Draw func(s, a int, rng *rand.Rand) float64
+	P     [][]float64
+	Mean  []float64
+	Draw  func(s, a int, rng *rand.Rand) float64
+	Enter []float64
 }
 
 // MDP is a finite-horizon tabular MDP: an episode starts in a state drawn
@@ -108,7 +118,32 @@ func (m *MDP) checkKernel(k *Kernel, step int) error {
 			return fmt.Errorf("tabular: step %d, state %d, action %d: mean reward %v is not finite", step, s, a, mu)
 		}
 	}
+	if k.Enter == nil {
+		return nil
+	}
+	if len(k.Enter) != m.States+1 {
+		return fmt.Errorf("tabular: step %d: %d rewards on entering an outcome, want %d (states + end)", step, len(k.Enter), m.States+1)
+	}
+	for j, r := range k.Enter {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("tabular: step %d: reward %v on entering outcome %d is not finite", step, r, j)
+		}
+	}
 	return nil
+}
+
+// expectedReward returns the mean reward of the (state, action) pair i of
+// k, whose outcome distribution is p: Mean[i], plus sum_j p_j Enter[j]
+// when k pays for outcomes (the same arithmetic as before Enter existed
+// when it does not).
+func (k *Kernel) expectedReward(i int, p []float64) float64 {
+	r := k.Mean[i]
+	if k.Enter != nil {
+		for j, pj := range p {
+			r += pj * k.Enter[j]
+		}
+	}
+	return r
 }
 
 // Validate checks sizes, that every distribution sums to 1 (to 1e-12) with
@@ -155,7 +190,8 @@ func (m *MDP) CheckPolicy(pi *Policy) error {
 // Value returns V(pi) = E[sum_t gamma^(t-1) r_t] exactly, by backward
 // dynamic programming over (step, state) (SPEC 1c discounting):
 //
-//	Q_t(s, a) = Mean_t(s, a) + gamma sum_s' P_t(s'|s, a) V_{t+1}(s'),
+//	Q_t(s, a) = R_t(s, a) + gamma sum_s' P_t(s'|s, a) V_{t+1}(s'),
+//	R_t(s, a) = Mean_t(s, a) [+ sum_j P_t(j|s, a) Enter_t(j) with Enter],
 //	V_t(s) = sum_a pi(a|s) Q_t(s, a),  V_{H+1} = 0,
 //
 // the end outcome being worth 0, and V(pi) = sum_s Start(s) V_1(s). It
@@ -201,12 +237,12 @@ func (m *MDP) backward(pi *Policy, gamma float64, q [][]float64) float64 {
 			v := 0.0
 			for a := range na {
 				i := s*na + a
-				p := k.P[i][:ns] // the end outcome is worth 0
+				p := k.P[i][:ns] // the end outcome is worth 0 from then on
 				ev := 0.0
 				for j, pj := range p {
 					ev += pj * next[j]
 				}
-				qa := k.Mean[i] + gamma*ev
+				qa := k.expectedReward(i, k.P[i]) + gamma*ev
 				if q != nil {
 					q[t][i] = qa
 				}
@@ -312,14 +348,16 @@ func search(c []float64, u float64) int {
 // samplerKernel is one distinct kernel of a Sampler: the cumulative sums
 // of every P(.|s, a), flat (States+1 per (s, a)), its means and Draw.
 type samplerKernel struct {
-	cdf  []float64
-	mean []float64
-	draw func(s, a int, rng *rand.Rand) float64
+	cdf   []float64
+	mean  []float64
+	draw  func(s, a int, rng *rand.Rand) float64
+	enter []float64
 }
 
 // Sampler draws episodes of an MDP: an environment with Reset and Step.
 // Each step draws one Float64 for the transition (inverse CDF over the
-// kernel's P), after the reward's own draws when the kernel has a Draw;
+// kernel's P), after the reward's own draws when the kernel has a Draw
+// (a kernel's Enter adds the outcome's reward without drawing);
 // Reset draws one Float64 for the start state. Neither allocates. A
 // Sampler is not safe for concurrent use.
 type Sampler struct {
@@ -352,7 +390,7 @@ func NewSampler(m *MDP) (*Sampler, error) {
 			for _, p := range k.P {
 				cdf = cumulative(cdf, p)
 			}
-			e.kernels = append(e.kernels, samplerKernel{cdf: cdf, mean: k.Mean, draw: k.Draw})
+			e.kernels = append(e.kernels, samplerKernel{cdf: cdf, mean: k.Mean, draw: k.Draw, enter: k.Enter})
 		}
 		e.step[t] = i
 	}
@@ -370,9 +408,10 @@ func (e *Sampler) Reset(rng *rand.Rand) {
 func (e *Sampler) State() int { return e.s }
 
 // Step takes action a in the current state and returns the reward (the
-// kernel's Draw, or its Mean when Draw is nil) and whether the episode
-// ended: on the end outcome or after the horizon's step. Calling Step
-// after the episode ended, before Reset, is a programming error.
+// kernel's Draw, or its Mean when Draw is nil, plus Enter of the drawn
+// outcome when the kernel has one) and whether the episode ended: on the
+// end outcome or after the horizon's step. Calling Step after the episode
+// ended, before Reset, is a programming error.
 func (e *Sampler) Step(a int, rng *rand.Rand) (reward float64, done bool) {
 	k := &e.kernels[e.step[e.t]]
 	i := e.s*e.actions + a
@@ -383,6 +422,9 @@ func (e *Sampler) Step(a int, rng *rand.Rand) (reward float64, done bool) {
 	}
 	w := e.states + 1
 	next := search(k.cdf[i*w:(i+1)*w], rng.Float64())
+	if k.enter != nil {
+		reward += k.enter[next]
+	}
 	e.t++
 	if next == e.states || e.t == e.horizon {
 		return reward, true

@@ -66,8 +66,9 @@ func randomPolicy(ns, na int, sparse bool, rng *rand.Rand) *Policy {
 
 // bruteForce returns E[sum_t gamma^(t-1) r_t] under pi by enumerating
 // every trajectory (start state, then action and outcome at every step)
-// with its probability and discounted mean return, with no sharing
-// between trajectories: sum over paths of P(path) x return(path).
+// with its probability and discounted mean return (Mean of the pair, plus
+// Enter of the outcome when the kernel has one), with no sharing between
+// trajectories: sum over paths of P(path) x return(path).
 func bruteForce(m *MDP, pi *Policy, gamma float64) float64 {
 	total := 0.0
 	var walk func(t, s int, prob, ret, disc float64)
@@ -83,10 +84,13 @@ func bruteForce(m *MDP, pi *Policy, gamma float64) float64 {
 			if pa == 0 {
 				continue
 			}
-			r := ret + disc*k.Mean[i]
 			for j, pj := range k.P[i] {
 				if pj == 0 {
 					continue
+				}
+				r := ret + disc*k.Mean[i]
+				if k.Enter != nil { // the outcome's own reward
+					r += disc * k.Enter[j]
 				}
 				if j == m.States { // the episode ends
 					total += prob * pa * pj * r

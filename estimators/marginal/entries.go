@@ -24,10 +24,31 @@ func init() {
 			MinN:   2, Class: estimators.ModelBased, Needs: estimators.IDs | estimators.Probs, Bytes: drlBytes, BytesDoc: drlBytesDoc,
 			Bounds: []string{confidence.T},
 			New:    func() estimators.Estimator { return NewDRL() }},
+		{Name: "ih", Rank: 185, Formula: "Lhat sum_{i,t} w(o^i_t) rho^i_t r^i_t / sum_{i,t} gamma^(t-1) w(o^i_t) rho^i_t: w the least-squares solution (ridge 1e-10 tr(A)/m) of the stationary equations " +
+			"sum_s w(s) Ghat(s, j) = 0 of a chain restarting from the empirical start distribution d_1 with probability 1 - gamma each step and at every trajectory's end, " +
+			"Ghat(s, j) = T(s, j) + c(s) d_1(j) - N(s) 1{s = j}, N(s) = sum_{visits of s} gamma^(t-1), T(s, j) = sum_{visits of s followed by j} gamma^t rho_t, " +
+			"c(s) = sum_{visits of s} [(1 - gamma) gamma^(t-1) + gamma^t rho_t 1{t = L}], over sum_s N(s) w(s) fixed; Lhat = sum_{t<=H} gamma^(t-1) p_t, " +
+			"p_t = sum_i W^i_{t-1} 1{L_i >= t} / sum_i W^i_{min(t-1, L_i)} (1 when every trajectory lasts H); unvisited observations get no weight; on-policy it is naive",
+			Source: "tabular infinite-horizon density ratio, Liu, Li, Tang & Zhou 2018 (discounted case by restarts); COBS's IH row (BENCHMARKS B3); docs/estimators-ih.md (assumes Markov, time-homogeneous observations: biased where the time index matters)",
+			MinN:   1, Class: estimators.ModelBased, Needs: estimators.IDs, Bytes: ihBytes, BytesDoc: ihBytesDoc,
+			New: func() estimators.Estimator { return NewIH() }},
 	} {
 		estimators.Register(i)
 	}
 }
+
+// ihBytes bounds ih's memory (IH) on data of shape s, m the observations
+// visited (at most Obs, else the steps): A, 8 m^2; five vectors and two
+// index arrays per observation; the compact observation of every step
+// and its table (compact.Bytes); Ghat's sparse part, 12 bytes an entry,
+// at most one a step and one a diagonal; two sums per step t for Lhat;
+// each of its 14 slices rounded up by less than 8 KiB.
+func ihBytes(s estimators.Shape) float64 {
+	m := min(s.Steps, orMax(s.Obs))
+	return 8*m*m + 48*m + 4 + 4*s.Steps + compact.Bytes(s.Obs, s.Steps) + 12*(s.Steps+m) + 16*(s.H+2) + 14*8<<10
+}
+
+const ihBytesDoc = "8 m^2 (the normal matrix A) + 48 m (per observation: N, c, d_1, u, w, marks, columns) + 16 steps (compact ids, Ghat's sparse part) + 12 m + compact.Bytes (the ids' table) + 16 (H+2) (Lhat's sums) + 14 x 8 KiB bytes, m <= min(Obs, steps) the observations visited"
 
 // misBytes bounds mis's memory (misStats, misgrid.go) on data of shape s:
 // when the ids are large (compact.Dense fails), compact ids of every step

@@ -34,7 +34,13 @@ const magicZ = 1.6448536269514722
 //
 // The covariance is accumulated in one pass (Welford's update), O(n |J|^2);
 // the weights x are found exactly by Wolfe's minimum-norm-point algorithm
-// (see simplexQP) and reported as the diagnostic "magic_x".
+// (see simplexQP) and reported as the diagnostic "magic_x". When that
+// path fails its optimality check (every j-step return equal to the last
+// bits, as under an exact model of a deterministic domain, leaves the
+// formed M indefinite by rounding), a second pass over the trajectories
+// solves the same problem from a factor of M (factorQP) and verifies it
+// with a tolerance from its error analysis; where the first path passes,
+// the second never runs.
 type MAGIC struct {
 	s    normalised
 	js   []int     // J, sorted
@@ -47,6 +53,7 @@ type MAGIC struct {
 	bias []float64 // b_j
 	x    []float64 // the blend weights of the last Estimate
 	qp   simplexQP
+	fq   factorQP // the second path, when qp fails
 }
 
 // NewMAGIC returns a MAGIC estimator.
@@ -139,8 +146,12 @@ func (e *MAGIC) Estimate(b *trajectory.Batch) (float64, error) {
 	}
 	e.x = scratch.Zero(e.x, k)
 	if err := e.qp.solve(e.m, k, e.x); err != nil {
-		e.x = e.x[:0]
-		return 0, fmt.Errorf("magic: blend weights: %w", err)
+		// M is numerically indefinite or too ill-conditioned for the
+		// matrix path: solve again from a factor (factorQP).
+		if err2 := e.solveFactor(b, n); err2 != nil {
+			e.x = e.x[:0]
+			return 0, fmt.Errorf("magic: blend weights: %v; from the factor of M: %w", err, err2)
+		}
 	}
 	v := 0.0
 	for a, xa := range e.x {
@@ -163,280 +174,4 @@ func appendJ(dst []int, h int) []int {
 		dst = append(dst, h)
 	}
 	return dst
-}
-
-// simplexQP finds x = argmin x^T M x over the simplex {x >= 0, sum x = 1}
-// for a symmetric positive definite M, exactly: by Wolfe's (1976)
-// minimum-norm-point algorithm, a primal active-set method (x^T M x is the
-// squared norm of R x for M = R^T R, so x weights the points R e_j).
-//
-// It keeps a working set S of the j with x_j > 0 and x optimal on the face
-// of S. A major cycle adds the j outside S with the most negative
-// multiplier, (M x)_j - x^T M x < 0 (KKT: 2 M x = mu 1 + nu, nu >= 0,
-// nu_j x_j = 0, so mu / 2 = x^T M x and (M x)_j >= x^T M x with equality
-// on the support). Minor cycles then move x toward y, the minimiser over
-// the affine hull of S (y_S = M_SS^{-1} 1 / 1^T M_SS^{-1} 1, by Cholesky),
-// as far as x stays >= 0, dropping from S the j that reach 0, until y is
-// strictly positive on S. No cycle raises x^T M x and a major one lowers
-// it, so no working set recurs and the method ends,
-// in exact arithmetic, at the KKT point, which for a positive definite M
-// is the unique minimiser; the support found, y is the exact solution of
-// the linear system. Rounding: M is scaled by a power of two to a largest
-// diagonal entry in [1/2, 1); a multiplier counts as negative below -tol,
-// tol = 16 k eps; an entering j that its own first minor cycle drops
-// again (a rounding artefact) is set aside until x next changes. At the
-// end the KKT conditions are verified (feasibility, and every multiplier
-// at least -1e-9, complementarity within 1e-9, relative to the largest
-// diagonal entry); a failure is an error, never a silent answer.
-type simplexQP struct {
-	k        int
-	floor    float64   // the least pivot of M_SS in exact arithmetic (pivotFloor)
-	m        []float64 // scaled M, k x k
-	l        []float64 // Cholesky factor of M_SS, stride k
-	mx, y, z []float64
-	set      []int  // S
-	refused  []bool // entering j dropped again at once
-}
-
-// errKKT reports blend weights that fail the final KKT check.
-type errKKT struct{ residual float64 }
-
-func (e errKKT) Error() string {
-	return fmt.Sprintf("the simplex solution fails its optimality check (KKT residual %.3g relative to max M_jj): M is too ill-conditioned", e.residual)
-}
-
-// solve writes the minimiser into x (len k) for m (k x k, row-major).
-func (p *simplexQP) solve(m []float64, k int, x []float64) error {
-	p.k = k
-	p.m = scratch.Zero(p.m, k*k)
-	p.l = scratch.Zero(p.l, k*k)
-	p.mx = scratch.Zero(p.mx, k)
-	p.y = scratch.Zero(p.y, k)
-	p.z = scratch.Zero(p.z, k)
-	if cap(p.set) < k {
-		p.set = make([]int, 0, k)
-	}
-	p.set = p.set[:0]
-	if cap(p.refused) < k {
-		p.refused = make([]bool, k)
-	}
-	p.refused = p.refused[:k]
-	clear(p.refused)
-	clear(x)
-	if k == 1 {
-		x[0] = 1
-		return nil
-	}
-	top, j0 := 0.0, 0
-	for j := range k {
-		if d := m[j*k+j]; d > top {
-			top = d
-		}
-		if m[j*k+j] < m[j0*k+j0] {
-			j0 = j
-		}
-	}
-	if !(top > 0) || math.IsInf(top, 0) {
-		return fmt.Errorf("M has largest diagonal entry %v, want a positive finite number", top)
-	}
-	_, e := math.Frexp(top)
-	tr := 0.0
-	for i, v := range m[:k*k] {
-		p.m[i] = math.Ldexp(v, -e)
-		if i%(k+1) == 0 {
-			tr += p.m[i]
-		}
-	}
-	p.floor = pivotFloor(tr, k)
-	tol := 16 * float64(k) * 0x1p-52
-	p.set = append(p.set, j0)
-	x[j0] = 1
-	limit := 100 * (k + 1) // cycles; Wolfe's method needs a few per j
-	for cycles := 0; ; cycles++ {
-		if cycles > limit {
-			return fmt.Errorf("the simplex solver did not finish in %d cycles", limit)
-		}
-		// Major cycle: the most negative multiplier outside S.
-		obj := p.gradient(x)
-		enter, best := -1, obj-tol
-		for j := range k {
-			if x[j] == 0 && !p.refused[j] && !p.inSet(j) && p.mx[j] < best {
-				enter, best = j, p.mx[j]
-			}
-		}
-		if enter < 0 {
-			break
-		}
-		p.set = append(p.set, enter)
-		// Minor cycles.
-		for first := true; ; first = false {
-			cycles++
-			if err := p.affine(); err != nil {
-				return err
-			}
-			theta, block := 1.0, -1
-			for _, j := range p.set {
-				if yj := p.y[j]; yj <= 0 {
-					r := 0.0 // x_j = 0 (the entering j): no step at all
-					if x[j] > 0 {
-						r = x[j] / (x[j] - yj)
-					}
-					if block < 0 || r < theta {
-						theta, block = r, j
-					}
-				}
-			}
-			if block < 0 { // y > 0 on S: move there
-				for _, j := range p.set {
-					x[j] = p.y[j]
-				}
-				clear(p.refused)
-				break
-			}
-			if first && block == enter && theta == 0 {
-				// rounding: the multiplier said enter, the affine
-				// minimiser disagrees; set it aside
-				p.refused[enter] = true
-				p.set = p.set[:len(p.set)-1]
-				break
-			}
-			for _, j := range p.set {
-				x[j] += theta * (p.y[j] - x[j])
-			}
-			x[block] = 0
-			if theta > 0 {
-				clear(p.refused)
-			}
-			keep := p.set[:0]
-			for _, j := range p.set {
-				if x[j] > 0 {
-					keep = append(keep, j)
-				} else {
-					x[j] = 0
-				}
-			}
-			p.set = keep
-		}
-	}
-	return p.verify(x)
-}
-
-// gradient sets mx = M x and returns x^T M x.
-func (p *simplexQP) gradient(x []float64) float64 {
-	k := p.k
-	obj := 0.0
-	for a := range k {
-		row := p.m[a*k : a*k+k]
-		s := 0.0
-		for c, xc := range x[:k] {
-			s += row[c] * xc
-		}
-		p.mx[a] = s
-		obj += x[a] * s
-	}
-	return obj
-}
-
-func (p *simplexQP) inSet(j int) bool {
-	for _, s := range p.set {
-		if s == j {
-			return true
-		}
-	}
-	return false
-}
-
-// pivotFloor is a lower bound of every Cholesky pivot of a principal
-// submatrix of M = A + lambda I, A positive semidefinite and lambda =
-// 1e-10 trace(A)/k (addRidge), from M's trace tr: in exact arithmetic
-// each pivot (a Schur complement of A_SS + lambda I) is >= lambda, and
-// lambda = 1e-10 (tr - k lambda)/k >= 1e-10 tr/k (1 - 1e-10). A pivot that
-// rounding leaves at or below 0 (candidates equal to the last bit, e.g.
-// every j-step return exact under the exact model) is set to this bound
-// instead of failing; a pivot above 0 is never changed.
-func pivotFloor(tr float64, k int) float64 {
-	return 1e-10 * tr / float64(k) * (1 - 2e-10)
-}
-
-// affine sets y to the minimiser of y^T M y over {sum y = 1, y_j = 0 off
-// S}: y_S = z / sum z with M_SS z = 1, solved by Cholesky (M_SS = L L^T).
-func (p *simplexQP) affine() error {
-	k, s := p.k, len(p.set)
-	l := p.l
-	for a := range s {
-		for c := 0; c <= a; c++ {
-			v := p.m[p.set[a]*k+p.set[c]]
-			for q := range c {
-				v -= l[a*k+q] * l[c*k+q]
-			}
-			if a == c {
-				if v <= 0 && p.floor > 0 {
-					v = p.floor // rounding: in exact arithmetic the pivot is >= the ridge
-				}
-				if !(v > 0) {
-					return fmt.Errorf("M restricted to %d of its %d rows is not numerically positive definite", s, k)
-				}
-				l[a*k+a] = math.Sqrt(v)
-			} else {
-				l[a*k+c] = v / l[c*k+c]
-			}
-		}
-	}
-	z := p.z[:s]
-	for a := range s { // L u = 1
-		v := 1.0
-		for q := range a {
-			v -= l[a*k+q] * z[q]
-		}
-		z[a] = v / l[a*k+a]
-	}
-	for a := s - 1; a >= 0; a-- { // L^T z = u
-		v := z[a]
-		for q := a + 1; q < s; q++ {
-			v -= l[q*k+a] * z[q]
-		}
-		z[a] = v / l[a*k+a]
-	}
-	total := 0.0
-	for _, v := range z {
-		total += v
-	}
-	if !(total > 0) || math.IsInf(total, 0) {
-		return fmt.Errorf("1^T M_SS^-1 1 = %v, want a positive finite number", total)
-	}
-	clear(p.y)
-	for a, j := range p.set {
-		p.y[j] = z[a] / total
-	}
-	return nil
-}
-
-// verify checks the KKT conditions of x: x >= 0, sum x = 1, and for every
-// j, (M x)_j - x^T M x >= -1e-9, with |(M x)_j - x^T M x| <= 1e-9 where
-// x_j > 0 (M scaled to a largest diagonal entry in [1/2, 1)).
-func (p *simplexQP) verify(x []float64) error {
-	const kktTol = 1e-9
-	total := 0.0
-	for _, v := range x {
-		if !(v >= 0) {
-			return errKKT{math.Inf(1)}
-		}
-		total += v
-	}
-	if math.Abs(total-1) > 1e-12 {
-		return errKKT{math.Abs(total - 1)}
-	}
-	obj := p.gradient(x)
-	worst := 0.0
-	for j, v := range x {
-		r := p.mx[j] - obj
-		if v > 0 {
-			r = -math.Abs(r)
-		}
-		worst = min(worst, r)
-	}
-	if worst < -kktTol {
-		return errKKT{-worst}
-	}
-	return nil
 }

@@ -45,6 +45,11 @@ type file struct {
 	Claims []Claim `yaml:"claims"`
 	// Plot holds figure options.
 	Plot Plot `yaml:"plot"`
+	// Published is a table of another paper the run reproduces.
+	Published *Published `yaml:"published"`
+	// TrialsFile, when false, leaves trials.csv out (runs of 10^4 trials
+	// and more); claims, which are recomputed from it, are then refused.
+	TrialsFile *bool `yaml:"trials_file"`
 }
 
 // seriesYAML is one domain with its policies and estimators, as written.
@@ -169,6 +174,11 @@ type Plan struct {
 	Series []Series `json:"series"`
 	Claims []Claim  `json:"claims,omitempty"`
 	Plot   Plot     `json:"plot"`
+	// Published is the table of another paper the run reproduces (nil:
+	// none).
+	Published *Published `json:"published,omitempty"`
+	// NoTrialsFile leaves trials.csv out (YAML trials_file: false).
+	NoTrialsFile bool `json:"no_trials_file,omitempty"`
 }
 
 // Series is one series with all its domain parameters.
@@ -374,6 +384,11 @@ func (p *Plan) Override(trials int, seed string) error {
 		return fmt.Errorf("-trials %d, want at most %d", trials, MaxTrials)
 	case trials > 0:
 		p.Trials = trials
+		if p.Published != nil {
+			if err := p.Published.checkTrials(trials); err != nil {
+				return fmt.Errorf("-trials: %w", err)
+			}
+		}
 	}
 	if seed != "" {
 		s, err := strconv.ParseUint(seed, 10, 64)
@@ -452,6 +467,12 @@ func (p *Plan) check() error {
 	}
 	if err := p.checkBounds(); err != nil {
 		return err
+	}
+	if err := p.checkPublished(); err != nil {
+		return err
+	}
+	if p.NoTrialsFile && len(p.Claims) > 0 {
+		return fmt.Errorf("plan %q: claims without trials.csv", p.Name)
 	}
 	return p.checkClaims()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 const goodConfig = `name: t
@@ -244,9 +245,9 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    model: exact\n",
 			"t.yaml:8: series[0].model: s: model \"exact\", but no estimator of the series needs a model"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [dr]\n    model: learned\n",
-			"t.yaml:8: series[0].model: s: unknown model \"learned\" (known: exact, fitted, fitted-t)"},
+			"t.yaml:8: series[0].model: s: unknown model \"learned\" (known: " + strings.Join(models.Names(), ", ") + ")"},
 		{"  - name: s\n    domain: drift\n    estimators: [dm]\n    model: fitted_t\n",
-			"t.yaml:8: series[0].model: s: unknown model \"fitted_t\" (known: exact, fitted, fitted-t)"},
+			"t.yaml:8: series[0].model: s: unknown model \"fitted_t\" (known: " + strings.Join(models.Names(), ", ") + ")"},
 		// fitted-t has fitted's domain checks: options data cannot supply it
 		{"  - name: s\n    domain: noisytaxi\n    params: {option_length: 3, mc_episodes: 0}\n    estimators: [options-pdis, magic]\n    model: fitted-t\n",
 			"t.yaml:9: series[0].model: s: magic needs a model: option_length = 3: the model-based estimators need primitive data (SPEC 1d)"},

@@ -8,6 +8,7 @@ package config
 // sorted set wherever a config can be read; a new package of domains is
 // one more line here.
 import (
-	_ "github.com/ope-lab/longhorizon/domains/suite" // the tabular suite: randommdp, fewstates, gridworld, sparse, credit, drift
-	_ "github.com/ope-lab/longhorizon/domains/taxi"  // noisytaxi
+	_ "github.com/ope-lab/longhorizon/domains/benchmarks" // the field's benchmarks: graph, modelwin, modelfail
+	_ "github.com/ope-lab/longhorizon/domains/suite"      // the tabular suite: randommdp, fewstates, gridworld, sparse, credit, drift
+	_ "github.com/ope-lab/longhorizon/domains/taxi"       // noisytaxi
 )

@@ -178,6 +178,8 @@ func (v *validator) resolve(c *file) *Plan {
 	v.series(c, r)
 	v.delta(c, r)
 	v.claims(c, r)
+	v.published(c, r)
+	v.trialsFile(c, r)
 	v.plot(c, r)
 	return r
 }
@@ -543,6 +545,18 @@ func (v *validator) claims(c *file, r *Plan) {
 			v.fail(field+".n_min", at("n_min"), "no n of the grid %v lies in [%d, %d]: the claim would be checked at no point", r.N, cl.NMin, cl.NMax)
 		}
 		r.Claims = append(r.Claims, cl)
+	}
+}
+
+// trialsFile resolves trials_file: claims are recomputed from trials.csv
+// (their bootstrap resamples its trials), so a run without it has none.
+func (v *validator) trialsFile(c *file, r *Plan) {
+	if c.TrialsFile == nil || *c.TrialsFile {
+		return
+	}
+	r.NoTrialsFile = true
+	if len(c.Claims) > 0 {
+		v.fail("trials_file", []any{"trials_file"}, "false, but the config has claims, whose bootstrap is recomputed from trials.csv; keep trials.csv or state the claims on published cells' percentiles")
 	}
 }
 

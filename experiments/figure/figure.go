@@ -128,7 +128,9 @@ func render(f Figure) (png, svg []byte, err error) {
 		}
 	}()
 	var lay figureLayout
-	if len(f.Panels) > 0 {
+	if len(f.Published) > 0 {
+		lay, err = buildPublished(f)
+	} else if len(f.Panels) > 0 {
 		lay, err = buildGrid(f)
 	} else {
 		lay, err = build(f)

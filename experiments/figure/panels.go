@@ -63,6 +63,17 @@ type gridLayout struct {
 	title, note string
 	panels      []*panel
 	cols, rows  int
+	// width and height are a panel's size; 0: cellWidth and cellHeight.
+	width, height vg.Length
+}
+
+// cell returns the size of one panel.
+func (g *gridLayout) cell() (w, h vg.Length) {
+	w, h = g.width, g.height
+	if w == 0 {
+		w, h = cellWidth, cellHeight
+	}
+	return w, h
 }
 
 func gridShape(k int) (cols, rows int) {
@@ -91,8 +102,9 @@ func (g *gridLayout) header() vg.Length {
 }
 
 func (g *gridLayout) size() (w, h vg.Length) {
-	w = vg.Length(g.cols)*cellWidth + vg.Length(g.cols-1)*vg.Points(cellGapX) + 2*vg.Points(margin)
-	h = vg.Length(g.rows)*cellHeight + vg.Length(g.rows-1)*vg.Points(cellGapY) + 2*vg.Points(margin) + g.header()
+	cw, ch := g.cell()
+	w = vg.Length(g.cols)*cw + vg.Length(g.cols-1)*vg.Points(cellGapX) + 2*vg.Points(margin)
+	h = vg.Length(g.rows)*ch + vg.Length(g.rows-1)*vg.Points(cellGapY) + 2*vg.Points(margin) + g.header()
 	return w, h
 }
 
@@ -113,13 +125,14 @@ func (g *gridLayout) draw(c draw.Canvas) {
 		y -= sty.Rectangle(t.s).Size().Y + vg.Points(4)
 	}
 	top := c.Max.Y - g.header()
+	cw, ch := g.cell()
 	for i, pn := range g.panels {
 		row, col := i/g.cols, i%g.cols
 		cell := c
-		cell.Min.X = c.Min.X + vg.Length(col)*(cellWidth+vg.Points(cellGapX))
-		cell.Max.X = cell.Min.X + cellWidth
-		cell.Max.Y = top - vg.Length(row)*(cellHeight+vg.Points(cellGapY))
-		cell.Min.Y = cell.Max.Y - cellHeight
+		cell.Min.X = c.Min.X + vg.Length(col)*(cw+vg.Points(cellGapX))
+		cell.Max.X = cell.Min.X + cw
+		cell.Max.Y = top - vg.Length(row)*(ch+vg.Points(cellGapY))
+		cell.Min.Y = cell.Max.Y - ch
 		pn.draw(cell)
 	}
 }

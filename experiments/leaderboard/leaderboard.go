@@ -38,8 +38,10 @@ or below (1e-12 |V(pi_e)|)^2 counting as 0 (exact: rounding-size MSEs,
 e.g. 1e-30 where a model makes an estimator exact, would otherwise enter
 the geometric mean as ratios of 1e26); its rank
 is 1 for the smallest MSE, estimators of equal MSE sharing the average of
-their ranks. Per estimator (external ones included), over every cell it
-ran in: the number of cells, the geometric mean of its ratios, the worst
+their ranks. An estimator over a model other than the default (the
+series' model: fitted) is an entry of its own, named with the model in
+brackets: dm[fqe], wdr[exact] (the domain's true q, a reference). Per
+entry (external estimators included), over every cell it ran in: the number of cells, the geometric mean of its ratios, the worst
 ratio and the first cell where it occurs (in the order of the directories
 given, then of curve.csv), the mean rank, and the share of cells with a
 ratio <= 1.25. Rows are sorted by the geometric mean.
@@ -158,11 +160,12 @@ func layout(runs []*Run) (*table, int, []bool) {
 		var local []cellRows
 		for k, row := range r.Rows {
 			g := len(tb.rowEst)
-			id, ok := estID[row.Estimator]
+			name := r.Entrant(k)
+			id, ok := estID[name]
 			if !ok {
 				id = len(tb.est)
-				estID[row.Estimator] = id
-				tb.est = append(tb.est, row.Estimator)
+				estID[name] = id
+				tb.est = append(tb.est, name)
 				ranked = append(ranked, false)
 			}
 			tb.rowEst = append(tb.rowEst, id)

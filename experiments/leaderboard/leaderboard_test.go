@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -428,5 +429,35 @@ func TestExactFloor(t *testing.T) {
 	}
 	if p := got["p"]; p.GeoMean != 4 || p.Infinite != 1 || !math.IsInf(p.Worst, 1) {
 		t.Errorf("p: %+v, want geometric mean 4, one +Inf cell (its worst)", p)
+	}
+}
+
+// TestModelEntrants: an estimator over a model other than the default is
+// an entry of its own, named with the model: a run whose series s1 reads
+// the fitted model (the default) and s2 the exact one ranks wdr and
+// wdr[exact] as two entries, dm and dm[exact] too (each in its own cell,
+// s1 and s2 at n = 5 and 10).
+func TestModelEntrants(t *testing.T) {
+	cfg := "name: m\nseed: 1\ntrials: 2\nn: [5, 10]\nseries:\n" +
+		"  - {name: s1, domain: chainmdp, params: {horizon: 2}, model: fitted, estimators: [dm, wdr]}\n" +
+		"  - {name: s2, domain: chainmdp, params: {horizon: 2}, model: exact, estimators: [dm, wdr]}\n"
+	runs, err := Read([]string{runTiny(t, t.TempDir(), "m", cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Compute(runs, Options{Replicates: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range b.Entries {
+		names = append(names, e.Estimator)
+		if e.Cells != 2 {
+			t.Errorf("%s: %d cells, want 2 (n = 5 and 10 of its own series)", e.Estimator, e.Cells)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"dm", "dm[exact]", "wdr", "wdr[exact]"}; !slices.Equal(names, want) {
+		t.Errorf("entries %v, want %v", names, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // Run is one results directory read back: its curve rows and the squared
@@ -28,6 +29,22 @@ type Run struct {
 	// Sq holds the squared errors (estimate - true_value)^2 of trials.csv:
 	// Sq[k*Trials+t] is row k's at trial t.
 	Sq []float64
+	// Models maps a series to the model kind its estimators read, when
+	// not the default (models.Default) and not none: the leaderboard ranks
+	// an estimator over another model as an entry of its own.
+	Models map[string]string
+}
+
+// Entrant returns the leaderboard's name of row k's estimator: its name,
+// followed by its series' model in brackets when that is not the default
+// (dm over fqe is "dm[fqe]"; wdr over the domain's exact q, a reference
+// that no logged data has, is "wdr[exact]").
+func (r *Run) Entrant(k int) string {
+	row := r.Rows[k]
+	if m := r.Models[row.Series]; m != "" {
+		return row.Estimator + "[" + m + "]"
+	}
+	return row.Estimator
 }
 
 // mseTol is how far (relative) the mean squared error of a curve row's
@@ -106,7 +123,12 @@ func readRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Name: filepath.Base(abs), Seed: meta.Config.Seed, Trials: meta.Config.Trials, Rows: rows}
+	r := &Run{Dir: dir, Name: filepath.Base(abs), Seed: meta.Config.Seed, Trials: meta.Config.Trials, Rows: rows, Models: map[string]string{}}
+	for _, s := range meta.Config.Series {
+		if s.Model != "" && s.Model != models.Default {
+			r.Models[s.Name] = s.Model
+		}
+	}
 	if r.Sq, err = squaredErrors(tpath, cpath, rows, r.Trials, trials); err != nil {
 		return nil, err
 	}

@@ -41,6 +41,9 @@ type Report struct {
 	Claims []ClaimSummary
 	// Trials is every unit's estimate (trials.csv).
 	Trials []resultsdir.TrialRow
+	// Published compares the plan's published cells with the run
+	// (published.csv), when it has some.
+	Published []resultsdir.PublishedRow
 }
 
 // Build turns the results of every unit of p (in any order: a run's, a
@@ -64,8 +67,12 @@ func Build(p *config.Plan, results []unit.Result, truths []domains.Truth) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	published, err := Published(p, results, truths)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{Plan: p, Truths: truths, Rows: rows, Diagnostics: diags, Bounds: bounds, Trials: trials,
-		Claims: CheckClaims(p, rows, bounds, trials)}
+		Claims: CheckClaims(p, rows, bounds, trials), Published: published}
 	if len(p.Plot.Panels) > 0 {
 		if rep.Stats, err = AggregateStats(p, results); err != nil {
 			return nil, err
@@ -122,7 +129,11 @@ type output struct {
 
 // outputs lists the data files of a run of p (Outputs).
 func outputs(p *config.Plan) []output {
-	out := []output{{name: resultsdir.CurveFile}, {name: resultsdir.TrialsFile}, {name: resultsdir.SeriesFile}}
+	out := []output{{name: resultsdir.CurveFile}}
+	if !p.NoTrialsFile {
+		out = append(out, output{name: resultsdir.TrialsFile})
+	}
+	out = append(out, output{name: resultsdir.SeriesFile})
 	seen := map[string]bool{}
 	for _, rs := range p.Series {
 		for _, name := range rs.Estimators {
@@ -147,6 +158,9 @@ func outputs(p *config.Plan) []output {
 		{resultsdir.SlopesFile, panels && wantsSlopes(p)},
 		{resultsdir.ClaimsFile, len(p.Claims) > 0},
 		{resultsdir.ClaimsMD, len(p.Claims) > 0},
+		{resultsdir.PublishedFile, p.Published != nil},
+		{resultsdir.PublishedMD, p.Published != nil},
+		{resultsdir.PublishedTeX, p.Published != nil},
 		{resultsdir.MetaFile, true},
 	} {
 		if f.when {
@@ -170,17 +184,20 @@ func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 		meta.Truths = append(meta.Truths, resultsdir.SeriesMeta{Series: p.Series[s].Name, Truth: t})
 	}
 	fills := map[string]func(io.Writer) error{
-		resultsdir.CurveFile:  func(w io.Writer) error { return resultsdir.WriteCurveCSV(w, r.Rows) },
-		resultsdir.TrialsFile: func(w io.Writer) error { return resultsdir.WriteTrialsCSV(w, r.Trials) },
-		resultsdir.SeriesFile: func(w io.Writer) error { return resultsdir.WriteSeriesCSV(w, p) },
-		resultsdir.BoundsFile: func(w io.Writer) error { return resultsdir.WriteBoundsCSV(w, r.Bounds) },
-		resultsdir.StatsFile:  func(w io.Writer) error { return resultsdir.WriteStatsCSV(w, r.Stats) },
-		resultsdir.PanelsFile: func(w io.Writer) error { return resultsdir.WritePanelsCSV(w, p, r.Points) },
-		resultsdir.ClosedFile: func(w io.Writer) error { return resultsdir.WriteClosedCSV(w, r.Panels) },
-		resultsdir.SlopesFile: func(w io.Writer) error { return resultsdir.WriteSlopesCSV(w, p, r.Slopes) },
-		resultsdir.ClaimsFile: func(w io.Writer) error { return resultsdir.WriteClaimsCSV(w, p, claimRows(r.Claims)) },
-		resultsdir.ClaimsMD:   func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) },
-		resultsdir.MetaFile:   func(w io.Writer) error { return resultsdir.WriteMeta(w, &meta) },
+		resultsdir.CurveFile:     func(w io.Writer) error { return resultsdir.WriteCurveCSV(w, r.Rows) },
+		resultsdir.TrialsFile:    func(w io.Writer) error { return resultsdir.WriteTrialsCSV(w, r.Trials) },
+		resultsdir.SeriesFile:    func(w io.Writer) error { return resultsdir.WriteSeriesCSV(w, p) },
+		resultsdir.BoundsFile:    func(w io.Writer) error { return resultsdir.WriteBoundsCSV(w, r.Bounds) },
+		resultsdir.StatsFile:     func(w io.Writer) error { return resultsdir.WriteStatsCSV(w, r.Stats) },
+		resultsdir.PanelsFile:    func(w io.Writer) error { return resultsdir.WritePanelsCSV(w, p, r.Points) },
+		resultsdir.ClosedFile:    func(w io.Writer) error { return resultsdir.WriteClosedCSV(w, r.Panels) },
+		resultsdir.SlopesFile:    func(w io.Writer) error { return resultsdir.WriteSlopesCSV(w, p, r.Slopes) },
+		resultsdir.ClaimsFile:    func(w io.Writer) error { return resultsdir.WriteClaimsCSV(w, p, claimRows(r.Claims)) },
+		resultsdir.ClaimsMD:      func(w io.Writer) error { return writeClaimsMD(w, p, r.Claims) },
+		resultsdir.MetaFile:      func(w io.Writer) error { return resultsdir.WriteMeta(w, &meta) },
+		resultsdir.PublishedFile: func(w io.Writer) error { return resultsdir.WritePublishedCSV(w, r.Published) },
+		resultsdir.PublishedMD:   func(w io.Writer) error { return writePublishedMD(w, p, r.Published) },
+		resultsdir.PublishedTeX:  func(w io.Writer) error { return writePublishedTeX(w, p, r.Published) },
 	}
 	var files []atomicfile.File
 	for _, o := range outputs(p) {
@@ -209,7 +226,11 @@ func drawsClosedForms(p *config.Plan) bool {
 
 // Figure describes the report's figure.
 func (r *Report) Figure() resultsdir.Figure {
-	return figureOf(r.Plan, r.Rows, r.Diagnostics, r.Panels)
+	f := figureOf(r.Plan, r.Rows, r.Diagnostics, r.Panels)
+	if r.Plan.Published != nil {
+		f.Title, f.Published = publishedTitle(r.Plan), publishedFigure(r.Plan, r.Published)
+	}
+	return f
 }
 
 // figureOf describes the figure of a run from its plan and tables.
@@ -253,7 +274,8 @@ func figureOf(p *config.Plan, rows []resultsdir.Row, diags []resultsdir.DiagTabl
 
 // ReadFigure rebuilds the figure of the run stored in dir from its files
 // alone: meta.json (the plan: titles, labels, panels), curve.csv, the
-// diagnostic's file, with panels stats.csv and closedform.csv, and with
+// diagnostic's file, published.csv with published cells, with panels
+// stats.csv and closedform.csv, and with
 // panels of bounds (lower_bound, coverage) bounds.csv. It returns the
 // figure and the plan's name (the figure's file name).
 func ReadFigure(dir string) (resultsdir.Figure, string, error) {
@@ -313,7 +335,15 @@ func ReadFigure(dir string) (resultsdir.Figure, string, error) {
 			return resultsdir.Figure{}, "", err
 		}
 	}
-	return figureOf(p, rows, diags, panels), p.Name, nil
+	f := figureOf(p, rows, diags, panels)
+	if p.Published != nil {
+		pub, err := resultsdir.ReadPublished(dir, p)
+		if err != nil {
+			return resultsdir.Figure{}, "", err
+		}
+		f.Title, f.Published = publishedTitle(p), publishedFigure(p, pub)
+	}
+	return f, p.Name, nil
 }
 
 // PanelsNote is the note under the title of a figure with panels; when a

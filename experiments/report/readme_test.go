@@ -12,7 +12,7 @@ import (
 // them with `make readme` after rerunning a figure).
 func TestClaimsTablesMatchResults(t *testing.T) {
 	paper := []string{"../../results/fig2", "../../results/fig3", "../../results/fig4"}
-	all := append(paper, "../../results/beyond", "../../results/baselines", "../../results/bounds", "../../results/suite", "../../results/regimes", "../../results/long", "../../results/horizon")
+	all := append(paper, "../../results/beyond", "../../results/baselines", "../../results/bounds", "../../results/suite", "../../results/regimes", "../../results/long", "../../results/horizon", "../../results/benchsuite")
 	for _, tc := range []struct {
 		file string
 		runs []string

@@ -25,6 +25,16 @@ type Figure struct {
 	// Note is a line of smaller text under the title of a figure with
 	// panels (what points and lines mean).
 	Note string
+	// Published, when not empty, replaces every other panel: one panel
+	// per published table (config's published), each cell's central 95%
+	// of the run's replicates with their median and the published value.
+	Published []PublishedTable
+}
+
+// PublishedTable is one published table's panel: its title and cells.
+type PublishedTable struct {
+	Title string
+	Rows  []PublishedRow
 }
 
 // DiagnosticPanel is the side panel of a diagnostic's mean per index.

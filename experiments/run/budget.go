@@ -319,8 +319,9 @@ func (n Need) Check(budget float64) error {
 
 // The figure's geometry (experiments/figure, at its 150 dots per inch):
 // a grid of panels of 7 x 4.6 inches (plot.panels), else one panel of 7 x
-// 5 inches, 12 x 5 with the diagnostic's beside it; a title and a note
-// take at most headerInches more. TestFigurePixels checks it against the
+// 5 inches, 12 x 5 with the diagnostic's beside it, or with published
+// cells one panel of 14 x 4.8 inches per table, stacked; a title and a
+// note take at most headerInches more. TestFigurePixels checks it against the
 // committed figures.
 const (
 	figureDPI               = 150
@@ -330,10 +331,17 @@ const (
 	headerInches            = 0.75
 	plainWidth, plainHeight = 7.0, 5.0
 	diagWidth               = 12.0
+	publishedW, publishedH  = 14.0, 4.8
 )
 
 // figurePixels returns the size in pixels of plan p's figure.
 func figurePixels(p *config.Plan) (w, h float64) {
+	if p.Published != nil {
+		rows := float64(len(p.Published.Tables()))
+		w = publishedW + figureMargin
+		h = rows*publishedH + (rows-1)*cellGapY + figureMargin + headerInches
+		return math.Ceil(w * figureDPI), math.Ceil(h * figureDPI)
+	}
 	if k := len(p.Plot.Panels); k > 0 {
 		cols := math.Ceil(math.Sqrt(float64(k)))
 		rows := math.Ceil(float64(k) / cols)
