@@ -119,6 +119,15 @@ type Diagnostic struct {
 	Doc string
 }
 
+// ModelFitter is implemented by the estimators whose registry entry says
+// FitsModel: UseModel sets the kind (package models' registry, a learned
+// one; "" is `fitted`) of the model the estimator fits itself. The
+// harness and `runexp estimate` call it with the series' model before
+// the first estimate.
+type ModelFitter interface {
+	UseModel(kind string)
+}
+
 // Reporter is implemented by estimators whose registry entry lists
 // diagnostics.
 type Reporter interface {

@@ -35,6 +35,11 @@ type Info struct {
 	// on data that lacks it is bad input, and a harness config must
 	// provide it (Model: a model, and primitive data).
 	Needs Data
+	// FitsModel says that the estimator fits a model of its own from the
+	// data's ids (adaptive's cross-fitted WDR) and implements ModelFitter:
+	// a series' model (series[].model, `runexp estimate -model`) of a
+	// learned kind names the kind it fits; otherwise it fits `fitted`.
+	FitsModel bool
 	// Default says that `runexp estimate` computes it when no estimators
 	// are named (and the data has what it Uses).
 	Default bool
@@ -98,10 +103,14 @@ func Register(i Info) {
 		panic("estimators: Register: estimator " + i.Name + " without New")
 	case (i.Bytes == nil) != (i.BytesDoc == ""):
 		panic("estimators: Register: estimator " + i.Name + ": Bytes and BytesDoc go together")
+	case i.FitsModel && !isModelFitter(i.New()):
+		panic("estimators: Register: estimator " + i.Name + ": FitsModel, but it is no ModelFitter")
 	}
 	registry = append(registry, i)
 	slices.SortFunc(registry, func(a, b Info) int { return cmp.Compare(a.Rank, b.Rank) })
 }
+
+func isModelFitter(e Estimator) bool { _, ok := e.(ModelFitter); return ok }
 
 // New returns a fresh estimator by key. Its error lists the known keys.
 func New(name string) (Estimator, error) {

@@ -27,6 +27,9 @@ type Shape struct {
 	// IDs says that the data carry observation and action ids and the
 	// action probabilities (what mis, drl and adaptive's version 3 read).
 	IDs bool
+	// Model is the kind of the model an estimator that fits its own
+	// fits (Info.FitsModel); "" is `fitted`.
+	Model string
 }
 
 // ShapeOf returns the shape of b as one estimate reads it: its sizes, the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -103,19 +104,51 @@ type Out struct {
 // (estimators.EstimateGrid), and keeps the estimator, whose workspace
 // every call reuses.
 type registryMethod struct {
-	est  estimators.Estimator
-	caps Caps
+	est   estimators.Estimator
+	caps  Caps
+	model string // the kind an estimator that fits its own model fits
 }
 
 // Registry returns the registry's estimator name as a Method. Its error
 // lists the known keys.
-func Registry(name string) (Method, error) {
+func Registry(name string) (Method, error) { return RegistryModel(name, "") }
+
+// RegistryModel returns the registry's estimator name as a Method that,
+// if its entry says FitsModel, fits a model of kind model itself (a
+// learned kind of package models' registry: the series' model, or
+// `runexp estimate -model`; "" or a kind that is not learned, such as
+// `exact`, leaves it at `fitted`), its memory bound counted for that
+// kind. Its error lists the known keys.
+func RegistryModel(name, model string) (Method, error) {
 	est, err := estimators.New(name)
 	if err != nil {
 		return nil, err
 	}
 	info, _ := estimators.Lookup(name)
-	return &registryMethod{est: est, caps: CapsOf(info)}, nil
+	m := &registryMethod{est: est, caps: CapsFor(info, model)}
+	if fitsKind(info, model) {
+		m.model = model
+		est.(estimators.ModelFitter).UseModel(model)
+	}
+	return m, nil
+}
+
+// fitsKind reports whether the estimator of info fits a model of kind
+// model itself: its entry says FitsModel and model is a learned kind.
+func fitsKind(info estimators.Info, model string) bool {
+	k, ok := models.Lookup(model)
+	return info.FitsModel && ok && k.Learned()
+}
+
+// CapsFor returns the capabilities of a registry entry whose estimator,
+// if it fits a model itself (FitsModel), fits one of kind model (as
+// RegistryModel): its memory bound at that kind.
+func CapsFor(info estimators.Info, model string) Caps {
+	c := CapsOf(info)
+	if mem := c.Memory; mem != nil && fitsKind(info, model) {
+		c.Memory = func(s estimators.Shape) float64 { s.Model = model; return mem(s) }
+	}
+	return c
 }
 
 // CapsOf returns the capabilities of a registry entry.
@@ -149,7 +182,7 @@ func (m *registryMethod) Estimate(in Input, grid []int, out Out) error {
 }
 
 // Fresh returns a new instance of the same registry estimator.
-func (m *registryMethod) Fresh() (Method, error) { return Registry(m.caps.Name) }
+func (m *registryMethod) Fresh() (Method, error) { return RegistryModel(m.caps.Name, m.model) }
 
 // Terms returns the estimator's per-trajectory terms (estimators.Termer),
 // for the estimators whose entry lists the t bound.

@@ -50,6 +50,9 @@ gets bootstrap intervals in `+"`runexp estimate`"+` and no lower bound.
 		if i.Uses != 0 {
 			fmt.Fprintf(w, "- uses: %s (without it: equals `%s`)\n", i.Uses, i.Without)
 		}
+		if i.FitsModel {
+			fmt.Fprintf(w, "- fits a model itself: of the series' learned kind (`series[].model`, `runexp estimate -model`), else `fitted`\n")
+		}
 		if i.Needs != 0 {
 			fmt.Fprintf(w, "- needs: %s\n", i.Needs)
 		}

@@ -45,7 +45,7 @@ func (j *estimateJob) setData(have estimators.Data, where string, names []string
 	}
 	j.Methods = j.Methods[:0]
 	for _, n := range names {
-		m, _ := evaluate.Registry(n) // parseEstimators knows n
+		m, _ := evaluate.RegistryModel(n, j.kind.Name) // parseEstimators knows n; adaptive fits -model's kind
 		j.Methods = append(j.Methods, m)
 	}
 }

@@ -87,6 +87,11 @@ func NewAdaptiveBlend() *AdaptiveBlend { return &AdaptiveBlend{} }
 // Name returns "adaptive".
 func (*AdaptiveBlend) Name() string { return "adaptive" }
 
+// UseModel sets the kind of the model version 3 cross-fits for its WDR
+// (estimators.ModelFitter): a learned kind of package models' registry;
+// "" (the default) is `fitted`.
+func (e *AdaptiveBlend) UseModel(kind string) { e.v3.cf.Kind = kind }
+
 // X returns the blend weights of the last Estimate call, one per
 // candidate: version 3's (cwpdis, wdr, g(beta_hat), wis), or version 2's in
 // the order j = 1, 2, 4, ..., H, then WIS (when H >= 2); empty if it

@@ -28,7 +28,7 @@ const (
 // with the cross-fitted model, the unbiased anchor of revision 1 (never
 // blended itself: its plug-in variance understates its heavy tail).
 type adaptive3 struct {
-	cf    models.CrossFit // drl's: `fitted` on each fold, read on the other
+	cf    models.CrossFit // drl's: the series' learned kind (`fitted` by default) on each fold, read on the other
 	nrm   normalised      // S_t, exact (per-step binary scales when needed)
 	wb    []float64       // W_{t,i} / S_t of one trajectory, t = 1..H at t-1
 	rbar  []float64       // per step: sum_i W_{t,i} r_{t,i} / S_t
@@ -346,7 +346,7 @@ func (e *AdaptiveBlend) blend3(n int) (float64, error) {
 // about 56 bytes a step, 46 measured with folds of equal steps), the
 // normalisers and per-step sums, and the per-trajectory DR terms.
 func adaptive3Bytes(s estimators.Shape) float64 {
-	return models.CrossFitBytes("", s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.N + 56*(s.H+1) + 1<<10
+	return models.CrossFitBytes(s.Model, s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.N + 56*(s.H+1) + 1<<10
 }
 
 // adaptive3BytesDoc is adaptive3Bytes's formula, for help texts.

@@ -42,7 +42,7 @@ func init() {
 			"b_a = max(0, |c_a - c4| - 1.6448536269514722 s_a), s_a the standard error of c_a - c4, c4 = DR with the same cross-fitted model (unbiased; the anchor only, never blended; cwpdis when DR's weights leave float64) (revision 1). " +
 			"Version 2 (otherwise): the same blend over the windowed CWPDIS g_j (the last j factors, j in {1, 2, 4, ..., H}; g_H = cwpdis, the anchor) and wis, b_a = |g_a - cwpdis|",
 			Source: "beyond the paper: MAGIC's blend (SPEC 1d) anchored on cwpdis; version 3 (issue 25 item 2) blends model-based candidates (drl's cross-fitting, SPEC 1f; REG's coefficient, Kallus & Uehara 2019), version 2 (issue 16) importance-sampling ones; docs/adaptive.md",
-			MinN:   1, Class: estimators.Adaptive, Diagnostics: []estimators.Diagnostic{adaptiveX, adaptiveBeta, adaptiveVersion}, Bytes: adaptiveBytes, BytesDoc: adaptiveBytesDoc,
+			MinN:   1, Class: estimators.Adaptive, FitsModel: true, Diagnostics: []estimators.Diagnostic{adaptiveX, adaptiveBeta, adaptiveVersion}, Bytes: adaptiveBytes, BytesDoc: adaptiveBytesDoc,
 			Uses: estimators.IDs | estimators.Probs, Without: "adaptive version 2 (docs/adaptive.md): the blend of the windowed CWPDIS and wis",
 			New: func() estimators.Estimator { return NewAdaptiveBlend() }},
 	} {

@@ -199,8 +199,9 @@ type Series struct {
 	// JSON Lines (docs/external.md). None for most series.
 	External []External `json:"external,omitempty"`
 	// Model is the kind (package models' registry) of the model whose
-	// columns (SPEC 1d) the series' estimators read when one needs them;
-	// "" when none does.
+	// columns (SPEC 1d) the series' estimators read when one needs them,
+	// and that an estimator fitting a model itself (adaptive) fits; ""
+	// when none does.
 	Model string `json:"model,omitempty"`
 	// Bounds are the lower bounds of SPEC 1e computed at every n for
 	// each estimator of the series that supports them (Supports); none
@@ -234,7 +235,7 @@ func (s *Series) Gamma() float64 {
 // ModelKind returns the registry entry of the series' model (package
 // models), and false when no estimator of the series needs one.
 func (s *Series) ModelKind() (models.Kind, bool) {
-	if s.Model == "" {
+	if s.Model == "" || !s.NeedsModel() {
 		return models.Kind{}, false
 	}
 	return models.Lookup(s.Model)
@@ -256,8 +257,18 @@ func (s *Series) NeedsModel() bool {
 // supply it with these parameters.
 func (s *Series) checkModel() error {
 	if !s.NeedsModel() {
-		if s.Model != "" {
-			return fmt.Errorf("model %q, but no estimator of the series needs a model (those whose `runexp help estimators` entry needs the model columns)", s.Model)
+		if s.Model == "" {
+			return nil
+		}
+		if !s.fitsModel() {
+			return fmt.Errorf("model %q, but no estimator of the series needs a model (those whose `runexp help estimators` entry needs the model columns) or fits one itself (adaptive)", s.Model)
+		}
+		k, err := models.Get(s.Model)
+		if err != nil {
+			return err
+		}
+		if !k.Learned() {
+			return fmt.Errorf("model %q, but the series' only estimators that read a model fit one themselves (adaptive): want a learned kind (%s)", s.Model, strings.Join(learnedNames(), ", "))
 		}
 		return nil
 	}
@@ -277,6 +288,28 @@ func (s *Series) checkModel() error {
 		return fmt.Errorf("%s %s a model: %v", strings.Join(names, ", "), verb, err)
 	}
 	return nil
+}
+
+// fitsModel reports whether some estimator of the series fits a model of
+// its own (estimators.Info.FitsModel), of the series' kind.
+func (s *Series) fitsModel() bool {
+	for _, e := range s.Estimators {
+		if info, ok := s.Info(e); ok && info.FitsModel {
+			return true
+		}
+	}
+	return false
+}
+
+// learnedNames lists the learned model kinds.
+func learnedNames() []string {
+	var out []string
+	for _, k := range models.Kinds() {
+		if k.Learned() {
+			out = append(out, k.Name)
+		}
+	}
+	return out
 }
 
 // Needs is the union of the data the series' estimators need

@@ -226,6 +226,10 @@ func TestConfigModels(t *testing.T) {
 		{"  - name: s\n    domain: drift\n    estimators: [dm, wdr]\n    model: fitted-t\n", "fitted-t"},
 		{"  - name: s\n    domain: chainmdp\n    estimators: [dr]\n    model: fitted-t\n", "fitted-t"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n", ""},
+		// adaptive cross-fits a model itself: a learned kind names it, and
+		// no model columns are fitted (ModelKind: none)
+		{"  - name: s\n    domain: subepisode\n    estimators: [cwpdis, adaptive]\n    model: q-reg\n", "q-reg"},
+		{"  - name: s\n    domain: subepisode\n    estimators: [adaptive]\n", ""},
 		{"  - name: s\n    domain: subepisode\n    params: {differ_s1_only: true}\n    estimators: [incris, incris-oracle]\n", ""},
 	}
 	for _, tc := range good {
@@ -237,11 +241,16 @@ func TestConfigModels(t *testing.T) {
 		if got := p.Series[0].Model; got != tc.model {
 			t.Errorf("%q: model %q, want %q", tc.series, got, tc.model)
 		}
+		if _, cols := p.Series[0].ModelKind(); cols != p.Series[0].NeedsModel() {
+			t.Errorf("%q: model columns %v, but an estimator needing them: %v", tc.series, cols, p.Series[0].NeedsModel())
+		}
 		if err := p.Check(); err != nil {
 			t.Errorf("%q: the parsed plan fails Check: %v", tc.series, err)
 		}
 	}
 	bad := []struct{ series, want string }{
+		{"  - name: s\n    domain: subepisode\n    estimators: [adaptive]\n    model: exact\n",
+			"t.yaml:8: series[0].model: s: model \"exact\", but the series' only estimators that read a model fit one themselves (adaptive): want a learned kind"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [pdis]\n    model: exact\n",
 			"t.yaml:8: series[0].model: s: model \"exact\", but no estimator of the series needs a model"},
 		{"  - name: s\n    domain: subepisode\n    estimators: [dr]\n    model: learned\n",

@@ -35,7 +35,7 @@ var measuredRSS = map[string]float64{
 	"long":       643192 << 10,
 	"horizon":    1311872 << 10,
 	"benchmarks": 279896 << 10, // revision of issue 30's merge, the same day
-	"benchsuite": 99672 << 10,
+	"benchsuite": 105356 << 10,
 }
 
 // TestCommittedNeeds: every committed config's stated need (NeedOf at 2

@@ -179,13 +179,14 @@ func (w *worker) state(u Unit) error {
 			req.Methods = append(req.Methods, external.NewMethod(pr, st.files))
 			continue
 		}
-		m, ok := w.pool[name]
+		key := name + "\x00" + rs.Model // an estimator that fits its own model fits the series'
+		m, ok := w.pool[key]
 		if !ok {
-			if m, err = evaluate.Registry(name); err != nil {
+			if m, err = evaluate.RegistryModel(name, rs.Model); err != nil {
 				return fmt.Errorf("series %s: %w", rs.Name, err)
 			}
 		}
-		pool[name] = m
+		pool[key] = m
 		req.Methods = append(req.Methods, m)
 	}
 	req.Model = st.model(func() models.Space { return d.(domains.ModelDomain).Space() }, &w.fitted)

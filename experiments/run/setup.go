@@ -58,7 +58,7 @@ func setupOf(p *config.Plan, rs *config.Series) setup {
 	for _, name := range rs.Estimators {
 		if rs.ExternalOf(name) == nil {
 			info, _ := estimators.Lookup(name)
-			st.caps = append(st.caps, evaluate.CapsOf(info))
+			st.caps = append(st.caps, evaluate.CapsFor(info, rs.Model))
 		}
 	}
 	needs := rs.Needs()
