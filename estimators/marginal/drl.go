@@ -40,7 +40,7 @@ import (
 // pass per fold, O(n H): well under 3 model fits. The workspace is kept
 // between calls.
 type DRL struct {
-	cf           models.CrossFit // `fitted` on each fold, read on the other
+	cf           models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
 	count        []int32
 	d, dn        []float64
 	liveA, liveB []int32
@@ -53,6 +53,13 @@ func NewDRL() *DRL { return &DRL{} }
 
 // Name returns "drl".
 func (*DRL) Name() string { return "drl" }
+
+// UseModel sets the kind of the model DRL cross-fits for q and v
+// (estimators.ModelFitter): a learned kind of package models' registry;
+// "" (the default, SPEC 1f) is `fitted`. With `fitted-t`, q_t is
+// time-indexed, as in Kallus & Uehara's finite-horizon DRL; w_t stays
+// SPEC 1f's.
+func (e *DRL) UseModel(kind string) { e.cf.Kind = kind }
 
 // Estimate returns the DRL estimate from b, which must carry observation
 // and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and

@@ -214,3 +214,51 @@ func TestDRLTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestDRLUsesModel: UseModel("fitted") is the default bit for bit; with
+// fitted-t, q_t is time-indexed: on layered data, where observation o_t
+// = t - 1 (each observation at one step only), the two models are the
+// same (to rounding: 1e-12) and so are the estimates; where observations
+// recur at different steps and rewards depend on t they differ.
+func TestDRLUsesModel(t *testing.T) {
+	build := func(layered bool, rng *rand.Rand) *trajectory.Batch {
+		var b trajectory.Batch
+		for range 40 {
+			for st := range 5 {
+				o := int32(rng.IntN(2))
+				if layered {
+					o = int32(st)
+				}
+				a := int32(rng.IntN(2))
+				pb, pe := 0.5, []float64{0.7, 0.3}[a]
+				b.Add(float64(st)*float64(a)+rng.Float64(), pe/pb)
+				b.AddIDs(o, a)
+				b.PiB, b.PiE = append(b.PiB, pb), append(b.PiE, pe)
+			}
+			b.End()
+		}
+		return &b
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, layered := range []bool{true, false} {
+		b := build(layered, rng)
+		est := func(kind string) float64 {
+			e := NewDRL()
+			if kind != "" {
+				e.UseModel(kind)
+			}
+			v, err := e.Estimate(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		plain, fitted, timed := est(""), est("fitted"), est("fitted-t")
+		if plain != fitted {
+			t.Errorf("layered %v: UseModel(fitted) %v, default %v", layered, fitted, plain)
+		}
+		if same := near(timed, plain, 1e-12); same != layered {
+			t.Errorf("layered %v: fitted-t %v, fitted %v (equal: %v)", layered, timed, plain, same)
+		}
+	}
+}
