@@ -8,16 +8,6 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// fitColumns fits learner l on b (a copy) and returns its columns.
-func fitColumns(t *testing.T, l Learner, b *trajectory.Batch, sp Space, gamma float64) (q, v []float64) {
-	t.Helper()
-	c := clone(b)
-	if err := l.FitTo(c, c, sp, gamma); err != nil {
-		t.Fatal(err)
-	}
-	return c.QHat, c.VHat
-}
-
 // TestWeightedOneStep: where q-reg and mrdr coincide with `fitted`. At
 // H = 1 with ratios that depend on (o, a) only, q-reg's weighted mean over
 // a pair's visits has one weight, so it is the pair's mean reward,
@@ -51,9 +41,9 @@ func TestWeightedOneStep(t *testing.T) {
 			b          *trajectory.Batch
 			mrdrEquals bool
 		}{{"proportional counts", exact, true}, {"drawn counts", drawn, false}} {
-			qf, vf := fitColumns(t, new(Fitter), tc.b, sp, gamma)
-			qr, vr := fitColumns(t, new(QReg), tc.b, sp, gamma)
-			qm, vm := fitColumns(t, new(MRDR), tc.b, sp, gamma)
+			qf, vf := fit(t, new(Fitter), tc.b, sp, gamma)
+			qr, vr := fit(t, new(QReg), tc.b, sp, gamma)
+			qm, vm := fit(t, new(MRDR), tc.b, sp, gamma)
 			if d := max(maxRelDiff(qr, qf), maxRelDiff(vr, vf)); d > 1e-12 {
 				t.Errorf("%s, gamma %v: q-reg differs from fitted by %v", tc.name, gamma, d)
 			}
@@ -84,7 +74,7 @@ func rmsError(b *trajectory.Batch, q []float64, exact [][]float64, actions, h in
 func learnerErrors(t *testing.T, b *trajectory.Batch, sp Space, gamma float64, exact [][]float64) [3]float64 {
 	var out [3]float64
 	for j, l := range []Learner{new(Fitter), new(QReg), new(MRDR)} {
-		q, _ := fitColumns(t, l, b, sp, gamma)
+		q, _ := fit(t, l, b, sp, gamma)
 		out[j] = rmsError(b, q, exact, sp.Actions, sp.Horizon)
 	}
 	return out
@@ -118,9 +108,9 @@ func TestWeightedConsistent(t *testing.T) {
 			t.Errorf("%s: RMS error %v at n = 10^5 (%v at 10^3): want it smaller and below 0.02", name, eBig[j], eSmall[j])
 		}
 	}
-	qf, _ := fitColumns(t, new(Fitter), &small, sp, gamma)
+	qf, _ := fit(t, new(Fitter), &small, sp, gamma)
 	for j, l := range []Learner{new(QReg), new(MRDR)} {
-		q, _ := fitColumns(t, l, &small, sp, gamma)
+		q, _ := fit(t, l, &small, sp, gamma)
 		if d := maxRelDiff(q, qf); d < 1e-3 {
 			t.Errorf("%s equals fitted within %v at n = 1000", names[j+1], d)
 		}
