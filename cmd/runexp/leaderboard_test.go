@@ -19,8 +19,9 @@ import (
 // at n = 10; columns series, estimator, n, trial, estimate.
 func TestHostileLeaderboard(t *testing.T) {
 	const curve, trials, meta = "res/curve.csv", "res/trials.csv", "res/meta.json"
+	// the fixture has no cwpdis: pdis is the baseline
 	lb := func(e *hostileEnv, dirs ...string) []string {
-		return append([]string{"leaderboard", "-out", filepath.Join(e.out, "lb")}, dirs...)
+		return append([]string{"leaderboard", "-baseline", "pdis", "-out", filepath.Join(e.out, "lb")}, dirs...)
 	}
 	after := func(corrupt func(e *hostileEnv)) func(e *hostileEnv) []string {
 		return func(e *hostileEnv) []string {
@@ -41,6 +42,18 @@ func TestHostileLeaderboard(t *testing.T) {
 	cases := []hostileCase{
 		{name: "no directory", args: func(e *hostileEnv) []string { return []string{"leaderboard", "-out", filepath.Join(e.out, "lb")} }, code: 2, want: []string{"Usage: runexp leaderboard"}},
 		{name: "unknown flag", args: func(e *hostileEnv) []string { return []string{"leaderboard", "-frob", e.results("res")} }, code: 2, want: []string{"-frob"}, badFlag: true},
+		{name: "the default baseline absent", args: func(e *hostileEnv) []string {
+			return []string{"leaderboard", "-out", filepath.Join(e.out, "lb"), e.results("res")}
+		}, code: 2, want: []string{`baseline "cwpdis"`, "pdis, wis, incris"}},
+		{name: "an unknown baseline", args: func(e *hostileEnv) []string {
+			return []string{"leaderboard", "-baseline", "pdsi", "-out", filepath.Join(e.out, "lb"), e.results("res")}
+		}, code: 2, want: []string{`baseline "pdsi"`}},
+		{name: "-compare an unknown estimator", args: func(e *hostileEnv) []string {
+			return []string{"leaderboard", "-baseline", "pdis", "-compare", "wis,wiz", "-out", filepath.Join(e.out, "lb"), e.results("res")}
+		}, code: 2, want: []string{"-compare wis,wiz", `"wiz"`}},
+		{name: "-compare empty", args: func(e *hostileEnv) []string {
+			return []string{"leaderboard", "-compare", ",", "-out", filepath.Join(e.out, "lb"), e.results("res")}
+		}, code: 2, want: []string{"-compare", "comma-separated"}},
 		{name: "a missing directory", args: func(e *hostileEnv) []string { return lb(e, e.path("nowhere")) }, code: 2, want: []string{"x/nowhere"}},
 		{name: "a file", args: func(e *hostileEnv) []string { return lb(e, e.write("file", "x\n")) }, code: 2, want: []string{"x/file"}},
 		{name: "an empty directory", args: func(e *hostileEnv) []string { return lb(e, e.mkdir("res")) }, code: 2, want: []string{"meta.json"}},
@@ -98,7 +111,7 @@ func TestHostileLeaderboard(t *testing.T) {
 			e.mkdir("out/lb.csv")
 			return lb(e, res)
 		}, code: 2, want: []string{"lb.csv"}, check: func(t *testing.T, e *hostileEnv, stdout, stderr string) {
-			for _, f := range []string{"lb.md", "lb.tex"} {
+			for _, f := range []string{"lb.md", "lb.tex", "lb.png", "lb.svg"} {
 				if _, err := os.Stat(filepath.Join(e.out, f)); err == nil {
 					t.Errorf("%s written: the outputs are all or none", f)
 				}
@@ -108,21 +121,29 @@ func TestHostileLeaderboard(t *testing.T) {
 	runHostile(t, cases)
 }
 
-// TestLeaderboard: two good runs give the three files, and their paths
-// on standard output; the same again gives the same bytes.
+// TestLeaderboard: a run of three chain domains gives the five files,
+// and their paths on standard output; the same again gives the same
+// bytes; -compare names a comparison.
 func TestLeaderboard(t *testing.T) {
 	e := &hostileEnv{t: t, root: t.TempDir()}
 	e.dir = filepath.Join(e.root, "w")
-	good, other := e.results("good"), e.results("other")
+	cfg := e.write("three.yaml", "name: three\nseed: 5\ntrials: 4\nn: [5, 10]\nseries:\n"+
+		"  - {name: h2, domain: chainmdp, params: {horizon: 2, p_e: 0.9}, estimators: [is, wis, cwpdis]}\n"+
+		"  - {name: h3, domain: chainmdp, params: {horizon: 3, p_e: 0.9}, estimators: [is, wis, cwpdis]}\n"+
+		"  - {name: h4, domain: chainmdp, params: {horizon: 4, p_e: 0.9}, estimators: [is, wis, cwpdis]}\n")
+	res := e.path("three")
+	if r := mainInProcess([]string{"run", "-quiet", "-out", res, cfg}); r.code != 0 {
+		t.Fatalf("run: exit %d, stderr %q", r.code, r.stderr)
+	}
 	prefix := filepath.Join(e.dir, "out", "lb")
 	var first []string
 	for range 2 {
-		r := mainInProcess([]string{"leaderboard", "-out", prefix, good, other})
-		if r.code != 0 || !strings.Contains(r.stdout, "wrote "+prefix+".md, .csv and .tex") {
+		r := mainInProcess([]string{"leaderboard", "-out", prefix, res})
+		if r.code != 0 || !strings.Contains(r.stdout, "wrote "+prefix+".md, .csv, .tex, .png and .svg (1 comparison of 1 run, baseline cwpdis") {
 			t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 		var got []string
-		for _, ext := range []string{".md", ".csv", ".tex"} {
+		for _, ext := range []string{".md", ".csv", ".tex", ".png", ".svg"} {
 			b, err := os.ReadFile(prefix + ext)
 			if err != nil {
 				t.Fatal(err)
@@ -134,7 +155,11 @@ func TestLeaderboard(t *testing.T) {
 		}
 		first = got
 	}
-	if !strings.Contains(first[0], "| incris |") || !strings.Contains(first[2], `\texttt{incris}`) {
-		t.Errorf("the files lack incris:\n%s\n%s", first[0], first[2])
+	if !strings.Contains(first[0], "## 1. 3 estimators over 3 domains (6 cells)") || !strings.Contains(first[2], `\texttt{wis}`) {
+		t.Errorf("the files lack the comparison:\n%s\n%s", first[0], first[2])
+	}
+	r := mainInProcess([]string{"leaderboard", "-compare", "wis", "-out", prefix, res})
+	if b, _ := os.ReadFile(prefix + ".md"); r.code != 0 || !strings.Contains(string(b), "## 1. 2 estimators over 3 domains") {
+		t.Errorf("-compare wis: exit %d, stderr %q:\n%s", r.code, r.stderr, b)
 	}
 }

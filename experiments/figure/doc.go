@@ -1,5 +1,6 @@
-// Package figure draws the figures of a run: the only package of the
-// repository that imports gonum/plot.
+// Package figure draws the figures of a run: with the leaderboard's
+// critical-difference diagrams (experiments/leaderboard), the only code of
+// the repository that imports gonum/plot.
 //
 // Contract:
 //

@@ -1,7 +1,11 @@
 // Package leaderboard ranks the estimators of finished runs (runexp
-// leaderboard): over every (run, series, n) cell of the results
-// directories given, each estimator's MSE over the cell's best, summarised
-// per estimator with paired-bootstrap intervals over the trials.
+// leaderboard) the way Demšar (2006) compares classifiers over data sets:
+// the domain, not the (series, n) cell, is the unit; only estimators that
+// ran in every cell of a comparison are ranked in it, one table per
+// comparison; scores are log10 MSE ratios to a fixed baseline (cwpdis)
+// with Student t intervals over domains; Friedman's test and Nemenyi's
+// critical difference, drawn as a critical-difference diagram; oracles and
+// exact-model estimators are listed apart, never ranked.
 //
 // Contract:
 //   - Reading is strict (Read): each directory needs meta.json, curve.csv
@@ -12,16 +16,13 @@
 //     true_value is the row's mse (within 1e-9 relative). Every error is
 //     bad input (inputerr) naming the file, the line and the column; a
 //     directory given twice is one too.
-//   - The numbers follow Rule: ratios to the cell's best (0/0 := 1, x/0 :=
-//     +Inf, left out of the geometric mean and counted), average ranks
-//     with ties, the share within Within; cells with one estimator compare
-//     nothing and are left out (and counted).
-//   - The bootstrap is paired within each run (one resample of its trials
-//     per replicate, shared by its every series, n and estimator), B =
-//     Replicates, with a stream per run and replicate from Seed, the run's
-//     seed and the directory's name: the same directories give the same
-//     bytes whatever the number of goroutines or the order of the work.
-//     A replicate allocates nothing.
-//   - Board.Files renders PREFIX.md, PREFIX.csv and PREFIX.tex in memory;
-//     Write writes them all or none (internal/atomicfile).
+//   - The numbers follow Rule. Which entry is a reference is read from the
+//     registries (estimators.Info.Needs, models.Kind.Needs), never from a
+//     name; a domain is read from meta.json (domain, params) and the true
+//     value.
+//   - Nothing is random: the same directories give the same bytes.
+//   - Board.Files renders PREFIX.md, PREFIX.csv, PREFIX.tex and the
+//     critical-difference diagrams PREFIX.png (150 dpi) and PREFIX.svg in
+//     memory, drawn with gonum/plot's canvases and experiments/figure's
+//     typeface; Write writes them all or none (internal/atomicfile).
 package leaderboard

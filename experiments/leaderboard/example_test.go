@@ -12,17 +12,20 @@ import (
 )
 
 // Read, Compute and Write are runexp leaderboard: finished runs in,
-// PREFIX.md, .csv and .tex out. Run a has 2 cells (s1 at n = 5, 10) of
-// three estimators, run b 2 of two (s2) and 2 of cwpdis alone (s3): those
-// are left out, and cwpdis, never beside another estimator, is not
-// ranked.
+// PREFIX.md, .csv, .tex, .png and .svg out. Run a has three chain
+// domains (horizons 2, 3, 4) where is, wis and cwpdis ran, run b the
+// first of them again with pdis and cwpdis: the designs are {cwpdis, is,
+// wis} (3 domains: ranked) and {cwpdis, pdis} (1 domain: left out).
 func Example() {
 	dir, _ := os.MkdirTemp("", "leaderboard")
 	defer os.RemoveAll(dir)
 	var dirs []string
 	for _, cfg := range []string{
-		"name: a\ntrials: 4\nn: [5, 10]\nseries:\n  - {name: s1, domain: chainmdp, params: {horizon: 3}, estimators: [is, pdis, wis]}\n",
-		"name: b\ntrials: 4\nn: [5, 10]\nseries:\n  - {name: s2, domain: chainmdp, params: {horizon: 2}, estimators: [pdis, wis]}\n  - {name: s3, domain: chainmdp, params: {horizon: 2}, estimators: [cwpdis]}\n",
+		"name: a\ntrials: 4\nn: [5, 10]\nseries:\n" +
+			"  - {name: h2, domain: chainmdp, params: {horizon: 2}, estimators: [is, wis, cwpdis]}\n" +
+			"  - {name: h3, domain: chainmdp, params: {horizon: 3}, estimators: [is, wis, cwpdis]}\n" +
+			"  - {name: h4, domain: chainmdp, params: {horizon: 4}, estimators: [is, wis, cwpdis]}\n",
+		"name: b\ntrials: 4\nn: [5, 10]\nseries:\n  - {name: h2, domain: chainmdp, params: {horizon: 2}, estimators: [pdis, cwpdis]}\n",
 	} {
 		p, err := config.Parse([]byte(cfg), "example.yaml")
 		if err != nil {
@@ -49,9 +52,13 @@ func Example() {
 	for i := range names {
 		names[i] = filepath.Base(names[i])
 	}
-	fmt.Printf("%d cells compared, %d left out; %d estimators ranked, not ranked: %v\n", board.Cells, board.Single, len(board.Entries), board.Alone)
+	for _, c := range board.Comparisons {
+		fmt.Println(c.String())
+	}
+	fmt.Printf("left out: %v over %d domain\n", board.LeftOut[0].Entries, board.LeftOut[0].Domains)
 	fmt.Println(names)
 	// Output:
-	// 4 cells compared, 2 left out; 3 estimators ranked, not ranked: [cwpdis]
-	// [lb.csv lb.md lb.tex]
+	// 3 estimators over 3 domains (6 cells)
+	// left out: [cwpdis pdis] over 1 domain
+	// [lb.csv lb.md lb.png lb.svg lb.tex]
 }

@@ -1,458 +1,513 @@
 package leaderboard
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
-	"github.com/ope-lab/longhorizon/experiments/claims"
-	"github.com/ope-lab/longhorizon/internal/parallel"
-	"github.com/ope-lab/longhorizon/internal/streams"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 const (
-	// Replicates is B, the bootstrap replicates of every interval (the
-	// claims' B).
-	Replicates = claims.Replicates
-	// Within is the ratio to a cell's best up to which an estimator counts
-	// as within reach of it (the share column).
-	Within = 1.25
-	// Seed is the constant the bootstrap's streams are derived from, with
-	// each run's seed and its directory's name (StreamName).
-	Seed uint64 = 0x6c65616465726264 // "leaderbd"
+	// DefaultBaseline is the estimator every MSE is compared with when
+	// Options.Baseline is empty (runexp leaderboard -baseline).
+	DefaultBaseline = "cwpdis"
+	// MinDomains is the fewest domains a comparison needs to be ranked:
+	// fewer say nothing across domains (a t interval over 2 domains
+	// spans 12.7 standard errors).
+	MinDomains = 3
+	// ExactRel is the relative error below which an estimator counts as
+	// exact: an MSE below (ExactRel |V(pi_e)|)^2 is raised to it, so that
+	// MSEs of rounding size (1e-30 where a model makes an estimator
+	// exact) enter the log ratios at a fixed, finite floor.
+	ExactRel = 1e-12
 )
 
-// StreamName is the name whose FNV-1a hash keys the bootstrap streams of
-// the run in a directory called dir (its base name).
-func StreamName(dir string) string { return "leaderboard:" + dir }
-
 // Rule states how the leaderboard is computed, for its help.
-const Rule = `Cells are the (run, series, n) of the directories given; a cell with a
-single estimator compares nothing and is left out (and counted). In a
-cell, an estimator's ratio is its MSE (curve.csv's mse) over the smallest
-MSE of the cell (0/0 := 1; x/0 := +Inf, which counts as a cell and as the
-worst ratio, is left out of the geometric mean and is reported), an MSE at
-or below (1e-12 |V(pi_e)|)^2 counting as 0 (exact: rounding-size MSEs,
-e.g. 1e-30 where a model makes an estimator exact, would otherwise enter
-the geometric mean as ratios of 1e26); its rank
-is 1 for the smallest MSE, estimators of equal MSE sharing the average of
-their ranks. An estimator over a model other than the default (the
-series' model: fitted) is an entry of its own, named with the model in
-brackets: dm[fqe], wdr[exact] (the domain's true q, a reference). Per
-entry (external estimators included), over every cell it ran in: the number of cells, the geometric mean of its ratios, the worst
-ratio and the first cell where it occurs (in the order of the directories
-given, then of curve.csv), the mean rank, and the share of cells with a
-ratio <= 1.25. Rows are sorted by the geometric mean.
+const Rule = `Domains and cells. A domain is a simulated domain with its parameters
+and its true value (meta.json's series: domain, params; curve.csv's
+true_value): the series of any of the runs given that simulate the same
+domain are one domain (within a run they differ only by the model their
+estimators read, e.g. suite's gridworld and gridworld_exact; across runs
+the same domain run twice, e.g. fig4's subepisode and beyond's sub), unless
+one estimator would appear twice in it (then each series is a domain of
+its own). A cell is a (run, domain, n). An estimator over a model other
+than the default (fitted) that it reads is an entry of its own, named
+with the model in brackets: dm[fqe], wdr[exact]. Domains are as
+independent as the runs make them: each series of a sweep (the horizon
+run's H, the regimes' p_e) is a domain of its own, and the intervals and
+tests below take the domains' scores as independent.
 
-Intervals: a bootstrap over trials paired within each run, B = 2000.
-Replicate b draws the T trials of each run with replacement, once for the
-whole run (T draws in order from stream b of the key 0x6c65616465726264
-XOR the run's seed XOR SplitMix64(FNV-1a("leaderboard:" + the base name of
-the run's directory)), internal/streams, as the claims' bootstrap draws):
-every series, n and estimator of the run share the draw, so that an MSE
-and the best it is divided by move together. Every MSE is recomputed as
-the mean of the resampled squared errors (estimate - true_value)^2 of
-trials.csv (curve.csv's true_value), 0 at or below the same floor, and from them the geometric mean and
-the worst ratio of every estimator. [lo, hi] are the 2.5% and 97.5%
-percentiles (the 50th smallest and the 50th largest of the 2000
-replicates); a replicate in which all of an estimator's ratios are +Inf
-counts +Inf for its geometric mean. The same directories give the same
-bytes whatever the number of goroutines.`
+References. An entry is a reference, listed beside a comparison and never
+ranked, when its estimator's registry entry needs the domain's exact
+moments (estimators.ExactMoments: incris-oracle) or it reads a model made
+from the domain's exact q (models.ExactQ: the exact model, wdr[exact]):
+data no logged set has. The registry decides, never a name.
 
-// Cell is one (run, series, n) of the leaderboard.
-type Cell struct {
-	Run    string // the run's Label
-	Series string
-	N      int
-}
+Comparisons. Every cell holding the baseline (-baseline, default cwpdis)
+defines the set of entries (references left out) that ran in it; each
+distinct set is one comparison: those entries over every cell where all
+of them ran, so that every ranked entry ran in every cell of its
+comparison (with -compare E1,E2,..., instead, the entries named and the
+baseline, one comparison per flag). A comparison over fewer than 3
+domains is left out (and listed). Comparisons are ordered by their number
+of domains, then of entries (named ones: as named).
 
-func (c Cell) String() string { return fmt.Sprintf("%s: %s, n = %d", c.Run, c.Series, c.N) }
+Scores. In a cell an MSE (curve.csv's mse) below (1e-12 |V(pi_e)|)^2 is
+raised to it (an exact estimator's rounding-size MSE enters at a fixed
+floor); an MSE that is not finite counts as not run. An entry's score on
+a domain is the mean over the comparison's cells of the domain (its n, of
+every run) of log10(MSE / MSE of the baseline in the cell): the n of a
+series share trajectories, so the domain, not the cell, is the unit.
+Across the N domains: the mean score with its 95% Student t interval,
+mean ± t_{0.975, N-1} sd / sqrt(N) (deterministic), 10^mean (the geometric
+mean of the MSE ratios to the baseline) and the number of domains where
+the entry beats the baseline (score < 0).
 
-// Entry is one estimator's line of the leaderboard.
+Ranks and tests (Demšar 2006, J. Mach. Learn. Res. 7:1-30). On each
+domain the k ranked entries are ranked by score (1: the smallest; ties
+share the average rank; the baseline's own rank counts, and the ranking
+does not depend on which entry is the baseline); the table is sorted by
+the average rank R_j over the domains. Friedman's chi^2_F = 12N/(k(k+1))
+[sum_j R_j^2 - k(k+1)^2/4] (k-1 degrees of freedom; no tie correction) and
+Iman and Davenport's F_F = (N-1) chi^2_F / (N(k-1) - chi^2_F) (k-1 and
+(k-1)(N-1) degrees of freedom) with their p-values; Nemenyi's critical
+difference CD = q_0.05 sqrt(k(k+1)/(6N)), q_0.05 from Demšar's Table 5(a)
+for k <= 10 and computed beyond (the 0.95 quantile of the range of k
+standard normals, over sqrt(2)): two entries whose average ranks differ by
+less than CD are not significantly different at the 5% level. PREFIX.png
+and PREFIX.svg draw each comparison's critical-difference diagram
+(Demšar's Fig. 1): the average ranks on an axis, 1 on the right, the CD
+above it, and a bar under every maximal group of entries whose average
+ranks differ by less than CD. The same directories give the same bytes.`
+
+// Entry is one entry's line of a comparison.
 type Entry struct {
 	Estimator string
-	// Cells counts the cells it ran in (beside another estimator);
-	// Infinite those of them where its ratio is +Inf (the best MSE is 0,
-	// its own is not).
-	Cells, Infinite int
-	// GeoMean is the geometric mean of its finite ratios (NaN when there
-	// are none), with its 95% interval [GeoLo, GeoHi].
-	GeoMean, GeoLo, GeoHi float64
-	// Worst is the largest ratio, first reached in WorstCell, with its 95%
-	// interval [WorstLo, WorstHi].
-	Worst, WorstLo, WorstHi float64
-	WorstCell               Cell
-	// MeanRank is the mean of its ranks (1: the best of the cell; ties
-	// share the average rank).
+	// Reference marks a reference (Rule): listed, never ranked.
+	Reference bool
+	// Mean is the mean over the domains of the entry's score, the mean
+	// over the domain's cells of log10(MSE / MSE of the baseline), with
+	// its 95% t interval [Lo, Hi] and the scores' standard deviation SD.
+	Mean, Lo, Hi, SD float64
+	// Better counts the domains where its score is below 0 (it beats the
+	// baseline).
+	Better int
+	// MeanRank is its average rank over the domains (NaN for a
+	// reference).
 	MeanRank float64
-	// Share is the fraction of its cells with a ratio <= Within.
-	Share float64
+}
+
+// Domain is one domain of a comparison: where its cells come from.
+type Domain struct {
+	// Label is the first (run: series) of its cells, Also the others
+	// (the baseline's series of every cell).
+	Label string
+	Also  []string
+	// Cells counts its cells in the comparison.
+	Cells int
+}
+
+// Comparison is one table of the leaderboard: k entries over N domains,
+// each of them run in every cell.
+type Comparison struct {
+	Domains []Domain
+	// Cells counts the cells, over all domains.
+	Cells int
+	// Entries are the ranked entries by average rank (then mean score,
+	// then name); References the references run in every cell, by mean
+	// score.
+	Entries, References []Entry
+	Friedman
+	// Q is Nemenyi's q_0.05 for k entries, CD the critical difference.
+	Q, CD float64
+	// Groups are the index ranges [first, last] of Entries whose average
+	// ranks differ by less than CD (the diagram's bars).
+	Groups [][2]int
+}
+
+// LeftOut is a comparison with fewer than MinDomains domains.
+type LeftOut struct {
+	Entries []string
+	Domains int
 }
 
 // Board is the leaderboard of a set of runs.
 type Board struct {
 	// Runs are the runs' labels, in the order given.
 	Runs []string
-	// Cells counts the cells with two or more estimators, Single those
-	// with one, left out.
-	Cells, Single int
-	// Alone lists the estimators that never ran beside another: not
-	// ranked.
-	Alone []string
-	// Replicates is the bootstrap's B.
-	Replicates int
-	// Entries are the ranked estimators, by GeoMean (NaN last), then mean
-	// rank, then name.
-	Entries []Entry
+	// Baseline is the entry every MSE is compared with.
+	Baseline string
+	// Comparisons are the tables, in order (Rule).
+	Comparisons []Comparison
+	// LeftOut are the comparisons over fewer than MinDomains domains.
+	LeftOut []LeftOut
+	// Unplaced lists the entries in no comparison, in order of first
+	// appearance; NoBaseline counts the cells without the baseline,
+	// NonFinite the rows whose MSE is not finite.
+	Unplaced              []string
+	NoBaseline, NonFinite int
 }
 
 // Options tune Compute.
 type Options struct {
-	// Replicates is B (0: Replicates); tests use fewer.
-	Replicates int
-	// Workers bounds the goroutines of the bootstrap (0: GOMAXPROCS); the
-	// result does not depend on it.
-	Workers int
+	// Baseline is the entry every MSE is compared with ("":
+	// DefaultBaseline).
+	Baseline string
+	// Compare names the comparisons to make, each a list of entries (the
+	// baseline added); nil: one per design (Rule).
+	Compare [][]string
 }
 
-// table is the runs laid out for the computation: every curve row of every
-// run (global index g), and the cells that compare two or more
-// estimators.
-type table struct {
-	est    []string  // estimator names, in order of first appearance
-	rowEst []int     // estimator of row g
-	rowMSE []float64 // curve.csv's mse of row g, 0 at or below rowExact
-	// rowExact is row g's exactness floor (ExactRel |V(pi_e)|)^2: an MSE
-	// at or below it counts as 0.
-	rowExact []float64
-	rowSq    [][]float64 // squared errors of row g, one per trial of its run
-	cells    []cellRows
-	// runRows lists, per run, the rows of its competitive cells; runKey
-	// is its stream key.
-	runRows [][]int
-	runKey  []uint64
-	maxT    int
+// cell is one (run, domain, n): the floored MSE of every entry (NaN for
+// one that did not run in it) and the (run: series) it ran in.
+type cell struct {
+	domain int
+	mse    []float64
+	at     []string
 }
 
-type cellRows struct {
-	cell Cell
-	rows []int // global rows, in curve.csv's order
+// grid is the runs laid out as cells.
+type grid struct {
+	names []string // entry names, in order of first appearance
+	ref   []bool   // whether entry e is a reference
+	cells []cell
+	nDom  int
+	// nonFinite counts the rows left out for a non-finite MSE.
+	nonFinite int
 }
 
-// layout builds the table of runs; it returns it with the number of
-// cells left out (a single estimator) and, per estimator, whether it ran
-// beside another somewhere.
-func layout(runs []*Run) (*table, int, []bool) {
-	tb := &table{runRows: make([][]int, len(runs)), runKey: make([]uint64, len(runs))}
-	estID := map[string]int{}
-	single := 0
-	var ranked []bool
+// layout builds the cells of runs.
+func layout(runs []*Run) *grid {
+	g := &grid{}
+	id := map[string]int{}
+	domID := map[string]int{}
+	type cellKey struct {
+		run    int
+		domain string
+		n      int
+	}
+	cellID := map[cellKey]int{}
 	for ri, r := range runs {
-		tb.runKey[ri] = claims.StreamKey(Seed^r.Seed, StreamName(r.Name))
-		tb.maxT = max(tb.maxT, r.Trials)
-		type sn struct {
-			series string
-			n      int
-		}
-		index := map[sn]int{}
-		var local []cellRows
+		keys := runDomains(r)
 		for k, row := range r.Rows {
-			g := len(tb.rowEst)
 			name := r.Entrant(k)
-			id, ok := estID[name]
+			e, ok := id[name]
 			if !ok {
-				id = len(tb.est)
-				estID[name] = id
-				tb.est = append(tb.est, name)
-				ranked = append(ranked, false)
+				e = len(g.names)
+				id[name] = e
+				g.names = append(g.names, name)
+				g.ref = append(g.ref, r.Reference(k))
+				for i := range g.cells {
+					g.cells[i].mse = append(g.cells[i].mse, math.NaN())
+					g.cells[i].at = append(g.cells[i].at, "")
+				}
 			}
-			tb.rowEst = append(tb.rowEst, id)
-			floor := ExactRel * row.TrueValue
-			floor *= floor
-			tb.rowExact = append(tb.rowExact, floor)
-			tb.rowMSE = append(tb.rowMSE, exactMSE(row.MSE, floor))
-			tb.rowSq = append(tb.rowSq, r.Sq[k*r.Trials:(k+1)*r.Trials])
-			key := sn{row.Series, row.N}
-			c, ok := index[key]
-			if !ok {
-				c = len(local)
-				index[key] = c
-				local = append(local, cellRows{cell: Cell{Run: r.Label, Series: row.Series, N: row.N}})
-			}
-			local[c].rows = append(local[c].rows, g)
-		}
-		for _, c := range local {
-			if len(c.rows) < 2 {
-				single++
+			if math.IsNaN(row.MSE) || math.IsInf(row.MSE, 0) {
+				g.nonFinite++
 				continue
 			}
-			tb.cells = append(tb.cells, c)
-			tb.runRows[ri] = append(tb.runRows[ri], c.rows...)
-			for _, g := range c.rows {
-				ranked[tb.rowEst[g]] = true
+			dk := keys[row.Series]
+			d, ok := domID[dk]
+			if !ok {
+				d = len(domID)
+				domID[dk] = d
 			}
-		}
-	}
-	return tb, single, ranked
-}
-
-// ExactRel is the relative error below which an estimator counts as exact:
-// an MSE at or below (ExactRel |V(pi_e)|)^2 is taken as 0, so that MSEs
-// of rounding size (1e-30 where a model makes an estimator exact) do not
-// enter geometric means as ratios of 1e26; such a cell gives the exact
-// estimators ratio 1 (0/0) and the others +Inf (reported, left out of the
-// geometric mean).
-const ExactRel = 1e-12
-
-// exactMSE is mse, or 0 at or below floor (ExactRel).
-func exactMSE(mse, floor float64) float64 {
-	if mse <= floor {
-		return 0
-	}
-	return mse
-}
-
-// ratio is x over the cell's best: 0/0 := 1, x/0 := +Inf.
-func ratio(x, best float64) float64 {
-	switch {
-	case x == best:
-		return 1
-	case best == 0:
-		return math.Inf(1)
-	}
-	return x / best
-}
-
-// acc accumulates, per estimator, the sum of the logs of its finite
-// ratios, their count and its worst ratio.
-type acc struct {
-	sumLog []float64
-	finite []int
-	worst  []float64
-}
-
-func newAcc(n int) *acc {
-	return &acc{sumLog: make([]float64, n), finite: make([]int, n), worst: make([]float64, n)}
-}
-
-func (a *acc) reset() {
-	clear(a.sumLog)
-	clear(a.finite)
-	for e := range a.worst {
-		a.worst[e] = math.Inf(-1)
-	}
-}
-
-// score adds every cell's ratios, from the MSEs mse of the rows, to a.
-func (a *acc) score(cells []cellRows, rowEst []int, mse []float64) {
-	for _, c := range cells {
-		best := math.Inf(1)
-		for _, g := range c.rows {
-			best = min(best, mse[g])
-		}
-		for _, g := range c.rows {
-			e, q := rowEst[g], ratio(mse[g], best)
-			if !math.IsInf(q, 1) {
-				a.sumLog[e] += math.Log(q)
-				a.finite[e]++
+			ck := cellKey{ri, dk, row.N}
+			c, ok := cellID[ck]
+			if !ok {
+				c = len(g.cells)
+				cellID[ck] = c
+				mse := make([]float64, len(g.names))
+				for i := range mse {
+					mse[i] = math.NaN()
+				}
+				g.cells = append(g.cells, cell{domain: d, mse: mse, at: make([]string, len(g.names))})
 			}
-			a.worst[e] = max(a.worst[e], q)
+			floor := ExactRel * row.TrueValue
+			g.cells[c].mse[e] = max(row.MSE, floor*floor)
+			g.cells[c].at[e] = r.Label + ": " + row.Series
 		}
 	}
+	g.nDom = len(domID)
+	return g
 }
 
-// geo is estimator e's geometric mean of its finite ratios: NaN when
-// there are none.
-func (a *acc) geo(e int) float64 {
-	if a.finite[e] == 0 {
-		return math.NaN()
+// runDomains returns the domain key of each series of r: its Domains
+// entry, or, when one entry would appear twice among the series of a key,
+// a key of each series' own.
+func runDomains(r *Run) map[string]string {
+	seen := map[string]map[string]string{} // key -> entry -> series
+	split := map[string]bool{}
+	for k, row := range r.Rows {
+		dk := r.Domains[row.Series]
+		if seen[dk] == nil {
+			seen[dk] = map[string]string{}
+		}
+		name := r.Entrant(k)
+		if s, ok := seen[dk][name]; ok && s != row.Series {
+			split[dk] = true
+		}
+		seen[dk][name] = row.Series
 	}
-	return math.Exp(a.sumLog[e] / float64(a.finite[e]))
+	out := map[string]string{}
+	for s, dk := range r.Domains {
+		if split[dk] {
+			dk += " series=" + r.Label + "/" + s
+		}
+		out[s] = dk
+	}
+	return out
 }
 
-// Compute ranks the estimators of runs (Rule).
+// Compute ranks the entries of runs (Rule).
 func Compute(runs []*Run, opt Options) (*Board, error) {
-	B := opt.Replicates
-	if B <= 0 {
-		B = Replicates
+	base := opt.Baseline
+	if base == "" {
+		base = DefaultBaseline
 	}
-	tb, single, ranked := layout(runs)
-	board := &Board{Cells: len(tb.cells), Single: single, Replicates: B}
+	g := layout(runs)
+	b := &Board{Baseline: base, NonFinite: g.nonFinite}
 	for _, r := range runs {
-		board.Runs = append(board.Runs, r.Label)
+		b.Runs = append(b.Runs, r.Label)
 	}
-	point := pointEntries(tb)
-	geoRep, worstRep, err := bootstrap(tb, B, opt.Workers)
+	be := slices.Index(g.names, base)
+	switch {
+	case be < 0:
+		return nil, inputerr.Errorf("baseline %q: no row of the runs given has it (their entries: %s)", base, strings.Join(g.names, ", "))
+	case g.ref[be]:
+		return nil, inputerr.Errorf("baseline %q is a reference (exact moments or an exact model): it is never ranked; name a feasible estimator", base)
+	}
+	sets, err := designs(g, be, opt.Compare)
 	if err != nil {
 		return nil, err
 	}
-	for e, name := range tb.est {
-		if !ranked[e] {
-			board.Alone = append(board.Alone, name)
+	placed := make([]bool, len(g.names))
+	for _, set := range sets {
+		cells := common(g, set)
+		if n := countDomains(g, cells); n < MinDomains {
+			lo := LeftOut{Domains: n}
+			for _, e := range set {
+				lo.Entries = append(lo.Entries, g.names[e])
+			}
+			b.LeftOut = append(b.LeftOut, lo)
 			continue
 		}
-		en := point[e]
-		en.GeoLo, en.GeoHi = claims.Percentiles(geoRep[e])
-		en.WorstLo, en.WorstHi = claims.Percentiles(worstRep[e])
-		board.Entries = append(board.Entries, en)
-	}
-	sort.SliceStable(board.Entries, func(i, j int) bool {
-		a, b := board.Entries[i], board.Entries[j]
-		switch {
-		case math.IsNaN(a.GeoMean) != math.IsNaN(b.GeoMean):
-			return !math.IsNaN(a.GeoMean)
-		case a.GeoMean != b.GeoMean && !math.IsNaN(a.GeoMean):
-			return a.GeoMean < b.GeoMean
-		case a.MeanRank != b.MeanRank:
-			return a.MeanRank < b.MeanRank
+		c := compare(g, set, cells, be)
+		for _, e := range append(slices.Clone(c.Entries), c.References...) {
+			placed[slices.Index(g.names, e.Estimator)] = true
 		}
-		return a.Estimator < b.Estimator
-	})
-	return board, nil
+		b.Comparisons = append(b.Comparisons, c)
+	}
+	for e, name := range g.names {
+		if !placed[e] {
+			b.Unplaced = append(b.Unplaced, name)
+		}
+	}
+	for _, c := range g.cells {
+		if math.IsNaN(c.mse[be]) {
+			b.NoBaseline++
+		}
+	}
+	if opt.Compare == nil {
+		sort.SliceStable(b.Comparisons, func(i, j int) bool {
+			x, y := b.Comparisons[i], b.Comparisons[j]
+			if len(x.Domains) != len(y.Domains) {
+				return len(x.Domains) > len(y.Domains)
+			}
+			return len(x.Entries) > len(y.Entries)
+		})
+	}
+	return b, nil
 }
 
-// pointEntries computes every estimator's numbers from curve.csv's MSEs.
-func pointEntries(tb *table) []Entry {
-	out := make([]Entry, len(tb.est))
-	a := newAcc(len(tb.est))
-	a.reset()
-	a.score(tb.cells, tb.rowEst, tb.rowMSE)
-	rankSum := make([]float64, len(tb.est))
-	within := make([]int, len(tb.est))
-	for e := range out {
-		out[e] = Entry{Estimator: tb.est[e], Worst: math.Inf(-1)}
-	}
-	var order []int
-	for _, c := range tb.cells {
-		best := math.Inf(1)
-		for _, g := range c.rows {
-			best = min(best, tb.rowMSE[g])
-		}
-		for _, g := range c.rows {
-			en := &out[tb.rowEst[g]]
-			q := ratio(tb.rowMSE[g], best)
-			en.Cells++
-			if math.IsInf(q, 1) {
-				en.Infinite++
-			}
-			if q <= Within {
-				within[tb.rowEst[g]]++
-			}
-			if q > en.Worst {
-				en.Worst, en.WorstCell = q, c.cell
-			}
-		}
-		// ranks: by MSE, ties sharing the average of their positions
-		order = append(order[:0], c.rows...)
-		sort.SliceStable(order, func(i, j int) bool { return tb.rowMSE[order[i]] < tb.rowMSE[order[j]] })
-		for i := 0; i < len(order); {
-			j := i + 1
-			for j < len(order) && tb.rowMSE[order[j]] == tb.rowMSE[order[i]] {
-				j++
-			}
-			r := float64(i+1+j) / 2 // the mean of positions i+1 .. j
-			for _, g := range order[i:j] {
-				rankSum[tb.rowEst[g]] += r
-			}
-			i = j
+// designs returns the entry sets to compare, each sorted, the baseline
+// be among them: those named (compare), or every distinct set of the
+// non-reference entries of a cell holding the baseline, in order of
+// first appearance.
+func designs(g *grid, be int, compare [][]string) ([][]int, error) {
+	var out [][]int
+	seen := map[string]bool{}
+	add := func(set []int) {
+		slices.Sort(set)
+		key := fmt.Sprint(set)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, set)
 		}
 	}
-	for e := range out {
-		if n := out[e].Cells; n > 0 {
-			out[e].GeoMean = a.geo(e)
-			out[e].MeanRank = rankSum[e] / float64(n)
-			out[e].Share = float64(within[e]) / float64(n)
+	if compare != nil {
+		for _, names := range compare {
+			set := []int{be}
+			for _, name := range names {
+				e := slices.Index(g.names, name)
+				switch {
+				case e < 0:
+					return nil, inputerr.Errorf("-compare %s: no row of the runs given has %q (their entries: %s)", strings.Join(names, ","), name, strings.Join(g.names, ", "))
+				case g.ref[e]:
+					return nil, inputerr.Errorf("-compare %s: %q is a reference (exact moments or an exact model): never ranked", strings.Join(names, ","), name)
+				case !slices.Contains(set, e):
+					set = append(set, e)
+				}
+			}
+			if len(set) < 2 {
+				return nil, inputerr.Errorf("-compare %s: names no estimator beside the baseline %s", strings.Join(names, ","), g.names[be])
+			}
+			add(set)
+		}
+		return out, nil
+	}
+	for _, c := range g.cells {
+		if math.IsNaN(c.mse[be]) {
+			continue
+		}
+		var set []int
+		for e, m := range c.mse {
+			if !math.IsNaN(m) && !g.ref[e] {
+				set = append(set, e)
+			}
+		}
+		if len(set) > 1 { // the baseline alone compares nothing
+			add(set)
+		}
+	}
+	return out, nil
+}
+
+// common returns the cells where every entry of set ran.
+func common(g *grid, set []int) []int {
+	var out []int
+	for i, c := range g.cells {
+		if !slices.ContainsFunc(set, func(e int) bool { return math.IsNaN(c.mse[e]) }) {
+			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// bootstrap returns every estimator's B replicates of its geometric mean
-// and of its worst ratio (Rule): geo[e][b], worst[e][b]. A replicate's
-// numbers depend on b alone; a replicate allocates nothing.
-func bootstrap(tb *table, B, workers int) (geo, worst [][]float64, err error) {
-	geo, worst = make([][]float64, len(tb.est)), make([][]float64, len(tb.est))
-	for e := range geo {
-		geo[e], worst[e] = make([]float64, B), make([]float64, B)
+// countDomains is the number of distinct domains of cells.
+func countDomains(g *grid, cells []int) int {
+	seen := make([]bool, g.nDom)
+	n := 0
+	for _, i := range cells {
+		if d := g.cells[i].domain; !seen[d] {
+			seen[d] = true
+			n++
+		}
 	}
-	if len(tb.cells) == 0 {
-		return geo, worst, nil
+	return n
+}
+
+// compare computes the comparison of the entries set over cells (Rule).
+func compare(g *grid, set, cells []int, be int) Comparison {
+	var c Comparison
+	c.Cells = len(cells)
+	slot := map[int]int{} // domain -> index in c.Domains
+	var domCells [][]int
+	for _, i := range cells {
+		cl := g.cells[i]
+		at := cl.at[be]
+		d, ok := slot[cl.domain]
+		if !ok {
+			d = len(c.Domains)
+			slot[cl.domain] = d
+			c.Domains = append(c.Domains, Domain{Label: at})
+			domCells = append(domCells, nil)
+		}
+		dom := &c.Domains[d]
+		dom.Cells++
+		if at != dom.Label && !slices.Contains(dom.Also, at) {
+			dom.Also = append(dom.Also, at)
+		}
+		domCells[d] = append(domCells[d], i)
 	}
-	err = parallel.Do(context.Background(), B, workers, func() func(int) error {
-		rep := newReplicate(tb)
-		return func(b int) error {
-			rep.run(b)
-			for e := range tb.est {
-				// no finite ratio in this replicate: +Inf, so that the
-				// percentiles stay defined
-				g := rep.acc.geo(e)
-				if math.IsNaN(g) {
-					g = math.Inf(1)
-				}
-				geo[e][b], worst[e][b] = g, rep.acc.worst[e]
+	scores := func(e int) []float64 {
+		s := make([]float64, len(domCells))
+		for d, cs := range domCells {
+			for _, i := range cs {
+				s[d] += math.Log10(g.cells[i].mse[e] / g.cells[i].mse[be])
 			}
-			return nil
+			s[d] /= float64(len(cs))
 		}
+		return s
+	}
+	ranked := make([][]float64, len(set))
+	for j, e := range set {
+		ranked[j] = scores(e)
+	}
+	avg := averageRanks(ranked)
+	for j, e := range set {
+		c.Entries = append(c.Entries, entry(g.names[e], ranked[j], avg[j]))
+	}
+	sort.SliceStable(c.Entries, func(i, j int) bool {
+		x, y := c.Entries[i], c.Entries[j]
+		if x.MeanRank != y.MeanRank {
+			return x.MeanRank < y.MeanRank
+		}
+		if x.Mean != y.Mean {
+			return x.Mean < y.Mean
+		}
+		return x.Estimator < y.Estimator
 	})
-	return geo, worst, err
-}
-
-// replicate is one goroutine's workspace of the bootstrap.
-type replicate struct {
-	tb     *table
-	pcg    rand.PCG
-	rng    *rand.Rand
-	counts []int
-	w      []float64
-	mse    []float64
-	acc    *acc
-}
-
-func newReplicate(tb *table) *replicate {
-	r := &replicate{tb: tb, counts: make([]int, tb.maxT), w: make([]float64, tb.maxT),
-		mse: make([]float64, len(tb.rowEst)), acc: newAcc(len(tb.est))}
-	r.rng = rand.New(&r.pcg)
-	return r
-}
-
-// run computes replicate b into r.acc: per run, T draws with replacement
-// from stream b of the run's key (the claims' drawTrials), as weights
-// count/T; every MSE of its competitive cells as the weighted mean of the
-// row's squared errors; then the ratios of every cell.
-func (r *replicate) run(b int) {
-	tb := r.tb
-	for ri, rows := range tb.runRows {
-		if len(rows) == 0 {
-			continue
-		}
-		T := len(tb.rowSq[rows[0]])
-		streams.Seed(&r.pcg, tb.runKey[ri], uint64(b))
-		c := r.counts[:T]
-		clear(c)
-		for range T {
-			c[r.rng.IntN(T)]++
-		}
-		w := r.w[:T]
-		for t := range w {
-			w[t] = float64(c[t]) / float64(T)
-		}
-		for _, g := range rows {
-			r.mse[g] = exactMSE(dot(w, tb.rowSq[g]), tb.rowExact[g])
+	sortedRanks := make([]float64, len(c.Entries))
+	for i, e := range c.Entries {
+		sortedRanks[i] = e.MeanRank
+	}
+	c.Friedman = FriedmanTest(sortedRanks, len(c.Domains))
+	c.Q, c.CD = NemenyiQ(len(set)), CriticalDifference(len(set), len(c.Domains))
+	c.Groups = cliques(sortedRanks, c.CD)
+	for e, ref := range g.ref {
+		if ref && !slices.ContainsFunc(cells, func(i int) bool { return math.IsNaN(g.cells[i].mse[e]) }) {
+			r := entry(g.names[e], scores(e), math.NaN())
+			r.Reference = true
+			c.References = append(c.References, r)
 		}
 	}
-	r.acc.reset()
-	r.acc.score(tb.cells, tb.rowEst, r.mse)
+	sort.SliceStable(c.References, func(i, j int) bool { return c.References[i].Mean < c.References[j].Mean })
+	return c
 }
 
-// dot is the sum of w[t] x[t] in order (no fused multiply-add, so that
-// the bytes do not depend on the architecture's compiler).
-func dot(w, x []float64) float64 {
-	s := 0.0
-	x = x[:len(w)]
-	for t, v := range w {
-		s += float64(v * x[t])
+// averageRanks returns each entry's average rank over the domains, from
+// its scores scores[j][d] (rankRow on every domain).
+func averageRanks(scores [][]float64) []float64 {
+	k := len(scores)
+	avg := make([]float64, k)
+	if k == 0 {
+		return avg
 	}
-	return s
+	vals, ranks, order := make([]float64, k), make([]float64, k), make([]int, k)
+	n := len(scores[0])
+	for d := range n {
+		for j := range scores {
+			vals[j] = scores[j][d]
+		}
+		rankRow(vals, ranks, order)
+		for j, r := range ranks {
+			avg[j] += r // a sum of halves: exact
+		}
+	}
+	for j := range avg {
+		avg[j] /= float64(n)
+	}
+	return avg
+}
+
+// entry summarises the scores s of one entry over the domains.
+func entry(name string, s []float64, meanRank float64) Entry {
+	e := Entry{Estimator: name, MeanRank: meanRank}
+	e.Mean, e.Lo, e.Hi, e.SD = tInterval(s)
+	for _, v := range s {
+		if v < 0 {
+			e.Better++
+		}
+	}
+	return e
+}
+
+// String names the comparison: "k entries over N domains (C cells)".
+func (c *Comparison) String() string {
+	return strconv.Itoa(len(c.Entries)) + " estimators over " + plural(len(c.Domains), "domain") + " (" + plural(c.Cells, "cell") + ")"
 }

@@ -2,12 +2,17 @@ package leaderboard
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/resultsdir"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/models"
@@ -33,18 +38,77 @@ type Run struct {
 	// not the default (models.Default) and not none: the leaderboard ranks
 	// an estimator over another model as an entry of its own.
 	Models map[string]string
+	// Domains maps a series to its domain's key (domainKey): the
+	// simulated domain, its parameters and its true value, the same for
+	// the series of any run that simulate the same domain.
+	Domains map[string]string
+}
+
+// readsModel reports whether estimator name reads its series' model of
+// kind kind: its registry entry needs or uses the model columns, or it
+// fits a model itself and kind is a learned one (adaptive over exact
+// fits the default). An estimator the registry does not know (an
+// external one) counts as reading it.
+func readsModel(name, kind string) bool {
+	info, ok := estimators.Lookup(name)
+	if !ok {
+		return true
+	}
+	if (info.Needs|info.Uses)&estimators.Model != 0 {
+		return true
+	}
+	k, _ := models.Lookup(kind)
+	return info.FitsModel && k.Learned()
 }
 
 // Entrant returns the leaderboard's name of row k's estimator: its name,
 // followed by its series' model in brackets when that is not the default
-// (dm over fqe is "dm[fqe]"; wdr over the domain's exact q, a reference
-// that no logged data has, is "wdr[exact]").
+// and the estimator reads it (dm over fqe is "dm[fqe]"; wdr over the
+// domain's exact q, a reference that no logged data has, is
+// "wdr[exact]").
 func (r *Run) Entrant(k int) string {
 	row := r.Rows[k]
-	if m := r.Models[row.Series]; m != "" {
+	if m := r.Models[row.Series]; m != "" && readsModel(row.Estimator, m) {
 		return row.Estimator + "[" + m + "]"
 	}
 	return row.Estimator
+}
+
+// Reference reports whether row k's estimator is a reference, which the
+// leaderboard lists and never ranks: its registry entry needs the
+// domain's exact moments (estimators.ExactMoments: incris-oracle), or it
+// reads a model made from the domain's exact q (models.ExactQ: the
+// exact model), data no logged set has.
+func (r *Run) Reference(k int) bool {
+	row := r.Rows[k]
+	if info, ok := estimators.Lookup(row.Estimator); ok && info.Needs&estimators.ExactMoments != 0 {
+		return true
+	}
+	m := r.Models[row.Series]
+	if m == "" || !readsModel(row.Estimator, m) {
+		return false
+	}
+	kind, _ := models.Lookup(m)
+	return kind.Needs&models.ExactQ != 0
+}
+
+// domainKey is the key of a series' domain: its name, its parameters in
+// sorted order and its true value to 12 significant digits (two runs of
+// the same domain at different revisions agree; a domain whose code
+// changed its value is another).
+func domainKey(s *config.Series, truth float64) string {
+	keys := make([]string, 0, len(s.Params))
+	for k := range s.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(s.Domain)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%s", k, strconv.FormatFloat(s.Params[k], 'g', -1, 64))
+	}
+	fmt.Fprintf(&b, " V=%.12g", truth)
+	return b.String()
 }
 
 // mseTol is how far (relative) the mean squared error of a curve row's
@@ -123,11 +187,18 @@ func readRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Name: filepath.Base(abs), Seed: meta.Config.Seed, Trials: meta.Config.Trials, Rows: rows, Models: map[string]string{}}
-	for _, s := range meta.Config.Series {
+	r := &Run{Dir: dir, Name: filepath.Base(abs), Seed: meta.Config.Seed, Trials: meta.Config.Trials, Rows: rows,
+		Models: map[string]string{}, Domains: map[string]string{}}
+	truth := map[string]float64{}
+	for _, row := range rows {
+		truth[row.Series] = row.TrueValue
+	}
+	for i := range meta.Config.Series {
+		s := &meta.Config.Series[i]
 		if s.Model != "" && s.Model != models.Default {
 			r.Models[s.Name] = s.Model
 		}
+		r.Domains[s.Name] = domainKey(s, truth[s.Name])
 	}
 	if r.Sq, err = squaredErrors(tpath, cpath, rows, r.Trials, trials); err != nil {
 		return nil, err
