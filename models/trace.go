@@ -340,12 +340,15 @@ func (l *TraceLearner) sweep(train, apply *trajectory.Batch, sp Space, gamma flo
 // per pair and overwrites the step's Y^{K-1} with Y^K = r + gamma C^K,
 // a trajectory at a time; and writes out's step t = H - K + 2, which
 // reads Q_{K-1}, when out is not nil. The last step of a trajectory has
-// no successor: its C^K is 0, which leaves its Y = r if the episode ended
-// (y holds it unchanged), and adds nothing to its pair's sum (a sum is
-// never -0, so adding +0 would not change it); a censored one's Y^{K-1}
-// is r + (Q_{K-1} - R) (its continuation is its pair's mean), r at K = 2.
-// These are the operations of the kernel before its rewrite (traceRef in
-// models/traceref_test.go), in the same order for every pair's sum.
+// no successor: its C^K is 0, which adds nothing to its pair's sum (a
+// sum starts at +0 and is never -0, so adding +0 would not change it)
+// and leaves Y = r if the episode ended (y keeps it; the kernel before
+// wrote r + gamma 0, which differs only in the sign of a zero reward,
+// and no C sees that sign: it enters as V + c (Y - Q), and V is never
+// -0); a censored one's Y^{K-1} is r + (Q_{K-1} - R) (its continuation
+// is its pair's mean), r at K = 2. Every C and every sum are those of
+// the kernel before its rewrite (traceRef in models/traceref_test.go),
+// the same operations in the same order.
 func (l *TraceLearner) pass(b, out *trajectory.Batch, gamma float64, k, h int) {
 	tab, pair, y, r, rMean := l.tab, l.pair, l.y, b.Reward, l.r
 	w := h - k + 1 // out's step t = w + 1
