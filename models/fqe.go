@@ -221,17 +221,21 @@ func (f *FQE) sweep(apply *trajectory.Batch, sp Space, gamma float64, start, byL
 	row, next, r, nv, pie := f.row, f.next, f.r, f.nv, f.pie
 	for k := 1; k <= h; k++ {
 		v, vp = vp, v // vp: V_{K-1}
-		for p := range np {
-			if nv[p] == 0 {
-				q[p] = 0
-				continue
-			}
+		for p := 0; p < np; p++ {
 			lo, hi := row[p], row[p+1]
-			if lo == hi { // every visit censored
+			switch {
+			case nv[p] == 0:
+				q[p] = 0
+			case lo == hi: // every visit censored
 				q[p] = r[p]
-				continue
+			case p+1 < np && hi < row[p+2]: // two sums at once: sumAt2
+				x, y := sumAt2(vp, next[lo:hi], next[hi:row[p+2]])
+				q[p] = r[p] + gamma*x/float64(hi-lo)
+				q[p+1] = r[p+1] + gamma*y/float64(row[p+2]-hi)
+				p++
+			default:
+				q[p] = r[p] + gamma*sumAt(vp, next[lo:hi])/float64(hi-lo)
 			}
-			q[p] = r[p] + gamma*sumAt(vp, next[lo:hi])/float64(hi-lo)
 		}
 		for c := range m {
 			x := 0.0
@@ -265,12 +269,30 @@ func writeStep(b *trajectory.Batch, idx, obs []int32, q, v []float64, na, stride
 	}
 }
 
-// sumAt returns the sum of v[o] over the indices o in at, in four partial
-// sums (which keeps four additions in flight rather than one), combined
-// as (s0 + s1) + (s2 + s3).
-func sumAt(v []float64, at []int32) float64 {
-	var s0, s1, s2, s3 float64
+// sumAt2 returns sumAt(v, a) and sumAt(v, b), the same additions in the
+// same order for each, interleaved while both have four indices left:
+// eight additions in flight rather than four, which is what bounds
+// sumAt (each addition waits for the previous one of its partial sum).
+func sumAt2(v []float64, a, b []int32) (float64, float64) {
+	var s0, s1, s2, s3, t0, t1, t2, t3 float64
 	j := 0
+	for ; j+4 <= len(a) && j+4 <= len(b); j += 4 {
+		s0 += v[a[j]]
+		t0 += v[b[j]]
+		s1 += v[a[j+1]]
+		t1 += v[b[j+1]]
+		s2 += v[a[j+2]]
+		t2 += v[b[j+2]]
+		s3 += v[a[j+3]]
+		t3 += v[b[j+3]]
+	}
+	s0, s1, s2, s3 = sumFrom(v, a, j, s0, s1, s2, s3)
+	t0, t1, t2, t3 = sumFrom(v, b, j, t0, t1, t2, t3)
+	return (s0 + s1) + (s2 + s3), (t0 + t1) + (t2 + t3)
+}
+
+// sumFrom continues sumAt's four partial sums from index j of at.
+func sumFrom(v []float64, at []int32, j int, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
 	for ; j+4 <= len(at); j += 4 {
 		s0 += v[at[j]]
 		s1 += v[at[j+1]]
@@ -280,5 +302,13 @@ func sumAt(v []float64, at []int32) float64 {
 	for ; j < len(at); j++ {
 		s0 += v[at[j]]
 	}
+	return s0, s1, s2, s3
+}
+
+// sumAt returns the sum of v[o] over the indices o in at, in four partial
+// sums (which keeps four additions in flight rather than one), combined
+// as (s0 + s1) + (s2 + s3).
+func sumAt(v []float64, at []int32) float64 {
+	s0, s1, s2, s3 := sumFrom(v, at, 0, 0, 0, 0, 0)
 	return (s0 + s1) + (s2 + s3)
 }

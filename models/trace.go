@@ -98,7 +98,8 @@ const traceDoc = "tabular, finite horizon, lambda = 1: Y_t^K = r_t + gamma C_t^K
 //	+ 12 m                compact index -> id (int32), V_K (float64)
 //	+ 64 (P + 1)          pi_e, R and Q_K (float64), visits and uncensored visits (int32),
 //	                      and the table of the pass, V_K, Q_K, c and the sum of C (float64),
-//	                      per pair and for a pair standing for "no successor"
+//	                      per pair (the + 1 is slack: an entry the kernel before its
+//	                      rewrite needed, kept so that the bound does not move)
 //	+ 12 steps            pair (int32) and Y (float64) of every step
 //	+ 8 steps             retrace's trace c_s of every step (the others' c is per pair)
 //	+ 4 steps             start of every trajectory
@@ -113,28 +114,34 @@ type TraceLearner struct {
 	// Lambda in [0, 1] scales the trace (0: every trace learner is fqe).
 	Lambda float64
 
-	idx []int32   // observation id -> compact index, valid if obs[idx[o]] == o
-	obs []int32   // compact index -> observation id
-	v   []float64 // per compact observation: V_K(o)
-	pie []float64 // per pair: pi_e(a|o)
-	nv  []int32   // per pair: its visits
-	nu  []int32   // per pair: its uncensored visits
-	r   []float64 // per pair: reward sum, then the mean reward R(o, a)
-	q   []float64 // per pair: Q_K(o, a)
-	// tab holds what the pass reads and sums, for pair p at
-	// tab[4(p+1):4(p+2)]: V_K(o), Q_K(o, a), c (the trace when it is a
-	// function of the pair) and the sum of C^K over the pair's uncensored
-	// visits; and zeros at its start, which a trajectory's first step
-	// lends its predecessor (the previous trajectory's last step) so that
-	// it gets no successor.
-	tab []float64
+	idx []int32      // observation id -> compact index, valid if obs[idx[o]] == o
+	obs []int32      // compact index -> observation id
+	v   []float64    // per compact observation: V_K(o)
+	pie []float64    // per pair: pi_e(a|o)
+	nv  []int32      // per pair: its visits
+	nu  []int32      // per pair: its uncensored visits
+	r   []float64    // per pair: reward sum, then the mean reward R(o, a)
+	q   []float64    // per pair: Q_K(o, a)
+	tab []traceEntry // per pair: what the pass reads and sums
 
-	link []int32   // per step: 4(p+1) for its pair p, ^(4(p+1)) < 0 at a trajectory's first step
-	c    []float64 // per step, retrace only: its trace c_s (0 at a first step)
-	y    []float64 // per step: its target Y^K
+	kernel int // the pass's kernel: where it reads c (pick)
 
-	start, byLen     []int32 // train's trajectories by length (order)
-	toStart, toByLen []int32 // apply's, when it is another batch
+	pair []int32   // per step: its pair
+	c    []float64 // per step, retrace only: its trace c_s
+	y    []float64 // per step: its target Y^K (the last step of a trajectory: r, never rewritten)
+
+	start, byLen     []int32 // train's trajectories by length (order, which checks train)
+	toStart, toByLen []int32 // apply's, when it is another batch (writeStep)
+}
+
+// traceEntry is what a pass reads of the pair of a step's successor, and
+// the sum it accumulates for the pair of the step: one cache line holds
+// two entries, so that the successor costs one miss at most.
+type traceEntry struct {
+	v   float64 // V_{K-1}(o)
+	q   float64 // Q_{K-1}(o, a)
+	c   float64 // the trace, when it is a function of the pair (0 for retrace)
+	sum float64 // the sum of C^K over the pair's uncensored visits
 }
 
 // FitTo fits the model on train and writes, for every step of apply
@@ -146,8 +153,9 @@ type TraceLearner struct {
 // A train without steps gives columns of 0; on error, apply's columns are
 // unspecified.
 //
-// Cost: O(steps) to set up, then H passes of O(steps + m sp.Actions),
-// and O(trajectories of apply with a step t) to write step t.
+// Cost: O(steps) to set up, then H - 1 passes of O(steps + m sp.Actions)
+// (each reads and writes every step's Y: see docs/models.md's cost
+// section), and O(trajectories of apply with a step t) to write step t.
 func (l *TraceLearner) FitTo(train, apply *trajectory.Batch, sp Space, gamma float64) error {
 	if !(l.Lambda >= 0 && l.Lambda <= 1) {
 		return fmt.Errorf("models: %v: lambda %v is not in [0, 1]", l.Trace, l.Lambda)
@@ -165,12 +173,10 @@ func (l *TraceLearner) FitTo(train, apply *trajectory.Batch, sp Space, gamma flo
 	if l.start, l.byLen, err = order(train, sp, l.start, l.byLen); err != nil {
 		return err
 	}
-	start, byLen := l.start, l.byLen
 	if apply != train {
 		if l.toStart, l.toByLen, err = order(apply, sp, l.toStart, l.toByLen); err != nil {
 			return err
 		}
-		start, byLen = l.toStart, l.toByLen
 	}
 	if l.idx, l.obs, err = compactObs(train, sp, l.idx, l.obs); err != nil {
 		return err
@@ -181,7 +187,7 @@ func (l *TraceLearner) FitTo(train, apply *trajectory.Batch, sp Space, gamma flo
 	if err := l.setup(train, sp); err != nil {
 		return err
 	}
-	l.sweep(train, apply, sp, gamma, start, byLen)
+	l.sweep(train, apply, sp, gamma)
 	return nil
 }
 
@@ -191,8 +197,8 @@ func (l *TraceLearner) FitTo(train, apply *trajectory.Batch, sp Space, gamma flo
 func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 	steps, m, na, h := len(b.Reward), len(l.obs), sp.Actions, sp.Horizon
 	np := m * na
-	if np >= math.MaxInt32>>2 { // link holds 4(p+1) as an int32
-		return fmt.Errorf("models: %v: %d observations x %d actions: %d pairs or more", l.Trace, m, na, math.MaxInt32>>2)
+	if np > math.MaxInt32 { // pair holds p as an int32
+		return fmt.Errorf("models: %v: %d observations x %d actions: more than %d pairs", l.Trace, m, na, math.MaxInt32)
 	}
 	l.nv = grow(l.nv, np)
 	clear(l.nv)
@@ -200,7 +206,7 @@ func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 	clear(l.nu)
 	l.r = grow(l.r, np)
 	clear(l.r)
-	l.link = grow(l.link, steps)
+	l.pair = grow(l.pair, steps)
 	l.y = grow(l.y, steps)
 	copy(l.y, b.Reward)
 	perStep := l.Trace == Retrace
@@ -211,7 +217,7 @@ func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
 		for s := lo; s < hi; s++ {
 			p := l.idx[b.Obs[s]]*int32(na) + b.Action[s]
-			l.link[s] = (p + 1) << 2
+			l.pair[s] = p
 			l.nv[p]++
 			l.r[p] += b.Reward[s]
 			if s-lo+1 < h {
@@ -226,116 +232,215 @@ func (l *TraceLearner) setup(b *trajectory.Batch, sp Space) error {
 			}
 			l.c[s] = l.Lambda * min(1, rho)
 		}
-		if hi > lo { // the trace of a first step is never read: it has no predecessor
-			l.link[lo] = ^l.link[lo]
-			if perStep {
-				l.c[lo] = 0
-			}
-		}
 	}
 	for p := range np {
 		if l.nv[p] > 0 {
 			l.r[p] /= float64(l.nv[p])
 		}
 	}
-	l.tab = grow(l.tab, 4*(np+1))
+	l.tab = grow(l.tab, np)
 	clear(l.tab)
-	for p := range np {
+	for p := range l.tab {
 		switch l.Trace {
 		case QPiLambda:
-			l.tab[4*p+6] = l.Lambda
+			l.tab[p].c = l.Lambda
 		case TreeBackup:
-			l.tab[4*p+6] = l.Lambda * l.pie[p]
+			l.tab[p].c = l.Lambda * l.pie[p]
 		}
 	}
+	l.kernel = l.pick(b)
 	return nil
 }
 
+// The kernels of a pass: the same arithmetic, c read from where it is.
+const (
+	tracePerStep = iota // retrace's c of every step, from c
+	tracePerPair        // c a function of the successor's pair, from the table
+	traceUnit           // c = 1 at every successor: no product (1 x d = d exactly)
+)
+
+// pick returns the kernel of b's traces: only the trace of a step with a
+// predecessor is read. Retrace's is a function of the pair when the
+// ratio is (both policies functions of the observation, or on-policy
+// data), and then moves into the table. Equality is of the bits, so that
+// the kernels compute the same numbers.
+func (l *TraceLearner) pick(b *trajectory.Batch) int {
+	perPair, unit := true, true
+	one := math.Float64bits(1)
+	if l.Trace == Retrace {
+		for p := range l.tab {
+			l.tab[p].c = math.NaN() // not read yet: never equal
+		}
+	}
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		for s := b.Offsets[i] + 1; s < b.Offsets[i+1]; s++ {
+			e := &l.tab[l.pair[s]]
+			c := e.c
+			if l.Trace == Retrace {
+				c = l.c[s]
+				if math.IsNaN(e.c) {
+					e.c = c
+				}
+				perPair = perPair && math.Float64bits(e.c) == math.Float64bits(c)
+			}
+			unit = unit && math.Float64bits(c) == one
+		}
+	}
+	if l.Trace == Retrace {
+		for p := range l.tab {
+			if math.IsNaN(l.tab[p].c) { // never a successor: never read
+				l.tab[p].c = 0
+			}
+		}
+	}
+	switch {
+	case unit:
+		return traceUnit
+	case perPair:
+		return tracePerPair
+	}
+	return tracePerStep
+}
+
 // sweep computes Q_K for K = 1..H and writes q_hat and v_hat of apply's
-// steps t = H - K + 1 as each is computed.
-func (l *TraceLearner) sweep(train, apply *trajectory.Batch, sp Space, gamma float64, start, byLen []int32) {
+// steps t = H - K + 1: another batch's as each Q_K is computed, train's
+// in the pass that reads Q_K (K < H) or after the last pass (K = H).
+func (l *TraceLearner) sweep(train, apply *trajectory.Batch, sp Space, gamma float64) {
 	m, na, h := len(l.obs), sp.Actions, sp.Horizon
 	np := m * na
 	l.q = grow(l.q, np)
 	l.v = grow(l.v, m)
 	apply.QHat = grow(apply.QHat, len(apply.Reward))
 	apply.VHat = grow(apply.VHat, len(apply.Reward))
+	// The passes write train's steps, one pass after their Q_K, where
+	// the pass holds their pair (no look-up of the observation).
+	self := apply == train
+	out := train
 	copy(l.q, l.r) // Q_1 = R (0 at a pair never visited)
 	l.values(na)
-	writeStep(apply, l.idx, l.obs, l.q, l.v, na, 1, h, start, byLen)
+	if !self {
+		out = nil
+		writeStep(apply, l.idx, l.obs, l.q, l.v, na, 1, h, l.toStart, l.toByLen)
+	}
 	for k := 2; k <= h; k++ {
-		if l.Trace == Retrace {
-			l.passStep(train.Reward, gamma)
-		} else {
-			l.passPair(train.Reward, gamma)
-		}
-		l.update(train, gamma, h)
+		l.pass(train, out, gamma, k, h)
+		l.update(gamma)
 		l.values(na)
-		writeStep(apply, l.idx, l.obs, l.q, l.v, na, 1, h-k+1, start, byLen)
+		if !self {
+			writeStep(apply, l.idx, l.obs, l.q, l.v, na, 1, h-k+1, l.toStart, l.toByLen)
+		}
+	}
+	if self { // step 1 reads Q_H, which no pass reads
+		l.writeFirst(train)
 	}
 }
 
-// The passes compute, from Y^{K-1} and the table of Q_{K-1} and V_{K-1},
-// the continuation C^K of every step with a successor, sum it per pair and
-// overwrite the step's Y^{K-1} with Y^K = r + gamma C^K. Step s-1 reads
-// step s, its successor, before s is overwritten (increasing order). The
-// steps run as one sequence, without a branch at the trajectories'
-// boundaries: a trajectory's first step lends its predecessor (the
-// previous trajectory's last step) the zeros at the table's start, so
-// that C = 0 there, which leaves Y = r for an episode that ended (update
-// resets a censored one). link[s] = 4(p + 1) for pair p, complemented
-// (< 0) at a trajectory's first step: with m = link >> 31 (-1 there, 0
-// elsewhere), link &^ m is the entry the step lends its predecessor (0 at
-// a first step) and link ^ m its own.
-
-// passStep is the pass of a trace given per step (retrace).
-func (l *TraceLearner) passStep(reward []float64, gamma float64) {
-	link, tab := l.link, l.tab
-	n := len(link)
-	if n == 0 {
-		return
-	}
-	y, r, c := l.y[:n], reward[:n], l.c[:n]
-	own := int(link[0] ^ link[0]>>31)
-	for s := 1; s < n; s++ {
-		lk := link[s]
-		m := lk >> 31
-		g := int(lk &^ m)
-		x := tab[g] + c[s]*(y[s]-tab[g+1])
-		y[s-1] = r[s-1] + gamma*x
-		tab[own+3] += x
-		own = int(lk ^ m)
-	}
-}
-
-// passPair is the pass of a trace that is a function of the pair
-// (q-pi-lambda, tree-backup): the same arithmetic, c read from the table.
-func (l *TraceLearner) passPair(reward []float64, gamma float64) {
-	link, tab := l.link, l.tab
-	n := len(link)
-	if n == 0 {
-		return
-	}
-	y, r := l.y[:n], reward[:n]
-	own := int(link[0] ^ link[0]>>31)
-	for s := 1; s < n; s++ {
-		lk := link[s]
-		m := lk >> 31
-		g := int(lk &^ m)
-		x := tab[g] + tab[g+2]*(y[s]-tab[g+1])
-		y[s-1] = r[s-1] + gamma*x
-		tab[own+3] += x
-		own = int(lk ^ m)
+// pass computes, from Y^{K-1} and the table of Q_{K-1} and V_{K-1}
+// (K = k), the continuation C^K of every step with a successor, sums it
+// per pair and overwrites the step's Y^{K-1} with Y^K = r + gamma C^K,
+// a trajectory at a time; and writes out's step t = H - K + 2, which
+// reads Q_{K-1}, when out is not nil. The last step of a trajectory has
+// no successor: its C^K is 0, which adds nothing to its pair's sum (a
+// sum starts at +0 and is never -0, so adding +0 would not change it)
+// and leaves Y = r if the episode ended (y keeps it; the kernel before
+// wrote r + gamma 0, which differs only in the sign of a zero reward,
+// and no C sees that sign: it enters as V + c (Y - Q), and V is never
+// -0); a censored one's Y^{K-1} is r + (Q_{K-1} - R) (its continuation
+// is its pair's mean), r at K = 2. Every C and every sum are those of
+// the kernel before its rewrite (traceRef in models/traceref_test.go),
+// the same operations in the same order.
+func (l *TraceLearner) pass(b, out *trajectory.Batch, gamma float64, k, h int) {
+	tab, pair, y, r, rMean := l.tab, l.pair, l.y, b.Reward, l.r
+	w := h - k + 1 // out's step t = w + 1
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		lo, hi := b.Offsets[i], b.Offsets[i+1]
+		n := hi - lo
+		if out != nil && w < n {
+			e := &tab[pair[lo+w]]
+			out.QHat[lo+w], out.VHat[lo+w] = e.q, e.v
+		}
+		if n < 2 {
+			continue
+		}
+		last := y[hi-1]
+		if n == h && k > 2 {
+			p := pair[hi-1]
+			last = r[hi-1] + (tab[p].q - rMean[p])
+		}
+		switch l.kernel {
+		case tracePerStep:
+			chainStep(tab, pair[lo:hi], l.c[lo:hi], y[lo:hi], r[lo:hi], last, gamma)
+		case tracePerPair:
+			chainPair(tab, pair[lo:hi], y[lo:hi], r[lo:hi], last, gamma)
+		default:
+			chainUnit(tab, pair[lo:hi], y[lo:hi], r[lo:hi], last, gamma)
+		}
 	}
 }
 
-// update turns the sums of C^K into Q_K and gives every censored step its
-// Y^K = r + Q_K - R, so that Y^K - Q_K = r - R (its continuation is its
-// pair's mean).
-func (l *TraceLearner) update(b *trajectory.Batch, gamma float64, h int) {
-	q, r, nv, nu := l.q, l.r, l.nv, l.nu
+// chainPair is the pass over one trajectory of at least 2 steps (ps their
+// pairs, ys their targets, rs their rewards, last the target of the last
+// step) for a trace that is a function of the pair: step j reads its
+// successor j+1 before the successor is overwritten (increasing j).
+func chainPair(tab []traceEntry, ps []int32, ys, rs []float64, last, gamma float64) {
+	n := len(ps) - 1
+	ys, rs = ys[:n], rs[:n]
+	own := &tab[ps[0]]
+	for j := 1; j < n; j++ {
+		e := &tab[ps[j]]
+		x := e.v + e.c*(ys[j]-e.q)
+		ys[j-1] = rs[j-1] + gamma*x
+		own.sum += x
+		own = e
+	}
+	e := &tab[ps[n]]
+	x := e.v + e.c*(last-e.q)
+	ys[n-1] = rs[n-1] + gamma*x
+	own.sum += x
+}
+
+// chainUnit is chainPair for c = 1: x = V + (Y - Q), which is
+// V + 1 (Y - Q) exactly.
+func chainUnit(tab []traceEntry, ps []int32, ys, rs []float64, last, gamma float64) {
+	n := len(ps) - 1
+	ys, rs = ys[:n], rs[:n]
+	own := &tab[ps[0]]
+	for j := 1; j < n; j++ {
+		e := &tab[ps[j]]
+		x := e.v + (ys[j] - e.q)
+		ys[j-1] = rs[j-1] + gamma*x
+		own.sum += x
+		own = e
+	}
+	e := &tab[ps[n]]
+	x := e.v + (last - e.q)
+	ys[n-1] = rs[n-1] + gamma*x
+	own.sum += x
+}
+
+// chainStep is chainPair for a trace given per step (retrace: cs).
+func chainStep(tab []traceEntry, ps []int32, cs, ys, rs []float64, last, gamma float64) {
+	n := len(ps) - 1
+	ys, rs, cs = ys[:n], rs[:n], cs[:n+1]
+	own := &tab[ps[0]]
+	for j := 1; j < n; j++ {
+		e := &tab[ps[j]]
+		x := e.v + cs[j]*(ys[j]-e.q)
+		ys[j-1] = rs[j-1] + gamma*x
+		own.sum += x
+		own = e
+	}
+	e := &tab[ps[n]]
+	x := e.v + cs[n]*(last-e.q)
+	ys[n-1] = rs[n-1] + gamma*x
+	own.sum += x
+}
+
+// update turns the sums of C^K into Q_K and clears them.
+func (l *TraceLearner) update(gamma float64) {
+	q, r, nv, nu, tab := l.q, l.r, l.nv, l.nu, l.tab
 	for p := range q {
-		sum := &l.tab[4*p+7]
+		sum := &tab[p].sum
 		switch {
 		case nv[p] == 0:
 			q[p] = 0
@@ -345,13 +450,6 @@ func (l *TraceLearner) update(b *trajectory.Batch, gamma float64, h int) {
 			q[p] = r[p] + gamma**sum/float64(nu[p])
 		}
 		*sum = 0
-	}
-	// The trajectories of length h are the first byLen[h] of start (order).
-	for _, lo := range l.start[:l.byLen[h]] {
-		s := int(lo) + h - 1
-		lk := l.link[s]
-		p := int((lk^lk>>31)>>2) - 1 // a first step when h = 1
-		l.y[s] = b.Reward[s] + (q[p] - r[p])
 	}
 }
 
@@ -365,8 +463,19 @@ func (l *TraceLearner) values(na int) {
 		}
 		l.v[c] = x
 		for p := c * na; p < (c+1)*na; p++ {
-			l.tab[4*p+4] = x // pair p's entry is the (p+1)-th
-			l.tab[4*p+5] = l.q[p]
+			l.tab[p].v = x
+			l.tab[p].q = l.q[p]
+		}
+	}
+}
+
+// writeFirst writes q_hat and v_hat of the first step of every trajectory
+// of b, the batch the model is fitted on, from the table of Q_H.
+func (l *TraceLearner) writeFirst(b *trajectory.Batch) {
+	for i := 0; i+1 < len(b.Offsets); i++ {
+		if lo := b.Offsets[i]; lo < b.Offsets[i+1] {
+			e := &l.tab[l.pair[lo]]
+			b.QHat[lo], b.VHat[lo] = e.q, e.v
 		}
 	}
 }
