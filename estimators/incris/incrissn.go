@@ -132,9 +132,9 @@ func (e *INCRISSN) pass(b *trajectory.Batch, first bool) error {
 
 // load pads trajectory i into block slot q (factors 1 and rewards 0 after
 // its end) and computes its prefix products W_j: on the first pass it adds
-// them to ma, on the second it centres them (W_j - mean W_j). It fails when some window product (W_j among them) could
-// leave the normal float64 range (inRange), so that the passes need no
-// range test.
+// them to ma, on the second it centres them (W_j - mean W_j). It fails
+// when some window product (W_j among them) could leave the normal
+// float64 range (inRange), so that the passes need no range test.
 func (e *INCRISSN) load(b *trajectory.Batch, i, q int, first bool) error {
 	lo, hi := b.Offsets[i], b.Offsets[i+1]
 	rho, rew, w := e.rho[q], e.rew[q], e.w[q]
