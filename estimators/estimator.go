@@ -47,6 +47,11 @@ const (
 	// (naive): it estimates V(pi_b), not V(pi_e), so no closed form of a
 	// domain (all of importance-weighted averages) speaks of it.
 	Behavior Class = "behavior"
+	// Truncated: importance-weighted rewards whose weights keep a fixed
+	// window of the most recent ratios (window-K, window-sn-K): biased
+	// wherever a dropped ratio matters, so no closed form of a domain
+	// speaks of it.
+	Truncated Class = "truncated"
 )
 
 // Data is a set of inputs beyond rewards and action ratios that an

@@ -65,7 +65,7 @@ func TestRegistryOrder(t *testing.T) {
 // that reports what it lists, and states its memory bound with its
 // formula in bytes (the bounds themselves: TestMemoryBoundsWorkspace).
 func TestRegistryComplete(t *testing.T) {
-	classes := []estimators.Class{estimators.Unweighted, estimators.SelfNormalized, estimators.Adaptive, estimators.ModelBased, estimators.Behavior}
+	classes := []estimators.Class{estimators.Unweighted, estimators.SelfNormalized, estimators.Adaptive, estimators.ModelBased, estimators.Behavior, estimators.Truncated}
 	for _, i := range estimators.All() {
 		switch {
 		case i.Formula == "" || i.Source == "":

@@ -7,7 +7,12 @@
 //   - incris-ld and incris-ld-noguard (SPEC 1b): one-ratio increment tests
 //     then a Lepski comparison, with and without the no-power guard;
 //   - incris-oracle (issue 23): INCRIS's selection fed the exact MSE of
-//     each k from the data's exact moments (trajectory.Batch.Moments).
+//     each k from the data's exact moments (trajectory.Batch.Moments);
+//   - incris-sn (issue 31, docs/incris-sn.md): INCRIS's selection made on
+//     self-normalised window estimates with their delta-method variance;
+//   - window-K and window-sn-K (issue 31): fixed windows of the K most
+//     recent ratios, plain and self-normalised per step, from which the
+//     best window in hindsight is read.
 //
 // Each registers itself with package estimators from init, and follows
 // its contract (see there); INCRIS and INCRISLD are GridEstimators whose
