@@ -9,4 +9,5 @@ import (
 	_ "github.com/ope-lab/longhorizon/estimators/incris"
 	_ "github.com/ope-lab/longhorizon/estimators/marginal"
 	_ "github.com/ope-lab/longhorizon/estimators/modelbased"
+	_ "github.com/ope-lab/longhorizon/estimators/window"
 )

@@ -1,4 +1,4 @@
-package incris
+package window
 
 import (
 	"fmt"

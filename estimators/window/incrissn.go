@@ -1,4 +1,4 @@
-package incris
+package window
 
 import (
 	"fmt"
@@ -64,7 +64,10 @@ func (e *INCRISSN) KStar() []int { return e.kstar }
 
 // AppendDiagnostic implements Reporter: diagnostic 0 is k* (KStar).
 func (e *INCRISSN) AppendDiagnostic(dst []float64, d int) []float64 {
-	return appendInts(dst, e.kstar)
+	for _, k := range e.kstar {
+		dst = append(dst, float64(k))
+	}
+	return dst
 }
 
 // Estimate returns the incris-sn estimate from b. It needs n >= 2.
