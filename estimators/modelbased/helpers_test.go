@@ -1,6 +1,7 @@
 package modelbased
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -57,4 +58,26 @@ func estimate(t *testing.T, name string, b *trajectory.Batch) float64 {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return v
+}
+
+// overflowModelBatch is the data set of the overflow tests: trajectory A,
+// 1030 steps of ratio 2 (W_t = 2^t), r_t = 2^-100 t, q_t = 2^-101, v_t =
+// 2^-102 (t - 1): terms up to 2^930, beyond any float64 product chain
+// (2^1030); then 20 small random trajectories with a model.
+func overflowModelBatch(rng *rand.Rand) *trajectory.Batch {
+	var c trajectory.Batch
+	for tt := 1; tt <= 1030; tt++ {
+		c.Add(math.Ldexp(float64(tt), -100), 2)
+		c.AddModel(math.Ldexp(1, -101), math.Ldexp(float64(tt-1), -102))
+	}
+	c.End()
+	small := randomModelBatch(rng, 20, 6, true)
+	for i := range small.N() {
+		for s := small.Offsets[i]; s < small.Offsets[i+1]; s++ {
+			c.Add(small.Reward[s], small.Ratio[s])
+			c.AddModel(small.QHat[s], small.VHat[s])
+		}
+		c.End()
+	}
+	return &c
 }

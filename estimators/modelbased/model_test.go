@@ -844,20 +844,7 @@ func TestDROverflow(t *testing.T) {
 	// q_t = 2^-101, v_t = 2^-102 (t - 1): terms up to 2^930 (beyond any
 	// float64 product chain: 2^1030). Others: random, small.
 	rng := rand.New(rand.NewPCG(23, 24))
-	var c trajectory.Batch
-	for tt := 1; tt <= 1030; tt++ {
-		c.Add(math.Ldexp(float64(tt), -100), 2)
-		c.AddModel(math.Ldexp(1, -101), math.Ldexp(float64(tt-1), -102))
-	}
-	c.End()
-	small := randomModelBatch(rng, 20, 6, true)
-	for i := range small.N() {
-		for s := small.Offsets[i]; s < small.Offsets[i+1]; s++ {
-			c.Add(small.Reward[s], small.Ratio[s])
-			c.AddModel(small.QHat[s], small.VHat[s])
-		}
-		c.End()
-	}
+	c := *overflowModelBatch(rng)
 	want := bigDR(&c)
 	if got := estimate(t, "dr", &c); !near(got, want, 1e-13) {
 		t.Errorf("dr = %v, math/big %v", got, want)

@@ -365,20 +365,7 @@ func TestREGOverflow(t *testing.T) {
 		t.Errorf("reg = %v, %v, diagnostic %v; want estimators.ErrNotRepresentable and none", v, err, e.AppendDiagnostic(nil, 0))
 	}
 	rng := rand.New(rand.NewPCG(51, 52))
-	var c trajectory.Batch
-	for tt := 1; tt <= 1030; tt++ {
-		c.Add(math.Ldexp(float64(tt), -100), 2)
-		c.AddModel(math.Ldexp(1, -101), math.Ldexp(float64(tt-1), -102))
-	}
-	c.End()
-	small := randomModelBatch(rng, 20, 6, true)
-	for i := range small.N() {
-		for s := small.Offsets[i]; s < small.Offsets[i+1]; s++ {
-			c.Add(small.Reward[s], small.Ratio[s])
-			c.AddModel(small.QHat[s], small.VHat[s])
-		}
-		c.End()
-	}
+	c := *overflowModelBatch(rng)
 	want, wantBeta, scale := bigREG(&c)
 	got, err := e.Estimate(&c)
 	if err != nil || math.Abs(got-want) > 1e-12*scale || !near(e.Beta(), wantBeta, 1e-12) {
