@@ -32,14 +32,14 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		names[i] = strings.TrimSpace(h)
 	}
 	hline, _ := cr.FieldPos(0)
-	cols, index, extra, err := setColumns(names, CSV, opt.AllowExtra, hline)
+	lay, err := setColumns(names, CSV, opt, hline)
 	if err != nil {
 		return Info{}, err
 	}
+	index := lay.index
 	// the reader checks that every record has as many fields as the header
 	cr.FieldsPerRecord = len(names)
-	bd := newBuilder(b, CSV, cols, opt)
-	bd.info.Extra = extra
+	bd := newBuilder(b, CSV, &lay, opt)
 	var cells [numCols]cell
 	lineOf := func(col int) int {
 		for i, c := range index {

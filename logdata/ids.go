@@ -58,6 +58,9 @@ func newIDReader() *idReader {
 // (JSON: a string, or a number by its literal text).
 func (bd *builder) idText(c cell, col int, what string) (string, *fieldErr) {
 	switch c.kind {
+	case cellInt, cellFloat:
+		s, _ := bd.numeral(c, col, "", "")
+		return s, nil
 	case cellText, cellString, cellNumber:
 		if c.s == "" {
 			return "", ferr(col, "empty %s id, want a non-empty string", what)

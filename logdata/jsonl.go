@@ -18,22 +18,9 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 	sc := bufio.NewScanner(r)
 	// the buffer holds a line and its line feed
 	sc.Buffer(make([]byte, 0, bufSize(opt.SizeHint)), MaxLine+1)
-	var (
-		bd       *builder
-		index    map[string]int // field name -> column; ignored extra k -> -k-1
-		cells    [numCols]cell
-		seen     [numCols]bool
-		line     int
-		record   int
-		consumed int64
-		names    []string
-		fields   []jsonField
-		// field names and columns of the previous record, by position
-		lastNames []string
-		lastCols  []int
-		extras    int   // ignored extra fields of the first record
-		extraSeen []int // extra k was seen in record extraSeen[k]
-	)
+	rr := &recordReader{b: b, opt: opt, format: JSONL}
+	var line, record int
+	var consumed int64
 	tooLong := func(line int) error {
 		return &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
 	}
@@ -41,7 +28,7 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		line++
 		raw := sc.Bytes()
 		if len(raw) > MaxLine { // the last line, without a line feed
-			return infoOf(bd), tooLong(line)
+			return infoOf(rr.bd), tooLong(line)
 		}
 		consumed += int64(len(raw)) + 1
 		if line == 1 {
@@ -53,121 +40,146 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			continue
 		}
 		record++
-		jerr := func(col string, format string, args ...any) error {
-			return &Error{Line: line, Record: record, Column: col, Format: JSONL, Err: fmt.Errorf(format, args...)}
-		}
-		var err error
-		fields, err = parseFlatObject(raw, fields[:0])
-		if err != nil {
-			return infoOf(bd), jerr("", "%v", err)
-		}
-		if bd == nil {
-			names = names[:0]
-			for _, f := range fields {
-				names = append(names, f.name)
-			}
-			cols, idx, extra, err := setColumns(names, JSONL, opt.AllowExtra, line)
-			if err != nil {
-				return Info{}, err
-			}
-			bd = newBuilder(b, JSONL, cols, opt)
-			bd.info.Extra = extra
-			// columns by name; ignored extras as -1, -2, ... to check
-			// each is given once per record in constant time
-			index = make(map[string]int, len(names))
-			for i, n := range names {
-				index[n] = idx[i]
-				if idx[i] < 0 {
-					extras++
-					index[n] = -extras
-				}
-			}
-			extraSeen = make([]int, extras)
-		}
-		for i := range cells {
-			cells[i] = cell{}
-			seen[i] = false
-		}
-		for k, f := range fields {
-			// records usually repeat the previous one's field order
-			var c int
-			var known bool
-			if k < len(lastNames) && lastNames[k] == f.name {
-				c, known = lastCols[k], true
-			} else {
-				c, known = index[f.name]
-			}
-			if known {
-				if k < len(lastNames) {
-					lastNames[k], lastCols[k] = f.name, c
-				} else {
-					lastNames, lastCols = append(lastNames, f.name), append(lastCols, c)
-				}
-			}
-			if !known {
-				if colIndex(f.name) >= 0 {
-					return bd.info, jerr(f.name, "not in the first record, which fixes the columns")
-				}
-				if !opt.AllowExtra {
-					return bd.info, jerr(f.name, "unknown field (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
-				}
-				continue
-			}
-			if c < 0 { // an ignored extra, but given once only
-				if extraSeen[-c-1] == record {
-					return bd.info, jerr(f.name, "given twice in one object")
-				}
-				extraSeen[-c-1] = record
-				continue
-			}
-			if seen[c] {
-				return bd.info, jerr(f.name, "field appears twice in the object")
-			}
-			seen[c] = true
-			cells[c] = f.val
-		}
-		for c := cEpisode; c <= cSplit; c++ {
-			if c == cSplit && !bd.cols.Split {
-				break
-			}
-			if !seen[c] {
-				return bd.info, jerr(colNames[c], "missing (every record needs it)")
-			}
-		}
-		if bd.cols.Options && !seen[cOptionStart] {
-			return bd.info, jerr(ColOptionStart, "missing (every record needs it)")
-		}
-		if bd.cols.Model {
-			for _, c := range [...]int{cQHat, cVHat} {
-				if !seen[c] {
-					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the model columns)")
-				}
-			}
-		}
-		if bd.cols.IDs {
-			for _, c := range [...]int{cObs, cAction} {
-				if !seen[c] {
-					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the id columns)")
-				}
-			}
-		}
-		if err := bd.add(&cells, line, record, nil); err != nil {
-			return bd.info, err
+		if err := rr.add(raw, line, record); err != nil {
+			return infoOf(rr.bd), err
 		}
 		if record == 1024 {
-			bd.sizeHint(opt.SizeHint, consumed)
+			rr.bd.sizeHint(opt.SizeHint, consumed)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return infoOf(bd), tooLong(line + 1)
+			return infoOf(rr.bd), tooLong(line + 1)
 		}
-		return infoOf(bd), err
+		return infoOf(rr.bd), err
 	}
-	if bd == nil {
+	if rr.bd == nil {
 		return Info{}, &Error{Format: JSONL, Err: fmt.Errorf("empty input: %w", ErrNoData)}
 	}
-	return bd.finish()
+	return rr.bd.finish()
+}
+
+// recordReader turns JSON objects, one per step, into batch steps: JSON
+// Lines and a JSON array of records. The first record fixes the columns.
+type recordReader struct {
+	b      *trajectory.Batch
+	opt    Options
+	format Format
+
+	bd     *builder
+	index  map[string]int // field name -> column; ignored extra k -> -k-1
+	cells  [numCols]cell
+	seen   [numCols]bool
+	names  []string
+	fields []jsonField
+	// field names and columns of the previous record, by position
+	lastNames []string
+	lastCols  []int
+	extraSeen []int // extra k was seen in record extraSeen[k]
+}
+
+// add reads the object raw (one record at line, the record-th).
+func (rr *recordReader) add(raw []byte, line, record int) error {
+	jerr := func(col string, format string, args ...any) error {
+		return &Error{Line: line, Record: record, Column: col, Format: rr.format, Err: fmt.Errorf(format, args...)}
+	}
+	var err error
+	rr.fields, err = parseFlatObject(raw, rr.fields[:0])
+	if err != nil {
+		return jerr("", "%v", err)
+	}
+	return rr.addFields(line, record)
+}
+
+// addFields adds the record whose fields rr.fields holds.
+func (rr *recordReader) addFields(line, record int) error {
+	jerr := func(col string, format string, args ...any) error {
+		return &Error{Line: line, Record: record, Column: col, Format: rr.format, Err: fmt.Errorf(format, args...)}
+	}
+	if rr.bd == nil {
+		if err := rr.first(line); err != nil {
+			return err
+		}
+	}
+	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
+	*cells, *seen = [numCols]cell{}, [numCols]bool{}
+	for k, f := range rr.fields {
+		// records usually repeat the previous one's field order
+		var c int
+		var known bool
+		if k < len(rr.lastNames) && rr.lastNames[k] == f.name {
+			c, known = rr.lastCols[k], true
+		} else {
+			c, known = rr.index[f.name]
+		}
+		if known {
+			if k < len(rr.lastNames) {
+				rr.lastNames[k], rr.lastCols[k] = f.name, c
+			} else {
+				rr.lastNames, rr.lastCols = append(rr.lastNames, f.name), append(rr.lastCols, c)
+			}
+		}
+		if !known {
+			if bd.isColumn(f.name) {
+				return jerr(f.name, "not in the first record, which fixes the columns")
+			}
+			if !rr.opt.AllowExtra {
+				return jerr(f.name, "unknown field (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			}
+			continue
+		}
+		if c < 0 { // an ignored extra, but given once only
+			if rr.extraSeen[-c-1] == record {
+				return jerr(f.name, "given twice in one object")
+			}
+			rr.extraSeen[-c-1] = record
+			continue
+		}
+		if seen[c] {
+			return jerr(f.name, "field appears twice in the object")
+		}
+		seen[c] = true
+		cells[c] = f.val
+	}
+	if c := bd.missingField(seen); c >= 0 {
+		why := "every record needs it"
+		switch c {
+		case cQHat, cVHat:
+			why += ": the first record has the model columns"
+		case cObs, cAction:
+			why += ": the first record has the id columns"
+		case cDone, cTimeout, cSplit:
+			why += ": the first record has it"
+		}
+		return jerr(bd.label[c], "missing (%s)", why)
+	}
+	return bd.add(cells, line, record, nil)
+}
+
+// first fixes the columns from the first record's fields.
+func (rr *recordReader) first(line int) error {
+	rr.names = rr.names[:0]
+	for _, f := range rr.fields {
+		rr.names = append(rr.names, f.name)
+	}
+	lay, err := setColumns(rr.names, rr.format, rr.opt, line)
+	if err != nil {
+		return err
+	}
+	rr.bd = newBuilder(rr.b, rr.format, &lay, rr.opt)
+	// columns by name; ignored extras as -1, -2, ... to check each is
+	// given once per record in constant time
+	rr.index = make(map[string]int, len(rr.names))
+	extras := 0
+	for i, n := range rr.names {
+		rr.index[n] = lay.index[i]
+		if lay.index[i] < 0 {
+			extras++
+			rr.index[n] = -extras
+		}
+	}
+	rr.extraSeen = make([]int, extras)
+	return nil
 }
 
 func infoOf(bd *builder) Info {
@@ -198,7 +210,11 @@ func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
 		}
 		return out, fmt.Errorf("not valid JSON: %v", err)
 	}
-	data := string(raw)
+	return parseObject(string(raw), out)
+}
+
+// parseObject is parseFlatObject on text already checked to be valid JSON.
+func parseObject(data string, out []jsonField) ([]jsonField, error) {
 	i := skipSpace(data, 0)
 	if data[i] != '{' {
 		return out, fmt.Errorf("want a JSON object, got %s", kindAt(data[i]))
@@ -215,27 +231,8 @@ func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
 		i = skipSpace(data, j)
 		i = skipSpace(data, i+1) // ':'
 		var v cell
-		switch c := data[i]; {
-		case c == '"':
-			s, j, err := scanString(data, i)
-			if err != nil {
-				return out, err
-			}
-			v, i = cell{kind: cellString, s: s}, j
-		case c == 't':
-			v, i = cell{kind: cellBool, s: "true"}, i+4
-		case c == 'f':
-			v, i = cell{kind: cellBool, s: "false"}, i+5
-		case c == 'n':
-			v, i = cell{kind: cellNone}, i+4
-		case c == '{' || c == '[':
-			v, i = cell{kind: cellOther}, skipNested(data, i)
-		default:
-			j := i
-			for j < len(data) && strings.IndexByte("+-0123456789.eE", data[j]) >= 0 {
-				j++
-			}
-			v, i = cell{kind: cellNumber, s: data[i:j]}, j
+		if v, i, err = parseValue(data, i); err != nil {
+			return out, err
 		}
 		out = append(out, jsonField{name: name, val: v})
 		i = skipSpace(data, i)
@@ -244,6 +241,29 @@ func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
 		}
 		i = skipSpace(data, i+1) // ','
 	}
+}
+
+// parseValue reads the JSON value at data[i] of valid JSON as a cell and
+// returns the index after it; an object or array is skipped whole.
+func parseValue(data string, i int) (cell, int, error) {
+	switch c := data[i]; {
+	case c == '"':
+		s, j, err := scanString(data, i)
+		return cell{kind: cellString, s: s}, j, err
+	case c == 't':
+		return cell{kind: cellBool, s: "true"}, i + 4, nil
+	case c == 'f':
+		return cell{kind: cellBool, s: "false"}, i + 5, nil
+	case c == 'n':
+		return cell{kind: cellNone}, i + 4, nil
+	case c == '{' || c == '[':
+		return cell{kind: cellOther}, skipNested(data, i), nil
+	}
+	j := i
+	for j < len(data) && strings.IndexByte("+-0123456789.eE", data[j]) >= 0 {
+		j++
+	}
+	return cell{kind: cellNumber, s: data[i:j]}, j, nil
 }
 
 func kindAt(c byte) string {

@@ -21,33 +21,45 @@ type Format int
 const (
 	CSV Format = iota
 	JSONL
+	// JSON is one JSON document: an array of records, or an object of
+	// arrays, one per column (a "dict of arrays").
+	JSON
+	// Parquet is an Apache Parquet file of flat columns.
+	Parquet
 )
 
+var formatNames = [...]string{CSV: "csv", JSONL: "jsonl", JSON: "json", Parquet: "parquet"}
+
 func (f Format) String() string {
-	if f == JSONL {
-		return "jsonl"
+	if int(f) < len(formatNames) {
+		return formatNames[f]
 	}
 	return "csv"
 }
 
-// ParseFormat returns the format called s ("csv" or "jsonl"); an unknown
-// name is bad input (inputerr).
+// ParseFormat returns the format called s ("csv", "jsonl", "json" or
+// "parquet"); an unknown name is bad input (inputerr).
 func ParseFormat(s string) (Format, error) {
-	switch s {
-	case "csv":
-		return CSV, nil
-	case "jsonl":
-		return JSONL, nil
+	for f, n := range formatNames {
+		if n == s {
+			return Format(f), nil
+		}
 	}
-	return CSV, inputerr.Errorf("unknown format %q (known: csv, jsonl)", s)
+	return CSV, inputerr.Errorf("unknown format %q (known: %s)", s, strings.Join(formatNames[:], ", "))
 }
 
 // FormatOf guesses the format from a file name: JSONL for names ending in
-// .jsonl or .ndjson, CSV otherwise.
+// .jsonl or .ndjson, JSON for .json, Parquet for .parquet or .pq, CSV
+// otherwise.
 func FormatOf(path string) Format {
 	p := strings.ToLower(path)
-	if strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson") {
+	switch {
+	case strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson"):
 		return JSONL
+	case strings.HasSuffix(p, ".json"):
+		return JSON
+	case strings.HasSuffix(p, ".parquet") || strings.HasSuffix(p, ".pq"):
+		return Parquet
 	}
 	return CSV
 }
@@ -68,6 +80,8 @@ const (
 	ColVHat          = "v_hat"
 	ColObs           = "obs"
 	ColAction        = "action"
+	ColDone          = "done"
+	ColTimeout       = "timeout"
 )
 
 // column indices into a record's cells
@@ -86,10 +100,12 @@ const (
 	cVHat
 	cObs
 	cAction
+	cDone
+	cTimeout
 	numCols
 )
 
-var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat, ColObs, ColAction}
+var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat, ColObs, ColAction, ColDone, ColTimeout}
 
 func colIndex(name string) int {
 	for i, n := range colNames {
@@ -114,6 +130,9 @@ type Columns struct {
 	// IDs: the file has the columns obs and action of SPEC 1f, which come
 	// together (trajectory.Batch.Obs and Action; Info.IDs).
 	IDs bool
+	// Done and Timeout: the file has the flag columns done and timeout,
+	// which end an episode.
+	Done, Timeout bool
 }
 
 // MaxLine is the most bytes a line may hold, not counting its line feed:
@@ -154,6 +173,8 @@ type Options struct {
 	// the batch can be written back (WriteBatch): what an external
 	// estimator reads. 16 bytes a step more (options data: 33).
 	KeepProbs bool
+	// Columns maps the file's names onto ours (-columns).
+	Columns Mapping
 }
 
 // maxSteps is o.MaxSteps or its default.
@@ -197,15 +218,18 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var s strings.Builder
-	if e.Line > 0 {
+	switch {
+	case e.Format == Parquet && e.Record > 0:
+		fmt.Fprintf(&s, "row %d: ", e.Record)
+	case e.Line > 0:
 		fmt.Fprintf(&s, "line %d", e.Line)
-		if e.Format == JSONL && e.Record > 0 && e.Record != e.Line {
+		if e.Format != CSV && e.Record > 0 && e.Record != e.Line {
 			fmt.Fprintf(&s, " (record %d)", e.Record)
 		}
 		s.WriteString(": ")
 	}
 	if e.Column != "" {
-		if e.Format == JSONL {
+		if e.Format == JSONL || e.Format == JSON {
 			fmt.Fprintf(&s, "field %q: ", e.Column)
 		} else {
 			fmt.Fprintf(&s, "column %q: ", e.Column)
@@ -229,8 +253,13 @@ var ErrNoData = inputerr.Mark(errors.New("no data records"))
 // Every error caused by the data is an *Error (bad input: inputerr.Is holds);
 // an error of r itself is returned as it is.
 func Read(r io.Reader, f Format, b *trajectory.Batch, opt Options) (Info, error) {
-	if f == JSONL {
+	switch f {
+	case JSONL:
 		return ReadJSONL(r, b, opt)
+	case JSON:
+		return ReadJSON(r, b, opt)
+	case Parquet:
+		return ReadParquet(r, b, opt)
 	}
 	return ReadCSV(r, b, opt)
 }
@@ -245,12 +274,15 @@ const (
 	cellString                 // a JSON string (s is its value)
 	cellBool                   // JSON true or false (s is "true" or "false")
 	cellOther                  // a JSON object or array
+	cellFloat                  // a Parquet FLOAT or DOUBLE (n holds its bits)
+	cellInt                    // a Parquet integer (n holds it as int64)
 )
 
 // cell is one value of a record before conversion.
 type cell struct {
 	kind cellKind
 	s    string
+	n    uint64
 }
 
 // fieldErr is a conversion error of one column, before the reader adds
@@ -295,11 +327,19 @@ type builder struct {
 	ids       *idReader // with the obs and action columns
 	keepProbs bool      // Options.KeepProbs
 
+	mode     episodeMode
+	label    *[numCols]string // the columns' names in errors
+	byName   map[string]int   // the file's name -> our column
+	doneLine int              // line of the current episode's done (0: none)
+
 	info Info
 }
 
-func newBuilder(b *trajectory.Batch, f Format, cols Columns, opt Options) *builder {
-	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int)}
+func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builder {
+	cols := lay.cols
+	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int),
+		mode: lay.mode, label: &lay.label, byName: lay.byName}
+	bd.info.Extra = lay.extra
 	if cols.IDs {
 		bd.ids = newIDReader()
 	}
@@ -321,7 +361,7 @@ func episodeKey(id string) string {
 
 // missing describes a cell with no value in the input's wording.
 func (bd *builder) missing() string {
-	if bd.format == JSONL {
+	if bd.format != CSV {
 		return "missing or null"
 	}
 	return "empty"
@@ -340,6 +380,10 @@ func (bd *builder) numeral(c cell, col int, want, wantJSON string) (string, *fie
 		return "", ferr(col, "%s, want %s", bd.missing(), want)
 	case cellNumber:
 		return c.s, nil
+	case cellFloat:
+		return strconv.FormatFloat(math.Float64frombits(c.n), 'g', -1, 64), nil
+	case cellInt:
+		return strconv.FormatInt(int64(c.n), 10), nil
 	}
 	return "", ferr(col, "%s, want %s", describe(c), wantJSON)
 }
@@ -407,6 +451,14 @@ func isNonFinite(s string) bool {
 }
 
 func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
+	switch c.kind {
+	case cellFloat:
+		if v := math.Float64frombits(c.n); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return v, nil
+		}
+	case cellInt:
+		return float64(int64(c.n)), nil
+	}
 	s, fe := bd.numeral(c, col, "a number", "a JSON number")
 	if fe != nil {
 		return 0, fe
@@ -467,6 +519,9 @@ func checkProb(v float64, col int, zeroOK bool) *fieldErr {
 }
 
 func (bd *builder) integer(c cell, col int) (int, *fieldErr) {
+	if c.kind == cellInt && int64(c.n) >= 0 {
+		return int(int64(c.n)), nil
+	}
 	s, fe := bd.numeral(c, col, "an integer", "an integer")
 	if fe != nil {
 		return 0, fe
@@ -488,6 +543,15 @@ func (bd *builder) flag(c cell, col int) (v, ok bool, e *fieldErr) {
 		return false, false, nil
 	case cellBool:
 		return c.s == "true", true, nil
+	case cellInt, cellFloat:
+		v := float64(int64(c.n))
+		if c.kind == cellFloat {
+			v = math.Float64frombits(c.n)
+		}
+		if v == 0 || v == 1 {
+			return v == 1, true, nil
+		}
+		return false, false, ferr(col, "%s is not 0 or 1", describe(c))
 	case cellNumber, cellText:
 		s := strings.TrimSpace(c.s)
 		switch strings.ToLower(s) {
@@ -519,6 +583,9 @@ func (bd *builder) reqFlag(c cell, col int) (bool, *fieldErr) {
 
 func (bd *builder) id(c cell, col int) (string, *fieldErr) {
 	switch c.kind {
+	case cellInt, cellFloat:
+		s, _ := bd.numeral(c, col, "", "")
+		return s, nil
 	case cellText, cellString, cellNumber:
 		if c.s == "" {
 			return "", ferr(col, "empty episode id")
@@ -540,6 +607,8 @@ func describe(c cell) string {
 		return "an object or array"
 	case cellNumber:
 		return "the number " + c.s
+	case cellFloat:
+		return "the number " + strconv.FormatFloat(math.Float64frombits(c.n), 'g', -1, 64)
 	}
 	return fmt.Sprintf("%q", c.s)
 }
@@ -560,18 +629,14 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		if lineOf != nil {
 			l = lineOf(fe.col)
 		}
-		return &Error{Line: l, Record: record, Column: colNames[fe.col], Format: bd.format, Err: fe.err}
+		return &Error{Line: l, Record: record, Column: bd.label[fe.col], Format: bd.format, Err: fe.err}
 	}
 	// the cap comes first: nothing of the refused step is kept or allocated
 	if bd.info.Steps >= bd.maxSteps {
 		return &Error{Line: line, Record: record, Format: bd.format,
 			Err: fmt.Errorf("more than %d steps (the cap): raise -max-steps or split the data", bd.maxSteps)}
 	}
-	id, fe := bd.id(cells[cEpisode], cEpisode)
-	if fe != nil {
-		return wrap(fe)
-	}
-	step, fe := bd.integer(cells[cStep], cStep)
+	id, step, fe := bd.idStep(cells)
 	if fe != nil {
 		return wrap(fe)
 	}
@@ -606,6 +671,10 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		}
 	}
 
+	ends, fe := bd.ends(cells)
+	if fe != nil {
+		return wrap(fe)
+	}
 	var obs, action int32
 	if bd.ids != nil {
 		if obs, action, fe = bd.ids.add(bd, cells, piE, line); fe != nil {
@@ -614,15 +683,19 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	}
 
 	// episode and step order
-	newEpisode := !bd.started || id != bd.cur
-	if newEpisode {
+	newEpisode := !bd.started || id != bd.cur || bd.mode == byRow
+	switch {
+	case bd.mode != byColumn:
+	case !newEpisode && bd.doneLine > 0:
+		return wrap(ferr(cStep, "step %d of episode %q comes after the episode's done (line %d): an episode ends at done; give the next episode a new id", step, id, bd.doneLine))
+	case newEpisode:
 		if first, seen := bd.finished[episodeKey(id)]; seen {
 			return wrap(ferr(cEpisode, "episode %q (first seen on line %d) appears again after episode %q: an episode's records must be contiguous", id, first, bd.cur))
 		}
 		if step != 0 {
 			return wrap(ferr(cStep, "episode %q starts at step %d, want 0 (steps are 0, 1, 2, ...)", id, step))
 		}
-	} else if step != bd.nextStep {
+	case step != bd.nextStep:
 		what := "is out of order"
 		switch {
 		case step == bd.nextStep-1:
@@ -631,6 +704,12 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 			what = fmt.Sprintf("skips step %d", bd.nextStep)
 		}
 		return wrap(ferr(cStep, "step %d of episode %q %s: after step %d comes step %d", step, id, what, bd.nextStep-1, bd.nextStep))
+	}
+	if newEpisode {
+		bd.doneLine = 0
+	}
+	if ends {
+		bd.doneLine = line
 	}
 
 	// option structure
@@ -697,7 +776,9 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if newEpisode {
 		if bd.started {
 			bd.b.End()
-			bd.finished[episodeKey(bd.cur)] = bd.curLine
+			if bd.mode == byColumn {
+				bd.finished[episodeKey(bd.cur)] = bd.curLine
+			}
 		}
 		bd.started = true
 		bd.cur = strings.Clone(id)
@@ -730,6 +811,45 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	}
 	bd.info.Steps++
 	return nil
+}
+
+// idStep returns the record's episode id and step: from the episode and
+// step columns, or, without them, numbered as the rows come (byRow: every
+// row an episode; byDone: a new episode after a done or timeout).
+func (bd *builder) idStep(cells *[numCols]cell) (string, int, *fieldErr) {
+	switch bd.mode {
+	case byRow:
+		return "", 0, nil
+	case byDone:
+		if !bd.started || bd.doneLine > 0 {
+			return strconv.Itoa(bd.info.Episodes + 1), 0, nil
+		}
+		return bd.cur, bd.nextStep, nil
+	}
+	id, fe := bd.id(cells[cEpisode], cEpisode)
+	if fe != nil {
+		return "", 0, fe
+	}
+	step, fe := bd.integer(cells[cStep], cStep)
+	return id, step, fe
+}
+
+// ends reads the done and timeout flags: whether the episode ends with
+// this step.
+func (bd *builder) ends(cells *[numCols]cell) (bool, *fieldErr) {
+	done, timeout := false, false
+	var fe *fieldErr
+	if bd.cols.Done {
+		if done, fe = bd.reqFlag(cells[cDone], cDone); fe != nil {
+			return false, fe
+		}
+	}
+	if bd.cols.Timeout {
+		if timeout, fe = bd.reqFlag(cells[cTimeout], cTimeout); fe != nil {
+			return false, fe
+		}
+	}
+	return done || timeout, nil
 }
 
 func bit(v bool) string {
@@ -786,51 +906,82 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	}
 }
 
-// setColumns checks a header (CSV) or the first record's field names
-// (JSONL): required columns present, no duplicates, option columns and
-// model columns complete, unknown ones allowed only with AllowExtra. index
-// maps each position to a column index, -1 for an ignored extra.
-func setColumns(names []string, f Format, allowExtra bool, line int) (cols Columns, index []int, extra []string, err error) {
-	index = make([]int, len(names))
+// setColumns checks a header (CSV, Parquet) or the first record's field
+// names (JSON): resolved against opt.Columns (resolve), required columns
+// present, no duplicates, option, model and id columns complete, unknown
+// ones allowed only with AllowExtra (or a preset's ignored names).
+func setColumns(names []string, f Format, opt Options, line int) (layout, error) {
+	var lay layout
+	theirs, mode, ignore := resolve(names, opt.Columns)
+	lay.mode, lay.index, lay.byName = mode, make([]int, len(names)), make(map[string]int, len(names))
+	for c := range lay.label {
+		lay.label[c] = errLabel(theirs[c], c)
+	}
 	var seen [numCols]bool
 	extraSeen := make(map[string]bool) // a map: a 1 MiB header has 100000s of names
-	herr := func(col string, format string, args ...any) error {
-		return &Error{Line: line, Record: 0, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	record := 0
+	if f == JSONL || f == JSON {
+		record = 1
 	}
-	if f == JSONL {
-		herr = func(col string, format string, args ...any) error {
-			return &Error{Line: line, Record: 1, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	herr := func(c int, col string, format string, args ...any) error {
+		if c >= 0 {
+			col = lay.label[c]
+		}
+		return &Error{Line: line, Record: record, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	}
+	for c, n := range opt.Columns.names {
+		if n != "" && !slices.Contains(names, n) {
+			return lay, herr(-1, n, "-columns maps %s to %q, which the data does not have (it has: %s)", colNames[c], n, quoteList(names))
 		}
 	}
 	for i, n := range names {
-		c := colIndex(n)
-		index[i] = c
+		c := slices.Index(theirs[:], n)
+		lay.index[i] = c
 		if c < 0 {
-			if !allowExtra {
-				return cols, nil, nil, herr(n, "unknown column (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			if !opt.AllowExtra && !slices.Contains(ignore, n) {
+				return lay, herr(-1, n, "unknown column (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
 			}
 			if extraSeen[n] {
-				return cols, nil, nil, herr(n, "column appears twice")
+				return lay, herr(-1, n, "column appears twice")
 			}
 			extraSeen[n] = true
-			extra = append(extra, n)
+			lay.extra = append(lay.extra, n)
 			continue
 		}
 		if seen[c] {
-			return cols, nil, nil, herr(n, "column appears twice")
+			return lay, herr(c, "", "column appears twice")
 		}
 		seen[c] = true
+		lay.byName[n] = c
 	}
-	for c := cEpisode; c <= cPiE; c++ {
-		if !seen[c] {
-			what := "header"
-			if f == JSONL {
-				what = "first record (it fixes the columns)"
-			}
-			return cols, nil, nil, herr(colNames[c], "required column missing from the %s (required: episode, step, reward, pi_b, pi_e)", what)
+	first := cEpisode
+	if mode != byColumn {
+		first = cReward
+		if seen[cStep] {
+			return lay, herr(cStep, "", "a step column without an episode column: map both (-columns episode=...,step=...) or neither")
 		}
 	}
-	cols.Split = seen[cSplit]
+	for c := first; c <= cPiE; c++ {
+		if !seen[c] {
+			what := "header"
+			if f == JSONL || f == JSON {
+				what = "first record (it fixes the columns)"
+			}
+			return lay, herr(c, "", "required column missing from the %s (required: episode, step, reward, pi_b, pi_e; -columns %s=THEIRS maps another name, presets: %s)", what, colNames[c], strings.Join(PresetNames(), ", "))
+		}
+	}
+	if mode == byDone && !seen[cDone] && !seen[cTimeout] {
+		return lay, herr(cDone, "", "missing: without an episode column, episodes end at done or timeout, and the data has neither")
+	}
+	cols, err := optionalColumns(&seen, func(c int, format string, args ...any) error { return herr(c, "", format, args...) })
+	lay.cols = cols
+	return lay, err
+}
+
+// optionalColumns checks that the optional columns come in their groups.
+func optionalColumns(seen *[numCols]bool, herr func(c int, format string, args ...any) error) (Columns, error) {
+	var cols Columns
+	cols.Split, cols.Done, cols.Timeout = seen[cSplit], seen[cDone], seen[cTimeout]
 	nOpt := 0
 	for _, c := range []int{cOptionStart, cMuB, cMuE} {
 		if seen[c] {
@@ -840,7 +991,7 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 	if nOpt > 0 || seen[cOptionChanged] {
 		for _, c := range []int{cOptionStart, cMuB, cMuE} {
 			if !seen[c] {
-				return cols, nil, nil, herr(colNames[c], "missing: option columns come together (option_start, mu_b, mu_e; option_changed optional)")
+				return cols, herr(c, "missing: option columns come together (option_start, mu_b, mu_e; option_changed optional)")
 			}
 		}
 		cols.Options = true
@@ -851,7 +1002,7 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		if seen[cQHat] {
 			c = cVHat
 		}
-		return cols, nil, nil, herr(colNames[c], "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
+		return cols, herr(c, "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
 	}
 	cols.Model = seen[cQHat]
 	if seen[cObs] != seen[cAction] {
@@ -859,11 +1010,24 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		if seen[cObs] {
 			c = cAction
 		}
-		return cols, nil, nil, herr(colNames[c], "missing: the id columns come together (obs and action, SPEC 1f)")
+		return cols, herr(c, "missing: the id columns come together (obs and action, SPEC 1f)")
 	}
 	if seen[cObs] && cols.Options {
-		return cols, nil, nil, herr(ColObs, "the id columns obs and action are for primitive data, and the data has the option columns (SPEC 1f: no observation and action ids on options data)")
+		return cols, herr(cObs, "the id columns obs and action are for primitive data, and the data has the option columns (SPEC 1f: no observation and action ids on options data)")
 	}
 	cols.IDs = seen[cObs]
-	return cols, index, extra, nil
+	return cols, nil
+}
+
+// quoteList quotes names for a message, at most 20 of them.
+func quoteList(names []string) string {
+	var parts []string
+	for i, n := range names {
+		if i == 20 {
+			parts = append(parts, fmt.Sprintf("... (%d in all)", len(names)))
+			break
+		}
+		parts = append(parts, quoteCell(n))
+	}
+	return strings.Join(parts, ", ")
 }

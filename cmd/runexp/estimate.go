@@ -24,7 +24,7 @@ import (
 
 var estimateCommand = command{
 	name: "estimate", args: "[flags] DATA",
-	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV/JSONL)",
+	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV, JSON Lines, JSON, Parquet)",
 	about:   reference.EstimateAbout(),
 	flags:   estimateFlags,
 }
@@ -55,7 +55,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	fs.Float64Var(&lf.Confidence, "confidence", 0.95, "confidence level of the intervals, in (0, 1)")
 	fs.Uint64Var(&lf.Seed, "seed", 1, "seed of the bootstrap's random streams")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	format := fs.String("format", "", "input format, csv or jsonl (default: jsonl for names ending in .jsonl, else csv)")
+	format := fs.String("format", "", "input format, csv, jsonl, json or parquet (default: by the name's ending, .jsonl or .ndjson, .json, .parquet or .pq, else csv)")
+	columns := fs.String("columns", "", "OUR=THEIRS,...: the data's name for each of our columns (episode=trajectory_id,pi_b=pscore), and preset=NAME for a layout of the field: "+strings.Join(logdata.PresetNames(), ", ")+" (docs/estimate/columns.md)")
 	allowExtra := fs.Bool("allow-extra", false, "ignore unknown columns instead of rejecting them")
 	fs.IntVar(&lf.Workers, "workers", runtime.NumCPU(), "goroutines for the estimates and the bootstrap; results do not depend on it")
 	var maxMemory membudget.Flag
@@ -95,10 +96,14 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 				return usageErr("-format: %v", err)
 			}
 		}
+		mapping, err := logdata.ParseMapping(*columns)
+		if err != nil {
+			return usageErr("-columns for %s: %v", path, err)
+		}
 		var b trajectory.Batch
 		// an external estimator reads the data written back, with its
 		// probabilities (logdata.WriteBatch)
-		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0})
+		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0, Columns: mapping})
 		if err != nil {
 			return dataError(err, usageErr)
 		}

@@ -1,0 +1,221 @@
+package logdata
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// MaxJSON is the most bytes a JSON document (format JSON) may hold: the
+// document is read whole, so a larger one is refused before more memory is
+// taken. JSON Lines and CSV are streamed and have no such cap.
+const MaxJSON = 1 << 30
+
+// ReadJSON reads one JSON document, an array of records (objects as JSON
+// Lines holds them, one per step) or an object of arrays (one per column,
+// the i-th values of all arrays making the i-th record: pandas'
+// to_json(orient="list") and a dict of numpy arrays), and appends its
+// episodes to b.
+func ReadJSON(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
+	br := bufio.NewReaderSize(r, bufSize(opt.SizeHint))
+	jerr := func(line int, format string, args ...any) error {
+		return &Error{Line: line, Format: JSON, Err: fmt.Errorf(format, args...)}
+	}
+	// refuse what is not JSON before holding it
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return Info{}, jerr(0, "empty input: %w", ErrNoData)
+		}
+		if err != nil {
+			return Info{}, err
+		}
+		if c == '[' || c == '{' {
+			br.UnreadByte()
+			break
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		if c == 0xef { // a UTF-8 byte order mark
+			if bom, _ := br.Peek(2); string(bom) == "\xbb\xbf" {
+				br.Discard(2)
+				continue
+			}
+		}
+		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", kindAt(c))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(opt.SizeHint, 0), MaxJSON) + 1))
+	if _, err := buf.ReadFrom(io.LimitReader(br, MaxJSON+1)); err != nil {
+		return Info{}, err
+	}
+	data := buf.Bytes()
+	if len(data) > MaxJSON {
+		return Info{}, jerr(0, "larger than %d bytes (1 GiB, the most a JSON document may hold: it is read whole); use JSON Lines or CSV, which are streamed", MaxJSON)
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return Info{}, jerr(1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n")), "not valid JSON: %v", se)
+		}
+		return Info{}, jerr(0, "not valid JSON: %v", err)
+	}
+	text := string(data)
+	buf = bytes.Buffer{}
+	if text[0] == '[' {
+		return readRecords(text, b, opt)
+	}
+	return readColumns(text, b, opt)
+}
+
+// readRecords reads a valid JSON array of records.
+func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
+	rr := &recordReader{b: b, opt: opt, format: JSON}
+	line, last := 1, 0
+	i := skipSpace(text, 1)
+	for record := 1; text[i] != ']'; record++ {
+		line += strings.Count(text[last:i], "\n")
+		last = i
+		if text[i] != '{' {
+			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", kindAt(text[i]))}
+		}
+		j := skipNested(text, i)
+		var err error
+		if rr.fields, err = parseObject(text[i:j], rr.fields[:0]); err != nil {
+			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: err}
+		}
+		if err := rr.addFields(line, record); err != nil {
+			return infoOf(rr.bd), err
+		}
+		if record == 1024 {
+			rr.bd.sizeHint(int64(len(text)), int64(j))
+		}
+		if i = skipSpace(text, j); text[i] == ',' {
+			i = skipSpace(text, i+1)
+		}
+	}
+	if rr.bd == nil {
+		return Info{}, &Error{Line: 1, Format: JSON, Err: fmt.Errorf("an empty array: %w", ErrNoData)}
+	}
+	return rr.bd.finish()
+}
+
+// jsonColumn is one member of an object of arrays, read value by value.
+type jsonColumn struct {
+	name  string
+	col   int  // ours, -1 ignored
+	array bool // the member is an array
+	pos   int  // where its next value starts (after a comma)
+	end   int  // end of its last value read, for line counting
+	line  int  // line of its last value read
+}
+
+// readColumns reads a valid JSON object of arrays.
+func readColumns(text string, b *trajectory.Batch, opt Options) (Info, error) {
+	var cols []jsonColumn
+	var names []string
+	i := skipSpace(text, 1)
+	for text[i] != '}' {
+		name, j, err := scanString(text, i)
+		if err != nil {
+			return Info{}, &Error{Line: 1 + strings.Count(text[:i], "\n"), Format: JSON, Err: err}
+		}
+		v := skipSpace(text, skipSpace(text, j)+1)
+		line := 1 + strings.Count(text[:v], "\n")
+		_, next, _ := parseValue(text, v)
+		cols = append(cols, jsonColumn{name: name, array: text[v] == '[', pos: v + 1, end: v, line: line})
+		names = append(names, name)
+		if i = skipSpace(text, next); text[i] == ',' {
+			i = skipSpace(text, i+1)
+		}
+	}
+	lay, err := setColumns(names, JSON, opt, 1)
+	if err != nil {
+		return Info{}, err
+	}
+	var used []jsonColumn
+	for k := range cols {
+		if cols[k].col = lay.index[k]; cols[k].col < 0 {
+			continue
+		}
+		if !cols[k].array {
+			return Info{}, &Error{Line: cols[k].line, Format: JSON, Column: lay.label[cols[k].col],
+				Err: fmt.Errorf("want an array, one value per row (an object of arrays), got %s", kindAt(text[cols[k].pos-1]))}
+		}
+		used = append(used, cols[k])
+	}
+	bd := newBuilder(b, JSON, &lay, opt)
+	return bd.columnRows(text, used)
+}
+
+// columnRows adds the rows of the arrays: row i is the i-th value of
+// every array.
+func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
+	var cells [numCols]cell
+	lineOf := func(col int) int {
+		for k := range used {
+			if used[k].col == col {
+				return used[k].line
+			}
+		}
+		return used[0].line
+	}
+	for row := 1; ; row++ {
+		ended := 0
+		for k := range used {
+			used[k].pos = skipSpace(text, used[k].pos)
+			if text[used[k].pos] == ']' {
+				ended++
+			}
+		}
+		if ended == len(used) {
+			break
+		}
+		if ended > 0 {
+			return bd.info, bd.shortArray(text, used, row)
+		}
+		cells = [numCols]cell{}
+		for k := range used {
+			c := &used[k]
+			c.line += strings.Count(text[c.end:c.pos], "\n")
+			v, next, err := parseValue(text, c.pos)
+			if err != nil {
+				return bd.info, &Error{Line: c.line, Record: row, Column: bd.label[c.col], Format: JSON, Err: err}
+			}
+			cells[c.col], c.end = v, next
+			if c.pos = skipSpace(text, next); text[c.pos] == ',' {
+				c.pos++
+			}
+		}
+		if err := bd.add(&cells, used[0].line, row, lineOf); err != nil {
+			return bd.info, err
+		}
+	}
+	if bd.info.Steps == 0 {
+		return bd.info, &Error{Line: 1, Format: JSON, Err: fmt.Errorf("empty arrays: %w", ErrNoData)}
+	}
+	return bd.finish()
+}
+
+// shortArray is the error of arrays of different lengths, found at row.
+func (bd *builder) shortArray(text string, used []jsonColumn, row int) error {
+	var short, long string
+	for _, c := range used {
+		if text[c.pos] == ']' {
+			short = bd.label[c.col]
+		} else {
+			long = bd.label[c.col]
+		}
+	}
+	return &Error{Line: 1 + strings.Count(text[:used[0].pos], "\n"), Record: row, Column: short, Format: JSON,
+		Err: fmt.Errorf("%d values, and %q has more: every array holds one value per row", row-1, long)}
+}
