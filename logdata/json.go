@@ -2,7 +2,6 @@ package logdata
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,30 +50,73 @@ func ReadJSON(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		}
 		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", kindAt(c))
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(min(max(opt.SizeHint, 0), MaxJSON) + 1))
-	if _, err := buf.ReadFrom(io.LimitReader(br, MaxJSON+1)); err != nil {
+	// a strings.Builder, so that the text is not copied again
+	var sb strings.Builder
+	sb.Grow(int(min(max(opt.SizeHint, 0), MaxJSON) + 1))
+	if _, err := io.Copy(&sb, io.LimitReader(br, MaxJSON+1)); err != nil {
 		return Info{}, err
 	}
-	data := buf.Bytes()
-	if len(data) > MaxJSON {
+	text := sb.String()
+	if len(text) > MaxJSON {
 		return Info{}, jerr(0, "larger than %d bytes (1 GiB, the most a JSON document may hold: it is read whole); use JSON Lines or CSV, which are streamed", MaxJSON)
 	}
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return Info{}, jerr(1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n")), "not valid JSON: %v", se)
-		}
-		return Info{}, jerr(0, "not valid JSON: %v", err)
-	}
-	text := string(data)
-	buf = bytes.Buffer{}
+	var info Info
+	var err error
 	if text[0] == '[' {
-		return readRecords(text, b, opt)
+		info, err = readRecords(text, b, opt)
+	} else {
+		info, err = readColumns(text, b, opt)
 	}
-	return readColumns(text, b, opt)
+	var se *docSyntaxError
+	if errors.As(err, &se) {
+		return info, docError(text, se.at)
+	}
+	return info, err
+}
+
+// docSyntaxError marks where the scanners found text that is not JSON.
+type docSyntaxError struct{ at int }
+
+func (e *docSyntaxError) Error() string { return "not valid JSON" }
+
+// docError says what encoding/json says of the syntax error in text, with
+// its line.
+func docError(text string, at int) error {
+	var v any
+	err := json.Unmarshal([]byte(text), &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		at = int(se.Offset)
+	}
+	if err == nil {
+		err = fmt.Errorf("at byte %d", at)
+	}
+	line := 1 + strings.Count(text[:min(at, len(text))], "\n")
+	return &Error{Line: line, Format: JSON, Err: fmt.Errorf("not valid JSON: %v", err)}
+}
+
+// sep reads the separator after a value of an array at text[i]: a comma
+// (next is the index after it) or the closing bracket (closed).
+func sep(text string, i int) (next int, closed bool, err error) {
+	i = skipSpace(text, i)
+	switch {
+	case i < len(text) && text[i] == ',':
+		if j := skipSpace(text, i+1); j < len(text) && text[j] == ']' { // a trailing comma
+			return j, false, &docSyntaxError{j}
+		}
+		return i + 1, false, nil
+	case i < len(text) && text[i] == ']':
+		return i, true, nil
+	}
+	return i, false, &docSyntaxError{i}
+}
+
+// atEnd checks that only spaces follow text[i:].
+func atEnd(text string, i int) error {
+	if i = skipSpace(text, i); i != len(text) {
+		return &docSyntaxError{i}
+	}
+	return nil
 }
 
 // readRecords reads a valid JSON array of records.
@@ -82,26 +124,36 @@ func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
 	rr := &recordReader{b: b, opt: opt, format: JSON}
 	line, last := 1, 0
 	i := skipSpace(text, 1)
-	for record := 1; text[i] != ']'; record++ {
+	closed := i < len(text) && text[i] == ']'
+	for record := 1; !closed; record++ {
 		line += strings.Count(text[last:i], "\n")
 		last = i
-		if text[i] != '{' {
+		if i < len(text) && text[i] != '{' {
+			if _, _, err := parseValue(text, i); err != nil {
+				return infoOf(rr.bd), &docSyntaxError{i}
+			}
 			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", kindAt(text[i]))}
 		}
-		j := skipNested(text, i)
 		var err error
-		if rr.fields, err = parseObject(text[i:j], rr.fields[:0]); err != nil {
-			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: err}
+		var n int
+		if rr.fields, n, err = parseObject(text[i:], rr.fields[:0]); err != nil {
+			return infoOf(rr.bd), &docSyntaxError{i + n}
 		}
 		if err := rr.addFields(line, record); err != nil {
 			return infoOf(rr.bd), err
 		}
 		if record == 1024 {
-			rr.bd.sizeHint(int64(len(text)), int64(j))
+			rr.bd.sizeHint(int64(len(text)), int64(i+n))
 		}
-		if i = skipSpace(text, j); text[i] == ',' {
-			i = skipSpace(text, i+1)
+		if i, closed, err = sep(text, i+n); err != nil {
+			return infoOf(rr.bd), err
 		}
+		if !closed {
+			i = skipSpace(text, i)
+		}
+	}
+	if err := atEnd(text, i+1); err != nil {
+		return infoOf(rr.bd), err
 	}
 	if rr.bd == nil {
 		return Info{}, &Error{Line: 1, Format: JSON, Err: fmt.Errorf("an empty array: %w", ErrNoData)}
@@ -117,6 +169,7 @@ type jsonColumn struct {
 	pos   int  // where its next value starts (after a comma)
 	end   int  // end of its last value read, for line counting
 	line  int  // line of its last value read
+	stop  int  // index after the member's value
 }
 
 // readColumns reads a valid JSON object of arrays.
@@ -124,19 +177,39 @@ func readColumns(text string, b *trajectory.Batch, opt Options) (Info, error) {
 	var cols []jsonColumn
 	var names []string
 	i := skipSpace(text, 1)
-	for text[i] != '}' {
+	for i < len(text) && text[i] != '}' {
+		if text[i] != '"' {
+			return Info{}, &docSyntaxError{i}
+		}
 		name, j, err := scanString(text, i)
 		if err != nil {
-			return Info{}, &Error{Line: 1 + strings.Count(text[:i], "\n"), Format: JSON, Err: err}
+			return Info{}, &docSyntaxError{j}
 		}
-		v := skipSpace(text, skipSpace(text, j)+1)
+		if j = skipSpace(text, j); j >= len(text) || text[j] != ':' {
+			return Info{}, &docSyntaxError{j}
+		}
+		v := skipSpace(text, j+1)
 		line := 1 + strings.Count(text[:v], "\n")
-		_, next, _ := parseValue(text, v)
-		cols = append(cols, jsonColumn{name: name, array: text[v] == '[', pos: v + 1, end: v, line: line})
-		names = append(names, name)
-		if i = skipSpace(text, next); text[i] == ',' {
-			i = skipSpace(text, i+1)
+		// an array is checked value by value as its rows are read, or
+		// with json.Valid if ignored
+		next := v
+		if v < len(text) && text[v] == '[' {
+			next = skipNested(text, v)
+		} else if _, next, err = parseValue(text, v); err != nil {
+			return Info{}, &docSyntaxError{next}
 		}
+		cols = append(cols, jsonColumn{name: name, array: text[v] == '[', pos: v + 1, end: v, line: line, stop: next})
+		names = append(names, name)
+		if i = skipSpace(text, next); i < len(text) && text[i] == ',' {
+			if i = skipSpace(text, i+1); i < len(text) && text[i] == '}' {
+				return Info{}, &docSyntaxError{i}
+			}
+		} else if i >= len(text) || text[i] != '}' {
+			return Info{}, &docSyntaxError{i}
+		}
+	}
+	if err := atEnd(text, i+1); err != nil {
+		return Info{}, err
 	}
 	lay, err := setColumns(names, JSON, opt, 1)
 	if err != nil {
@@ -145,6 +218,9 @@ func readColumns(text string, b *trajectory.Batch, opt Options) (Info, error) {
 	var used []jsonColumn
 	for k := range cols {
 		if cols[k].col = lay.index[k]; cols[k].col < 0 {
+			if cols[k].array && !json.Valid([]byte(text[cols[k].pos-1:cols[k].stop])) {
+				return Info{}, &docSyntaxError{cols[k].pos}
+			}
 			continue
 		}
 		if !cols[k].array {
@@ -173,7 +249,7 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 		ended := 0
 		for k := range used {
 			used[k].pos = skipSpace(text, used[k].pos)
-			if text[used[k].pos] == ']' {
+			if used[k].pos < len(text) && text[used[k].pos] == ']' {
 				ended++
 			}
 		}
@@ -189,11 +265,11 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 			c.line += strings.Count(text[c.end:c.pos], "\n")
 			v, next, err := parseValue(text, c.pos)
 			if err != nil {
-				return bd.info, &Error{Line: c.line, Record: row, Column: bd.label[c.col], Format: JSON, Err: err}
+				return bd.info, &docSyntaxError{next}
 			}
 			cells[c.col], c.end = v, next
-			if c.pos = skipSpace(text, next); text[c.pos] == ',' {
-				c.pos++
+			if c.pos, _, err = sep(text, next); err != nil {
+				return bd.info, err
 			}
 		}
 		if err := bd.add(&cells, used[0].line, row, lineOf); err != nil {

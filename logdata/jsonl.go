@@ -201,69 +201,152 @@ type jsonField struct {
 // marked cellOther. Names and values are substrings of one string copy of
 // the line (one allocation per record).
 func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return out, fmt.Errorf("not valid JSON: %v (at byte %d)", se, se.Offset)
-		}
-		return out, fmt.Errorf("not valid JSON: %v", err)
+	data := string(raw)
+	out, end, err := parseObject(data, out)
+	if err == nil && skipSpace(data, end) != len(data) {
+		err = errSyntax
 	}
-	return parseObject(string(raw), out)
+	if err == errSyntax || (err != nil && !json.Valid(raw)) {
+		return out, syntaxError(raw, end)
+	}
+	return out, err
 }
 
-// parseObject is parseFlatObject on text already checked to be valid JSON.
-func parseObject(data string, out []jsonField) ([]jsonField, error) {
+// errSyntax is the scanners' mark of text that is not JSON; syntaxError
+// then says what encoding/json says of it.
+var errSyntax = errors.New("not valid JSON")
+
+// syntaxError describes the JSON syntax error in raw as encoding/json
+// does; at is where the scanner stopped, for the rare text it accepts.
+func syntaxError(raw []byte, at int) error {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("not valid JSON: %v (at byte %d)", se, se.Offset)
+	}
+	if err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	return fmt.Errorf("not valid JSON at byte %d", at)
+}
+
+// parseObject reads the JSON object at the start of data (after spaces)
+// and returns its members and the index after it. It checks JSON's
+// grammar as it goes (errSyntax), so that valid input is read in one pass;
+// nested values are skipped whole and checked with json.Valid.
+func parseObject(data string, out []jsonField) ([]jsonField, int, error) {
 	i := skipSpace(data, 0)
+	if i == len(data) {
+		return out, i, errSyntax
+	}
 	if data[i] != '{' {
-		return out, fmt.Errorf("want a JSON object, got %s", kindAt(data[i]))
+		return out, i, fmt.Errorf("want a JSON object, got %s", kindAt(data[i]))
 	}
 	i = skipSpace(data, i+1)
-	if data[i] == '}' {
-		return out, nil
+	if i < len(data) && data[i] == '}' {
+		return out, i + 1, nil
 	}
 	for {
+		if i >= len(data) || data[i] != '"' {
+			return out, i, errSyntax
+		}
 		name, j, err := scanString(data, i)
 		if err != nil {
-			return out, err
+			return out, j, errSyntax
 		}
-		i = skipSpace(data, j)
-		i = skipSpace(data, i+1) // ':'
+		if i = skipSpace(data, j); i >= len(data) || data[i] != ':' {
+			return out, i, errSyntax
+		}
 		var v cell
-		if v, i, err = parseValue(data, i); err != nil {
-			return out, err
+		if v, i, err = parseValue(data, skipSpace(data, i+1)); err != nil {
+			return out, i, err
 		}
 		out = append(out, jsonField{name: name, val: v})
-		i = skipSpace(data, i)
-		if data[i] == '}' {
-			return out, nil
+		if i = skipSpace(data, i); i >= len(data) {
+			return out, i, errSyntax
 		}
-		i = skipSpace(data, i+1) // ','
+		switch data[i] {
+		case '}':
+			return out, i + 1, nil
+		case ',':
+			i = skipSpace(data, i+1)
+		default:
+			return out, i, errSyntax
+		}
 	}
 }
 
-// parseValue reads the JSON value at data[i] of valid JSON as a cell and
-// returns the index after it; an object or array is skipped whole.
+// parseValue reads the JSON value at data[i] as a cell and returns the
+// index after it (errSyntax if there is none); an object or array is
+// skipped whole and checked with json.Valid.
 func parseValue(data string, i int) (cell, int, error) {
-	switch c := data[i]; {
-	case c == '"':
-		s, j, err := scanString(data, i)
-		return cell{kind: cellString, s: s}, j, err
-	case c == 't':
-		return cell{kind: cellBool, s: "true"}, i + 4, nil
-	case c == 'f':
-		return cell{kind: cellBool, s: "false"}, i + 5, nil
-	case c == 'n':
-		return cell{kind: cellNone}, i + 4, nil
-	case c == '{' || c == '[':
-		return cell{kind: cellOther}, skipNested(data, i), nil
+	if i >= len(data) {
+		return cell{}, i, errSyntax
 	}
-	j := i
-	for j < len(data) && strings.IndexByte("+-0123456789.eE", data[j]) >= 0 {
-		j++
+	switch c := data[i]; c {
+	case '"':
+		s, j, err := scanString(data, i)
+		if err != nil {
+			return cell{}, j, errSyntax
+		}
+		return cell{kind: cellString, s: s}, j, nil
+	case 't', 'f', 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(data[i:], lit) {
+				if c == 'n' {
+					return cell{}, i + 4, nil
+				}
+				return cell{kind: cellBool, s: lit}, i + len(lit), nil
+			}
+		}
+		return cell{}, i, errSyntax
+	case '{', '[':
+		j := skipNested(data, i)
+		if !json.Valid([]byte(data[i:j])) {
+			return cell{}, i, errSyntax
+		}
+		return cell{kind: cellOther}, j, nil
+	}
+	j := scanNumber(data, i)
+	if j == i {
+		return cell{}, i, errSyntax
 	}
 	return cell{kind: cellNumber, s: data[i:j]}, j, nil
+}
+
+// scanNumber returns the index after the JSON number at data[i] (RFC 8259
+// section 6: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or i if there
+// is none.
+func scanNumber(data string, i int) int {
+	j := i
+	if j < len(data) && data[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(data) && data[j] == '0':
+		j++
+	case j < len(data) && '1' <= data[j] && data[j] <= '9':
+		j = skipDigits(data, j)
+	default:
+		return i
+	}
+	if j < len(data) && data[j] == '.' {
+		k := skipDigits(data, j+1)
+		if k == j+1 {
+			return i
+		}
+		j = k
+	}
+	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
+		k := skipSign(data, j+1)
+		m := skipDigits(data, k)
+		if m == k {
+			return i
+		}
+		j = m
+	}
+	return j
 }
 
 func kindAt(c byte) string {
@@ -296,6 +379,11 @@ func scanString(data string, i int) (string, int, error) {
 		case '\\':
 			escaped = true
 			j++
+		default:
+			if data[j] < 0x20 { // JSON strings hold no control characters
+				return "", j, errors.New("control character in a string")
+			}
+			continue
 		case '"':
 			if !escaped {
 				return data[i+1 : j], j + 1, nil
