@@ -342,6 +342,17 @@ func TestEstimateBadInput(t *testing.T) {
 		{"vempty.csv", modelHead + "a,0,1,1,1,2,\n", nil, []string{"vempty.csv: line 2", `column "v_hat"`, "empty, want a number"}},
 		{"vnan.csv", modelHead + "a,0,1,1,1,2,nan\n", nil, []string{"vnan.csv: line 2", `column "v_hat"`, "NaN and infinities"}},
 		{"qstring.jsonl", `{"episode":"a","step":0,"reward":1,"pi_b":1,"pi_e":1,"q_hat":"2","v_hat":2}` + "\n", nil, []string{"qstring.jsonl: line 1", `field "q_hat"`, "want a JSON number"}},
+		// -columns, the field's layouts and the JSON and Parquet formats (issue 32)
+		{"cols-unknown.csv", ok, []string{"-columns", "bogus=x"}, []string{"-columns for", "cols-unknown.csv", `unknown column "bogus"`}},
+		{"cols-dup.csv", ok, []string{"-columns", "pi_b=a,pi_b=b"}, []string{"-columns for", "cols-dup.csv", "mapped twice"}},
+		{"cols-dup2.csv", ok, []string{"-columns", "pi_b=p,pi_e=p"}, []string{"-columns for", "cols-dup2.csv", `"p" is mapped to pi_b already`}},
+		{"cols-missing.csv", ok, []string{"-columns", "pi_b=pscore"}, []string{"cols-missing.csv: line 1", `-columns maps pi_b to "pscore"`, "does not have"}},
+		{"cols-preset.csv", ok, []string{"-columns", "preset=rllib"}, []string{"-columns for", `unknown preset`, "d3rlpy, obp, scope-rl"}},
+		{"scope.csv", "trajectory_id,timestep,reward,pscore,evaluation_policy_pscore\n1,0,1,0,1\n", nil, []string{"scope.csv: line 2", `column "pscore (pi_b)"`, "(0, 1]"}},
+		{"scope-done.csv", "trajectory_id,timestep,reward,pscore,evaluation_policy_pscore,done\n1,0,1,1,1,1\n1,1,1,1,1,0\n", nil, []string{"scope-done.csv: line 3", "after the episode's done (line 2)"}},
+		{"notrecords.json", "[1,2]", nil, []string{"notrecords.json: line 1", "want an object"}},
+		{"short.json", `{"episode":["a","b"],"step":[0],"reward":[1,1],"pi_b":[1,1],"pi_e":[1,1]}`, nil, []string{"short.json: line 1 (record 2)", `field "step"`, "1 values"}},
+		{"bad.parquet", "PAR1 not parquet", nil, []string{"bad.parquet", "not a Parquet file"}},
 	}
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
