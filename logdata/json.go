@@ -285,13 +285,14 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 // shortArray is the error of arrays of different lengths, found at row.
 func (bd *builder) shortArray(text string, used []jsonColumn, row int) error {
 	var short, long string
+	at := 0
 	for _, c := range used {
-		if text[c.pos] == ']' {
-			short = bd.label[c.col]
-		} else {
+		if text[c.pos] == ']' && short == "" {
+			short, at = bd.label[c.col], c.pos
+		} else if text[c.pos] != ']' {
 			long = bd.label[c.col]
 		}
 	}
-	return &Error{Line: 1 + strings.Count(text[:used[0].pos], "\n"), Record: row, Column: short, Format: JSON,
+	return &Error{Line: 1 + strings.Count(text[:at], "\n"), Record: row, Column: short, Format: JSON,
 		Err: fmt.Errorf("%d values, and %q has more: every array holds one value per row", row-1, long)}
 }

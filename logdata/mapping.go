@@ -157,6 +157,16 @@ func resolve(names []string, m Mapping) (theirs [numCols]string, mode episodeMod
 	if theirs[cEpisode] != "" {
 		mode = byColumn
 	}
+	if pname != "" && (theirs[cObs] == "") != (theirs[cAction] == "") && m.names[cObs] == "" && m.names[cAction] == "" {
+		// a preset's id columns come together, or are ignored: OBP's
+		// action without a context
+		for _, c := range [...]int{cObs, cAction} {
+			if theirs[c] != "" {
+				ignore = append(slices.Clip(ignore), theirs[c])
+				theirs[c] = ""
+			}
+		}
+	}
 	return theirs, mode, ignore
 }
 
