@@ -108,7 +108,11 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 			return dataError(err, usageErr)
 		}
 		if len(info.Extra) > 0 {
-			note("ignoring columns " + strings.Join(info.Extra, ", ") + " (-allow-extra)")
+			why := " (-allow-extra)"
+			if !*allowExtra {
+				why = " (-columns preset=" + mapping.Preset + " ignores them)"
+			}
+			note("ignoring columns " + strings.Join(info.Extra, ", ") + why)
 		}
 		if ids := info.IDs; ids != nil {
 			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
