@@ -59,7 +59,12 @@ blank lines are skipped, a leading UTF-8 byte order mark is ignored. JSON
 Lines: one object per line, numbers as JSON numbers (JSON's grammar: no +,
 .5 or 5.), null as "no value"; the first record fixes the columns; a
 leading byte order mark is ignored. An unknown column is an error unless
--allow-extra. Caps against endless input: a line (CSV: a record) holds at
+-allow-extra; -columns OUR=THEIRS maps the file's names onto these (and
+preset=scope-rl, obp or d3rlpy the field's layouts). JSON: one document, an
+array of records or an object of arrays, read whole (at most 1 GiB);
+Parquet: flat columns, errors
+naming the row. done and timeout end an episode: a later row of it is an
+error. Caps against endless input: a line (CSV: a record) holds at
 most 1048576 bytes (1 MiB), and the data at most 50000000 steps (the default
 of -max-steps); beyond either, reading stops with an error naming the line.
 Errors name the line and column. Episodes shorter than the longest are padded with reward 0
