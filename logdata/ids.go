@@ -108,8 +108,8 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, piE float64, line int)
 	key := uint64(o)<<32 | uint64(a)
 	if p, seen := r.pairs[key]; seen {
 		if p.pie != piE {
-			return 0, 0, ferr(cPiE, "%v for obs %s and action %s, which line %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
-				piE, quoteCell(ot), quoteCell(at), p.line, p.pie)
+			return 0, 0, ferr(cPiE, "%v for obs %s and action %s, which %s %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
+				piE, quoteCell(ot), quoteCell(at), bd.lineWord(), p.line, p.pie)
 		}
 		return o, a, nil
 	}

@@ -229,7 +229,8 @@ func TestParquet(t *testing.T) {
 		{"nan reward", bad(func(r []parquetRow) { r[2].Reward = &nan }), "", []string{"row 3: ", `column "reward"`, "NaN"}},
 		{"negative step", bad(func(r []parquetRow) { r[1].Step = -1 }), "", []string{"row 2: ", `column "step"`, "not an integer"}},
 		{"pi_b zero", bad(func(r []parquetRow) { r[0].PiB = 0 }), "", []string{"row 1: ", `column "pi_b"`, "(0, 1]"}},
-		{"step after done", bad(func(r []parquetRow) { r[2].Episode = 7; r[2].Step = 2 }), "", []string{"row 3: ", "after the episode's done"}},
+		{"step after done", bad(func(r []parquetRow) { r[2].Episode = 7; r[2].Step = 2 }), "", []string{"row 3: ", "after the episode's done (row 2)"}},
+		{"not contiguous", bad(func(r []parquetRow) { r[1].Episode = 8; r[1].Step = 0; r[2].Episode = 7 }), "", []string{"row 3: ", "first seen on row 1"}},
 		{"list mapped", write(good), "obs=context,action=done", []string{`column "context (obs)"`, "a list or group column"}},
 		{"unknown column", write(good), "", []string{`column "context"`, "unknown column"}},
 	}
@@ -240,3 +241,33 @@ func TestParquet(t *testing.T) {
 }
 
 func jsonValid(s string) bool { return json.Valid([]byte(s)) }
+
+// TestFormatNames: the format by a name's ending, and by -format.
+func TestFormatNames(t *testing.T) {
+	for name, want := range map[string]logdata.Format{"a.csv": logdata.CSV, "a.txt": logdata.CSV, "a.jsonl": logdata.JSONL, "a.NDJSON": logdata.JSONL,
+		"a.json": logdata.JSON, "a.JSON": logdata.JSON, "a.parquet": logdata.Parquet, "a.pq": logdata.Parquet, "-": logdata.CSV} {
+		if got := logdata.FormatOf(name); got != want {
+			t.Errorf("FormatOf(%q) = %v, want %v", name, got, want)
+		}
+		if f, err := logdata.ParseFormat(want.String()); err != nil || f != want {
+			t.Errorf("ParseFormat(%q) = %v, %v", want.String(), f, err)
+		}
+	}
+	if _, err := logdata.ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "csv, jsonl, json, parquet") {
+		t.Errorf("ParseFormat(xml): %v, want the known formats listed", err)
+	}
+}
+
+// TestEndlessNotJSON: endless input that is not JSON or Parquet is
+// refused at its first bytes, not held (a JSON document and Parquet from
+// standard input are read whole).
+func TestEndlessNotJSON(t *testing.T) {
+	for _, f := range []logdata.Format{logdata.JSON, logdata.Parquet} {
+		r := &repeat{b: 'x'}
+		var b trajectory.Batch
+		_, err := logdata.Read(r, f, &b, logdata.Options{})
+		if err == nil || r.n > 1<<20 {
+			t.Errorf("%v: error %v after %d bytes, want a refusal within the first read", f, err, r.n)
+		}
+	}
+}

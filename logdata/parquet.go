@@ -83,8 +83,15 @@ func readerAt(r io.Reader) (io.ReaderAt, int64, error) {
 			return file, st.Size(), nil
 		}
 	}
+	// Parquet's magic first, so that other input is refused unread
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(r, MaxJSON+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r, 4)); err != nil {
+		return nil, 0, err
+	}
+	if buf.String() != "PAR1" {
+		return nil, 0, &Error{Format: Parquet, Err: fmt.Errorf("not a Parquet file: it starts with %s, not PAR1", quoteCell(buf.String()))}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxJSON+1-4)); err != nil {
 		return nil, 0, err
 	}
 	if buf.Len() > MaxJSON {
