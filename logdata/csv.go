@@ -59,9 +59,8 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		if err != nil {
 			return bd.info, csvError(err)
 		}
-		for i := range cells {
-			cells[i] = cell{}
-		}
+		// every column of the header is written on every record, and the
+		// others stay empty: no clearing
 		for i, c := range index {
 			if c >= 0 {
 				cells[c] = cell{kind: cellText, s: rec[i]}

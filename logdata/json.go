@@ -259,7 +259,6 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 		if ended > 0 {
 			return bd.info, bd.shortArray(text, used, row)
 		}
-		cells = [numCols]cell{}
 		for k := range used {
 			c := &used[k]
 			c.line += strings.Count(text[c.end:c.pos], "\n")

@@ -49,7 +49,7 @@ func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err 
 		n, rerr := rd.ReadRows(rows)
 		for _, values := range rows[:n] {
 			row++
-			cells = [numCols]cell{}
+			// a row gives every leaf column, so every cell read is written
 			for _, v := range values {
 				if c := leafCol[v.Column()]; c >= 0 {
 					cells[c] = parquetCell(v)
