@@ -2,6 +2,7 @@ package logdata
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err 
 	}()
 	ra, size, err := readerAt(r)
 	if err != nil {
+		return Info{}, err
+	}
+	if err := checkFooter(ra, size); err != nil {
 		return Info{}, err
 	}
 	f, err := parquet.OpenFile(ra, size)
@@ -73,6 +77,26 @@ func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err 
 		return bd.info, &Error{Format: Parquet, Err: fmt.Errorf("no rows: %w", ErrNoData)}
 	}
 	return bd.finish()
+}
+
+// checkFooter refuses a file whose footer length (the 4 bytes before the
+// closing magic) runs past its start: the library would allocate that
+// length, up to 4 GiB, before finding out.
+func checkFooter(ra io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return &Error{Format: Parquet, Err: fmt.Errorf("not a Parquet file: %d bytes, shorter than its two magic numbers and footer length", size)}
+	}
+	if _, err := ra.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return &Error{Format: Parquet, Err: fmt.Errorf("not a Parquet file: it ends with %s, not PAR1 (an encrypted footer, PARE, is not read)", quoteCell(string(tail[4:])))}
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return &Error{Format: Parquet, Err: fmt.Errorf("not a Parquet file: its footer length %d runs past the file's %d bytes", n, size)}
+	}
+	return nil
 }
 
 // readerAt returns r as an io.ReaderAt and its size: a file as it is,
