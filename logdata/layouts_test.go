@@ -225,6 +225,7 @@ func TestParquet(t *testing.T) {
 	}{
 		{"not parquet", "PAR1 hello", "", []string{"not a Parquet file"}},
 		{"truncated", write(good)[:60], "", []string{"not a Parquet file"}},
+		{"footer length past the start", func() string { s := []byte(write(good)); copy(s[len(s)-8:], "\xff\xff\xff\x7f"); return string(s) }(), "", []string{"footer length 2147483647 runs past"}},
 		{"null reward", bad(func(r []parquetRow) { r[1].Reward = nil }), "", []string{"row 2: ", `column "reward"`, "missing or null"}},
 		{"nan reward", bad(func(r []parquetRow) { r[2].Reward = &nan }), "", []string{"row 3: ", `column "reward"`, "NaN"}},
 		{"negative step", bad(func(r []parquetRow) { r[1].Step = -1 }), "", []string{"row 2: ", `column "step"`, "not an integer"}},

@@ -19,7 +19,9 @@ import (
 // may be any integer or floating-point type, flags booleans or 0/1, ids
 // strings or numbers; null is "no value". Errors name the row (1-based,
 // across row groups) and the column. Input that is not an *os.File is read
-// whole (at most MaxJSON bytes): Parquet's footer comes last.
+// whole (at most MaxJSON bytes): Parquet's footer comes last. The batch
+// grows as rows come, not to the row count the footer claims, which a
+// hostile file could inflate.
 func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err error) {
 	var bd *builder
 	row := 0
@@ -61,9 +63,6 @@ func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err 
 			}
 			if err := bd.add(&cells, row, row, nil); err != nil {
 				return bd.info, err
-			}
-			if row == 1024 {
-				bd.sizeHint(f.NumRows(), int64(row))
 			}
 		}
 		if rerr == io.EOF {
