@@ -353,6 +353,9 @@ func TestEstimateBadInput(t *testing.T) {
 		{"notrecords.json", "[1,2]", nil, []string{"notrecords.json: line 1", "want an object"}},
 		{"short.json", `{"episode":["a","b"],"step":[0],"reward":[1,1],"pi_b":[1,1],"pi_e":[1,1]}`, nil, []string{"short.json: line 1 (record 2)", `field "step"`, "1 values"}},
 		{"bad.parquet", "PAR1 not parquet", nil, []string{"bad.parquet", "not a Parquet file"}},
+		{"csv-as-parquet.csv", ok, []string{"-format", "parquet"}, []string{"csv-as-parquet.csv", "not a Parquet file", "not PAR1"}},
+		{"csv-as-json.csv", ok, []string{"-format", "json"}, []string{"csv-as-json.csv: line 1", "want a JSON array of records or an object of arrays"}},
+		{"d3-noterm.csv", "rewards,pi_b,pi_e\n1,1,1\n", []string{"-columns", "preset=d3rlpy"}, []string{"d3-noterm.csv: line 1", `column "done"`, "neither"}},
 	}
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
