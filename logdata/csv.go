@@ -63,7 +63,7 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		// others stay empty: no clearing
 		for i, c := range index {
 			if c >= 0 {
-				cells[c] = cell{kind: cellText, s: rec[i]}
+				bd.setCell(&cells, c, cell{kind: cellText, s: rec[i]})
 			}
 		}
 		line, _ := cr.FieldPos(0)

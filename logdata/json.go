@@ -266,7 +266,8 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 			if err != nil {
 				return bd.info, &docSyntaxError{next}
 			}
-			cells[c.col], c.end = v, next
+			bd.setCell(&cells, c.col, v)
+			c.end = next
 			if c.pos, _, err = sep(text, next); err != nil {
 				return bd.info, err
 			}

@@ -76,6 +76,7 @@ type recordReader struct {
 	lastNames []string
 	lastCols  []int
 	extraSeen []int // extra k was seen in record extraSeen[k]
+	polSeen   []int // policy k was seen in record polSeen[k]
 }
 
 // add reads the object raw (one record at line, the record-th).
@@ -103,6 +104,7 @@ func (rr *recordReader) addFields(line, record int) error {
 	}
 	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
 	*cells, *seen = [numCols]cell{}, [numCols]bool{}
+	clear(bd.pol)
 	for k, f := range rr.fields {
 		// records usually repeat the previous one's field order
 		var c int
@@ -133,6 +135,14 @@ func (rr *recordReader) addFields(line, record int) error {
 				return jerr(f.name, "given twice in one object")
 			}
 			rr.extraSeen[-c-1] = record
+			continue
+		}
+		if c >= numCols { // a policy's: given once, checked as pi_e
+			if rr.polSeen[c-numCols] == record {
+				return jerr(f.name, "field appears twice in the object")
+			}
+			rr.polSeen[c-numCols] = record
+			bd.pol[c-numCols] = f.val
 			continue
 		}
 		if seen[c] {
@@ -179,6 +189,7 @@ func (rr *recordReader) first(line int) error {
 		}
 	}
 	rr.extraSeen = make([]int, extras)
+	rr.polSeen = make([]int, len(lay.policies))
 	return nil
 }
 

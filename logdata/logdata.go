@@ -196,6 +196,14 @@ type Info struct {
 	// IDs is pi_e on the (observation, action) pairs of data with the obs
 	// and action columns (nil without them).
 	IDs *IDs
+	// Policies names the candidate evaluation policies of the pi_e:NAME
+	// columns, in file order (nil without them); PolicyRatio[k] is
+	// pi_e:NAME/pi_b of every step, in the batch's order, and PolicyPiE[k]
+	// its pi_e (with Options.KeepProbs). Without a pi_e column the batch
+	// holds the first policy's. PolicyBatch gives policy k's batch.
+	Policies    []string
+	PolicyRatio [][]float64
+	PolicyPiE   [][]float64
 }
 
 // Error is a bad record or header. It is bad input: errors.Is(err,
@@ -328,9 +336,12 @@ type builder struct {
 	keepProbs bool      // Options.KeepProbs
 
 	mode     episodeMode
-	label    *[numCols]string // the columns' names in errors
-	byName   map[string]int   // the file's name -> our column
-	doneLine int              // line of the current episode's done (0: none)
+	label    []string       // the columns' names in errors (ours, then the policies')
+	byName   map[string]int // the file's name -> our column
+	pol      []cell         // the policy columns' cells of the record
+	polPiE   []float64      // and their probabilities
+	noPiE    bool           // the file has policy columns and no pi_e
+	doneLine int            // line of the current episode's done (0: none)
 
 	info Info
 }
@@ -338,7 +349,15 @@ type builder struct {
 func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builder {
 	cols := lay.cols
 	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int),
-		mode: lay.mode, label: &lay.label, byName: lay.byName}
+		mode: lay.mode, label: lay.label, byName: lay.byName}
+	if k := len(lay.policies); k > 0 {
+		bd.pol, bd.polPiE, bd.noPiE = make([]cell, k), make([]float64, k), lay.noPiE
+		bd.info.Policies = slices.Clone(lay.policies)
+		bd.info.PolicyRatio = make([][]float64, k)
+		if opt.KeepProbs {
+			bd.info.PolicyPiE = make([][]float64, k)
+		}
+	}
 	bd.info.Extra = lay.extra
 	if cols.IDs {
 		bd.ids = newIDReader()
@@ -387,7 +406,7 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if fe != nil {
 		return wrap(fe)
 	}
-	piE, fe := bd.prob(cells[cPiE], cPiE, true)
+	piE, fe := bd.policies(cells, piB)
 	if fe != nil {
 		return wrap(fe)
 	}
@@ -548,6 +567,12 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if split {
 		bd.b.MarkSplit()
 	}
+	for k, p := range bd.polPiE {
+		bd.info.PolicyRatio[k] = append(bd.info.PolicyRatio[k], p/piB)
+		if bd.keepProbs {
+			bd.info.PolicyPiE[k] = append(bd.info.PolicyPiE[k], p)
+		}
+	}
 	bd.info.Steps++
 	return nil
 }
@@ -662,7 +687,8 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 	var lay layout
 	theirs, mode, ignore := resolve(names, opt.Columns)
 	lay.mode, lay.index, lay.byName = mode, make([]int, len(names)), make(map[string]int, len(names))
-	for c := range lay.label {
+	lay.label = make([]string, numCols)
+	for c := range lay.label[:numCols] {
 		lay.label[c] = errLabel(theirs[c], c)
 	}
 	var seen [numCols]bool
@@ -685,6 +711,16 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 	for i, n := range names {
 		c := slices.Index(theirs[:], n)
 		lay.index[i] = c
+		if name, ok := strings.CutPrefix(n, policyPrefix); ok && c < 0 {
+			if name == "" || slices.Contains(lay.policies, name) {
+				return lay, herr(-1, n, "a policy column pi_e:NAME needs a name given once")
+			}
+			lay.index[i] = numCols + len(lay.policies)
+			lay.policies = append(lay.policies, name)
+			lay.label = append(lay.label, n)
+			lay.byName[n] = lay.index[i]
+			continue
+		}
 		if c < 0 {
 			if !opt.AllowExtra && !slices.Contains(ignore, n) {
 				return lay, herr(-1, n, "unknown column (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
@@ -710,6 +746,10 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 		}
 	}
 	for c := first; c <= cPiE; c++ {
+		if !seen[c] && c == cPiE && len(lay.policies) > 0 {
+			lay.noPiE = true
+			continue
+		}
 		if !seen[c] {
 			what := "header"
 			if f == JSONL || f == JSON {
@@ -723,6 +763,9 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 	}
 	cols, err := optionalColumns(&seen, func(c int, format string, args ...any) error { return herr(c, "", format, args...) })
 	lay.cols = cols
+	if err == nil && len(lay.policies) > 0 && (cols.Options || cols.IDs) {
+		err = herr(numCols, "", "the policy columns pi_e:NAME are read on primitive data without the id columns (obs, action) only, so far")
+	}
 	return lay, err
 }
 

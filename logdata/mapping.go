@@ -2,10 +2,12 @@ package logdata
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // Mapping says which of a file's columns (CSV headers, JSON field names,
@@ -124,12 +126,16 @@ func (m Mapping) String() string {
 
 // layout is a file's columns resolved against a Mapping.
 type layout struct {
-	cols   Columns
-	index  []int // file column -> ours; -1 an ignored one
-	extra  []string
-	mode   episodeMode
-	label  [numCols]string // how errors name our column: the file's name
-	byName map[string]int  // the file's name -> ours, for JSON Lines
+	cols  Columns
+	index []int // file column -> ours; -1 an ignored one
+	extra []string
+	mode  episodeMode
+	label []string // how errors name a column (ours, then the policies'): the file's name
+	// policies are the names of the pi_e:NAME columns, in file order;
+	// column numCols+k is policy k
+	policies []string
+	noPiE    bool           // policies and no pi_e column
+	byName   map[string]int // the file's name -> ours, for JSON Lines
 }
 
 // resolve maps the file's names onto ours: m's names first, then its
@@ -191,7 +197,7 @@ func (bd *builder) isColumn(n string) bool {
 // or -1: every record of a JSON file gives every column but mu_b, mu_e and
 // option_changed, which option_start rows alone need.
 func (bd *builder) missingField(seen *[numCols]bool) int {
-	need := [...]bool{cEpisode: bd.mode == byColumn, cStep: bd.mode == byColumn, cReward: true, cPiB: true, cPiE: true,
+	need := [...]bool{cEpisode: bd.mode == byColumn, cStep: bd.mode == byColumn, cReward: true, cPiB: true, cPiE: !bd.noPiE,
 		cSplit: bd.cols.Split, cOptionStart: bd.cols.Options, cQHat: bd.cols.Model, cVHat: bd.cols.Model,
 		cObs: bd.cols.IDs, cAction: bd.cols.IDs, cDone: bd.cols.Done, cTimeout: bd.cols.Timeout}
 	for c, n := range need {
@@ -200,4 +206,50 @@ func (bd *builder) missingField(seen *[numCols]bool) int {
 		}
 	}
 	return -1
+}
+
+// policyPrefix starts the name of a policy column, pi_e:NAME: the
+// probability of the logged action under evaluation policy NAME, one such
+// column per candidate policy.
+const policyPrefix = "pi_e:"
+
+// setCell stores the value of column c (ours, or a policy's) of the
+// record being read.
+func (bd *builder) setCell(cells *[numCols]cell, c int, v cell) {
+	if c < numCols {
+		cells[c] = v
+		return
+	}
+	bd.pol[c-numCols] = v
+}
+
+// policies reads the probability of every policy column into bd.polPiE
+// and returns pi_e: the pi_e column's, or without one the first policy's.
+func (bd *builder) policies(cells *[numCols]cell, piB float64) (float64, *fieldErr) {
+	for k := range bd.pol {
+		p, fe := bd.prob(bd.pol[k], numCols+k, true)
+		if fe != nil {
+			return 0, fe
+		}
+		if math.IsInf(p/piB, 0) {
+			return 0, ferr(cPiB, "%s/pi_b = %v/%v overflows a float64", bd.label[numCols+k], p, piB)
+		}
+		bd.polPiE[k] = p
+	}
+	if bd.noPiE {
+		return bd.polPiE[0], nil
+	}
+	return bd.prob(cells[cPiE], cPiE, true)
+}
+
+// PolicyBatch returns b with the ratios (and, when kept, pi_e) of policy
+// k of in.Policies: the batch of that candidate policy. It shares every
+// other slice with b, which it must not change.
+func (in Info) PolicyBatch(b *trajectory.Batch, k int) trajectory.Batch {
+	pb := *b
+	pb.Ratio, pb.OptionRatio, pb.Moments = in.PolicyRatio[k], in.PolicyRatio[k], nil
+	if in.PolicyPiE != nil && b.PiE != nil {
+		pb.PiE = in.PolicyPiE[k]
+	}
+	return pb
 }

@@ -58,7 +58,7 @@ func ReadParquet(r io.Reader, b *trajectory.Batch, opt Options) (info Info, err 
 			// a row gives every leaf column, so every cell read is written
 			for _, v := range values {
 				if c := leafCol[v.Column()]; c >= 0 {
-					cells[c] = parquetCell(v)
+					bd.setCell(&cells, c, parquetCell(v))
 				}
 			}
 			if err := bd.add(&cells, row, row, nil); err != nil {

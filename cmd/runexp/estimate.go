@@ -114,6 +114,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 			}
 			note("ignoring columns " + strings.Join(info.Extra, ", ") + why)
 		}
+		if len(info.Policies) > 0 {
+			note(policiesNote(info.Policies))
+		}
 		if ids := info.IDs; ids != nil {
 			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
 		}
@@ -172,4 +175,17 @@ func explicit(fs *flag.FlagSet) func(string) bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return func(name string) bool { return set[name] }
+}
+
+// policiesNote says which of the data's candidate policies (pi_e:NAME
+// columns) is estimated: the pi_e column's, or without one the first
+// policy's; the others are read (logdata.Info.PolicyRatio) but not yet
+// estimated.
+func policiesNote(names []string) string {
+	cols := make([]string, len(names))
+	for k, n := range names {
+		cols[k] = "pi_e:" + n
+	}
+	return fmt.Sprintf("the data has candidate policies %s; estimating one per run: the pi_e column's, or without one %s's (-columns pi_e=pi_e:NAME picks another)",
+		strings.Join(cols, ", "), cols[0])
 }
