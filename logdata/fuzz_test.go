@@ -113,6 +113,8 @@ func FuzzParseCSV(f *testing.F) {
 		"episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.75,s,x\na,1,1,0.5,0.75,s,y\n",
 		"episode,step,reward,pi_b,pi_e,obs\na,0,1,1,1,s\n",
 		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,obs,action\nx,0,1,0.5,0.25,1,0.8,0.4,s,a\n",
+		"episode,step,reward,pi_b,pi_e:A,pi_e:B,done\nx,0,1,0.5,0.25,0.75,0\nx,1,0,0.5,1,0,1\ny,0,2,0.25,0.5,0.5,1\n",
+		"trajectory_id,timestep,state,action,reward,done,terminal,pscore,evaluation_policy_pscore\n7,0,s0,a,1,0,0,0.5,0.25\n7,1,s1,b,0,1,0,0.5,1\n",
 		"",
 	} {
 		f.Add([]byte(s), false)
