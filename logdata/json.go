@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -48,7 +49,7 @@ func ReadJSON(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 				continue
 			}
 		}
-		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", kindAt(c))
+		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", flatjson.KindAt(c))
 	}
 	// a strings.Builder, so that the text is not copied again
 	var sb strings.Builder
@@ -98,10 +99,10 @@ func docError(text string, at int) error {
 // sep reads the separator after a value of an array at text[i]: a comma
 // (next is the index after it) or the closing bracket (closed).
 func sep(text string, i int) (next int, closed bool, err error) {
-	i = skipSpace(text, i)
+	i = flatjson.SkipSpace(text, i)
 	switch {
 	case i < len(text) && text[i] == ',':
-		if j := skipSpace(text, i+1); j < len(text) && text[j] == ']' { // a trailing comma
+		if j := flatjson.SkipSpace(text, i+1); j < len(text) && text[j] == ']' { // a trailing comma
 			return j, false, &docSyntaxError{j}
 		}
 		return i + 1, false, nil
@@ -113,7 +114,7 @@ func sep(text string, i int) (next int, closed bool, err error) {
 
 // atEnd checks that only spaces follow text[i:].
 func atEnd(text string, i int) error {
-	if i = skipSpace(text, i); i != len(text) {
+	if i = flatjson.SkipSpace(text, i); i != len(text) {
 		return &docSyntaxError{i}
 	}
 	return nil
@@ -123,20 +124,20 @@ func atEnd(text string, i int) error {
 func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
 	rr := &recordReader{b: b, opt: opt, format: JSON}
 	line, last := 1, 0
-	i := skipSpace(text, 1)
+	i := flatjson.SkipSpace(text, 1)
 	closed := i < len(text) && text[i] == ']'
 	for record := 1; !closed; record++ {
 		line += strings.Count(text[last:i], "\n")
 		last = i
 		if i < len(text) && text[i] != '{' {
-			if _, _, err := parseValue(text, i); err != nil {
+			if _, _, err := flatjson.ParseValue(text, i); err != nil {
 				return infoOf(rr.bd), &docSyntaxError{i}
 			}
-			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", kindAt(text[i]))}
+			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", flatjson.KindAt(text[i]))}
 		}
 		var err error
 		var n int
-		if rr.fields, n, err = parseObject(text[i:], rr.fields[:0]); err != nil {
+		if rr.fields, n, err = flatjson.ParseObject(text[i:], rr.fields[:0]); err != nil {
 			return infoOf(rr.bd), &docSyntaxError{i + n}
 		}
 		if err := rr.addFields(line, record); err != nil {
@@ -149,7 +150,7 @@ func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
 			return infoOf(rr.bd), err
 		}
 		if !closed {
-			i = skipSpace(text, i)
+			i = flatjson.SkipSpace(text, i)
 		}
 	}
 	if err := atEnd(text, i+1); err != nil {
@@ -176,32 +177,32 @@ type jsonColumn struct {
 func readColumns(text string, b *trajectory.Batch, opt Options) (Info, error) {
 	var cols []jsonColumn
 	var names []string
-	i := skipSpace(text, 1)
+	i := flatjson.SkipSpace(text, 1)
 	for i < len(text) && text[i] != '}' {
 		if text[i] != '"' {
 			return Info{}, &docSyntaxError{i}
 		}
-		name, j, err := scanString(text, i)
+		name, j, err := flatjson.ScanString(text, i)
 		if err != nil {
 			return Info{}, &docSyntaxError{j}
 		}
-		if j = skipSpace(text, j); j >= len(text) || text[j] != ':' {
+		if j = flatjson.SkipSpace(text, j); j >= len(text) || text[j] != ':' {
 			return Info{}, &docSyntaxError{j}
 		}
-		v := skipSpace(text, j+1)
+		v := flatjson.SkipSpace(text, j+1)
 		line := 1 + strings.Count(text[:v], "\n")
 		// an array is checked value by value as its rows are read, or
 		// with json.Valid if ignored
 		next := v
 		if v < len(text) && text[v] == '[' {
-			next = skipNested(text, v)
-		} else if _, next, err = parseValue(text, v); err != nil {
+			next = flatjson.SkipNested(text, v)
+		} else if _, next, err = flatjson.ParseValue(text, v); err != nil {
 			return Info{}, &docSyntaxError{next}
 		}
 		cols = append(cols, jsonColumn{name: name, array: text[v] == '[', pos: v + 1, end: v, line: line, stop: next})
 		names = append(names, name)
-		if i = skipSpace(text, next); i < len(text) && text[i] == ',' {
-			if i = skipSpace(text, i+1); i < len(text) && text[i] == '}' {
+		if i = flatjson.SkipSpace(text, next); i < len(text) && text[i] == ',' {
+			if i = flatjson.SkipSpace(text, i+1); i < len(text) && text[i] == '}' {
 				return Info{}, &docSyntaxError{i}
 			}
 		} else if i >= len(text) || text[i] != '}' {
@@ -225,7 +226,7 @@ func readColumns(text string, b *trajectory.Batch, opt Options) (Info, error) {
 		}
 		if !cols[k].array {
 			return Info{}, &Error{Line: cols[k].line, Format: JSON, Column: lay.label[cols[k].col],
-				Err: fmt.Errorf("want an array, one value per row (an object of arrays), got %s", kindAt(text[cols[k].pos-1]))}
+				Err: fmt.Errorf("want an array, one value per row (an object of arrays), got %s", flatjson.KindAt(text[cols[k].pos-1]))}
 		}
 		used = append(used, cols[k])
 	}
@@ -248,7 +249,7 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 	for row := 1; ; row++ {
 		ended := 0
 		for k := range used {
-			used[k].pos = skipSpace(text, used[k].pos)
+			used[k].pos = flatjson.SkipSpace(text, used[k].pos)
 			if used[k].pos < len(text) && text[used[k].pos] == ']' {
 				ended++
 			}
@@ -262,11 +263,11 @@ func (bd *builder) columnRows(text string, used []jsonColumn) (Info, error) {
 		for k := range used {
 			c := &used[k]
 			c.line += strings.Count(text[c.end:c.pos], "\n")
-			v, next, err := parseValue(text, c.pos)
+			v, next, err := flatjson.ParseValue(text, c.pos)
 			if err != nil {
 				return bd.info, &docSyntaxError{next}
 			}
-			bd.setCell(&cells, c.col, v)
+			bd.setCell(&cells, c.col, cellOf(v))
 			c.end = next
 			if c.pos, _, err = sep(text, next); err != nil {
 				return bd.info, err

@@ -3,12 +3,12 @@ package logdata
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -71,7 +71,7 @@ type recordReader struct {
 	cells  [numCols]cell
 	seen   [numCols]bool
 	names  []string
-	fields []jsonField
+	fields []flatjson.Field
 	// field names and columns of the previous record, by position
 	lastNames []string
 	lastCols  []int
@@ -85,7 +85,7 @@ func (rr *recordReader) add(raw []byte, line, record int) error {
 		return &Error{Line: line, Record: record, Column: col, Format: rr.format, Err: fmt.Errorf(format, args...)}
 	}
 	var err error
-	rr.fields, err = parseFlatObject(raw, rr.fields[:0])
+	rr.fields, err = flatjson.ParseFlatObject(raw, rr.fields[:0])
 	if err != nil {
 		return jerr("", "%v", err)
 	}
@@ -105,7 +105,8 @@ func (rr *recordReader) addFields(line, record int) error {
 	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
 	*cells, *seen = [numCols]cell{}, [numCols]bool{}
 	clear(bd.pol)
-	for k, f := range rr.fields {
+	for k, fld := range rr.fields {
+		f := jsonField{name: fld.Name, val: cellOf(fld.Val)}
 		// records usually repeat the previous one's field order
 		var c int
 		var known bool
@@ -170,7 +171,7 @@ func (rr *recordReader) addFields(line, record int) error {
 func (rr *recordReader) first(line int) error {
 	rr.names = rr.names[:0]
 	for _, f := range rr.fields {
-		rr.names = append(rr.names, f.name)
+		rr.names = append(rr.names, f.Name)
 	}
 	lay, err := setColumns(rr.names, rr.format, rr.opt, line)
 	if err != nil {
@@ -200,231 +201,16 @@ func infoOf(bd *builder) Info {
 	return bd.info
 }
 
-// jsonField is one member of a flat JSON object.
+// jsonField is a member of a record, its value as a cell.
 type jsonField struct {
 	name string
 	val  cell
 }
 
-// parseFlatObject parses one JSON object whose members the reader uses as
-// scalars. It first checks the whole text with json.Valid, so the scan
-// below may assume well-formed JSON; nested values are skipped whole and
-// marked cellOther. Names and values are substrings of one string copy of
-// the line (one allocation per record).
-func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
-	data := string(raw)
-	out, end, err := parseObject(data, out)
-	if err == nil && skipSpace(data, end) != len(data) {
-		err = errSyntax
-	}
-	if err == errSyntax || (err != nil && !json.Valid(raw)) {
-		return out, syntaxError(raw, end)
-	}
-	return out, err
+// cellOf is a JSON value as a cell.
+func cellOf(v flatjson.Value) cell {
+	return cell{kind: jsonKinds[v.Kind], s: v.S}
 }
 
-// errSyntax is the scanners' mark of text that is not JSON; syntaxError
-// then says what encoding/json says of it.
-var errSyntax = errors.New("not valid JSON")
-
-// syntaxError describes the JSON syntax error in raw as encoding/json
-// does; at is where the scanner stopped, for the rare text it accepts.
-func syntaxError(raw []byte, at int) error {
-	var v any
-	err := json.Unmarshal(raw, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("not valid JSON: %v (at byte %d)", se, se.Offset)
-	}
-	if err != nil {
-		return fmt.Errorf("not valid JSON: %v", err)
-	}
-	return fmt.Errorf("not valid JSON at byte %d", at)
-}
-
-// parseObject reads the JSON object at the start of data (after spaces)
-// and returns its members and the index after it. It checks JSON's
-// grammar as it goes (errSyntax), so that valid input is read in one pass;
-// nested values are skipped whole and checked with json.Valid.
-func parseObject(data string, out []jsonField) ([]jsonField, int, error) {
-	i := skipSpace(data, 0)
-	if i == len(data) {
-		return out, i, errSyntax
-	}
-	if data[i] != '{' {
-		return out, i, fmt.Errorf("want a JSON object, got %s", kindAt(data[i]))
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return out, i + 1, nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return out, i, errSyntax
-		}
-		name, j, err := scanString(data, i)
-		if err != nil {
-			return out, j, errSyntax
-		}
-		if i = skipSpace(data, j); i >= len(data) || data[i] != ':' {
-			return out, i, errSyntax
-		}
-		var v cell
-		if v, i, err = parseValue(data, skipSpace(data, i+1)); err != nil {
-			return out, i, err
-		}
-		out = append(out, jsonField{name: name, val: v})
-		if i = skipSpace(data, i); i >= len(data) {
-			return out, i, errSyntax
-		}
-		switch data[i] {
-		case '}':
-			return out, i + 1, nil
-		case ',':
-			i = skipSpace(data, i+1)
-		default:
-			return out, i, errSyntax
-		}
-	}
-}
-
-// parseValue reads the JSON value at data[i] as a cell and returns the
-// index after it (errSyntax if there is none); an object or array is
-// skipped whole and checked with json.Valid.
-func parseValue(data string, i int) (cell, int, error) {
-	if i >= len(data) {
-		return cell{}, i, errSyntax
-	}
-	switch c := data[i]; c {
-	case '"':
-		s, j, err := scanString(data, i)
-		if err != nil {
-			return cell{}, j, errSyntax
-		}
-		return cell{kind: cellString, s: s}, j, nil
-	case 't', 'f', 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if strings.HasPrefix(data[i:], lit) {
-				if c == 'n' {
-					return cell{}, i + 4, nil
-				}
-				return cell{kind: cellBool, s: lit}, i + len(lit), nil
-			}
-		}
-		return cell{}, i, errSyntax
-	case '{', '[':
-		j := skipNested(data, i)
-		if !json.Valid([]byte(data[i:j])) {
-			return cell{}, i, errSyntax
-		}
-		return cell{kind: cellOther}, j, nil
-	}
-	j := scanNumber(data, i)
-	if j == i {
-		return cell{}, i, errSyntax
-	}
-	return cell{kind: cellNumber, s: data[i:j]}, j, nil
-}
-
-// scanNumber returns the index after the JSON number at data[i] (RFC 8259
-// section 6: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or i if there
-// is none.
-func scanNumber(data string, i int) int {
-	j := i
-	if j < len(data) && data[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(data) && data[j] == '0':
-		j++
-	case j < len(data) && '1' <= data[j] && data[j] <= '9':
-		j = skipDigits(data, j)
-	default:
-		return i
-	}
-	if j < len(data) && data[j] == '.' {
-		k := skipDigits(data, j+1)
-		if k == j+1 {
-			return i
-		}
-		j = k
-	}
-	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
-		k := skipSign(data, j+1)
-		m := skipDigits(data, k)
-		if m == k {
-			return i
-		}
-		j = m
-	}
-	return j
-}
-
-func kindAt(c byte) string {
-	switch c {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-func skipSpace(data string, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString reads the JSON string starting at data[i] == '"' and returns
-// its value and the index after its closing quote.
-func scanString(data string, i int) (string, int, error) {
-	escaped := false
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			escaped = true
-			j++
-		default:
-			if data[j] < 0x20 { // JSON strings hold no control characters
-				return "", j, errors.New("control character in a string")
-			}
-			continue
-		case '"':
-			if !escaped {
-				return data[i+1 : j], j + 1, nil
-			}
-			var s string
-			if err := json.Unmarshal([]byte(data[i:j+1]), &s); err != nil {
-				return "", j + 1, fmt.Errorf("bad string: %v", err)
-			}
-			return s, j + 1, nil
-		}
-	}
-	return "", len(data), errors.New("unterminated string")
-}
-
-// skipNested returns the index after the object or array at data[i].
-func skipNested(data string, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			_, j, _ := scanString(data, i)
-			i = j - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return i
-}
+var jsonKinds = [...]cellKind{flatjson.Null: cellNone, flatjson.String: cellString, flatjson.Number: cellNumber,
+	flatjson.Bool: cellBool, flatjson.Nested: cellOther}
