@@ -463,12 +463,16 @@ func TestEstimateNeedsModel(t *testing.T) {
 		"a,0,1,0.5,0.5,1,1,1,1,1\nb,0,1,0.5,0.5,1,1,1,1,1\n"), 0o644)
 	model := filepath.Join(dir, "model.csv")
 	os.WriteFile(model, []byte("episode,step,reward,pi_b,pi_e,q_hat,v_hat\na,0,1,0.5,0.5,1,1\nb,0,1,0.5,0.5,1,1\n"), 0o644)
+	// with obs and action a model is fitted (SPEC 1f), so the defaults
+	// include the model-based and marginal estimators
+	ids := filepath.Join(dir, "ids.csv")
+	os.WriteFile(ids, []byte("episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.5,s,x\na,1,0,0.5,0.5,t,y\nb,0,1,0.5,0.5,s,y\nb,1,2,0.5,0.5,t,x\n"), 0o644)
 	for _, inf := range estimators.All() {
 		if inf.Needs&estimators.Model == 0 {
 			continue
 		}
 		for path, want := range map[string]string{
-			plain: inf.Name + " needs the model columns q_hat and v_hat, which " + plain + " does not have",
+			plain: inf.Name + " needs the model columns q_hat and v_hat, which " + plain + " does not have" + modelWays,
 			opts:  inf.Name + " needs primitive data (one action ratio per step), and " + opts + " has the option columns",
 		} {
 			code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "pdis,"+inf.Name, path)
@@ -486,7 +490,7 @@ func TestEstimateNeedsModel(t *testing.T) {
 	for _, tc := range []struct {
 		path string
 		have estimators.Data
-	}{{plain, 0}, {model, estimators.Model}} {
+	}{{plain, 0}, {model, estimators.Model}, {ids, estimators.Model | estimators.IDs | estimators.Probs}} {
 		var want []string
 		for _, inf := range estimators.All() {
 			if inf.Default && inf.Uses&^tc.have == 0 && inf.Needs&^tc.have == 0 {
@@ -503,6 +507,14 @@ func TestEstimateNeedsModel(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: default estimators %v, want %v", filepath.Base(tc.path), got, want)
+		}
+		if tc.path == ids {
+			// issue 32 item 3: the model-based and marginal estimators by name
+			for _, n := range []string{"dm", "dr", "wdr", "magic", "mis", "drl"} {
+				if !slices.Contains(got, n) {
+					t.Errorf("ids.csv: default estimators %v lack %s", got, n)
+				}
+			}
 		}
 	}
 }
