@@ -67,6 +67,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	fs.IntVar(&lf.Horizon, "horizon", 0, "H > 0 of the model fitted from the obs and action columns (SPEC 1f; default: the longest episode); a longer episode is bad input")
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())
+	essWarn := fs.Float64("ess-warn", 0.01, "warn when the effective sample size of the importance weights (Kish's, of the final weights or of the weights up to any step) is below this fraction of the episodes; 0 never warns")
 	fs.StringVar(&lf.Interval, "interval", intervalPercentile, "bootstrap interval: "+intervalPercentile+" or "+intervalBCa+" (bias-corrected and accelerated)")
 	var externals externalFlag
 	fs.Var(&externals, "external", "NAME=COMMAND: an external estimator (docs/external.md), the program and its arguments separated by spaces, run in the current directory; repeat for more. Computed after -estimators' ones, with bootstrap intervals, no bound")
@@ -79,12 +80,15 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 			return usageErr("want exactly one DATA file (or - for standard input); see runexp help estimate")
 		case *maxSteps < 1:
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
+		case !(*essWarn >= 0 && *essWarn <= 1):
+			return usageErr("-ess-warn %v, want a fraction in [0, 1]", *essWarn)
 		}
 		lf.MaxMemory, lf.Explicit = maxMemory.Bytes(), explicit(fs)
 		job, names, notes, err := lf.job()
 		if err != nil {
 			return usageErr("%v", err)
 		}
+		job.essWarn = *essWarn
 		specs, err := externals.specs(*extTimeout)
 		if err != nil {
 			return usageErr("%v", err)

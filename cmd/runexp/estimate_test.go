@@ -502,7 +502,7 @@ func TestEstimateNeedsModel(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.path, code, errOut)
 		}
 		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[4:] {
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[5:] {
 			got = append(got, strings.Fields(line)[0])
 		}
 		if !slices.Equal(got, want) {
@@ -1137,13 +1137,13 @@ func TestEstimateBoundsOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(out, "\n")
-	if lines[2] != "one-sided lower bounds at 1 - delta = 90% (delta = 0.1), returns in [-2, 2]" {
-		t.Errorf("legend %q", lines[2])
+	if lines[3] != "one-sided lower bounds at 1 - delta = 90% (delta = 0.1), returns in [-2, 2]" {
+		t.Errorf("legend %q", lines[3])
 	}
-	if !strings.HasSuffix(lines[4], "ess  hcope lower 90%  t lower 90%") {
-		t.Errorf("header %q", lines[4])
+	if !strings.HasSuffix(lines[5], "ess  hcope lower 90%  t lower 90%") {
+		t.Errorf("header %q", lines[5])
 	}
-	for _, line := range lines[5 : 5+len(names)] {
+	for _, line := range lines[6 : 6+len(names)] {
 		f := strings.Fields(line)
 		inf, _ := estimators.Lookup(f[0])
 		for k, kind := range []string{"hcope", "t"} {
@@ -1157,7 +1157,8 @@ func TestEstimateBoundsOutput(t *testing.T) {
 
 // TestEstimateDefaultOutputUnchanged: without the new flags the output is
 // byte for byte what runexp estimate printed before they existed
-// (testdata/estimate/*, written by the binary of the parent revision);
+// (testdata/estimate/*, written by the binary of the parent revision;
+// rewritten when issue 32 added the importance weights' line and object);
 // -delta or -return-range without -bounds, and -interval percentile in a
 // table, change nothing on standard output.
 func TestEstimateDefaultOutputUnchanged(t *testing.T) {

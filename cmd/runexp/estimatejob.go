@@ -28,6 +28,9 @@ type estimateJob struct {
 	// kind is -model, horizon -horizon (0: the longest episode).
 	kind    models.Kind
 	horizon int
+	// essWarn is -ess-warn: the fraction of the episodes below which an
+	// effective sample size is warned about (0: never).
+	essWarn float64
 	// maxMemory is -max-memory in bytes.
 	maxMemory float64
 	// intervalNamed says that -interval was given (the JSON then names
