@@ -26,7 +26,7 @@ type estimateReport struct {
 	// Delta is the lower bounds' delta (-delta), there with -bounds.
 	Delta *float64 `json:"delta,omitempty"`
 	// ReturnRange is -return-range, there when a bound used it.
-	ReturnRange *[2]float64   `json:"return_range,omitempty"`
+	ReturnRange *[2]float64 `json:"return_range,omitempty"`
 	// Weights describes the importance weights every estimator weights by.
 	Weights weightsJSON `json:"weights"`
 	// Warnings are the weights' warnings (weightWarnings), also on
@@ -125,7 +125,7 @@ func newEstimateReport(j *estimateJob, b *trajectory.Batch, res *evaluate.Logged
 	rep := &estimateReport{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: w.ESS,
 		Weights:  weightsJSON{ESS: w.ESS, MinStepESS: w.MinStepESS, MinStep: w.MinStep, Overflow: w.Overflow, Underflow: w.Underflow},
 		Warnings: weightWarnings(w, j.essWarn),
-		caps: res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
+		caps:     res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
 	if g := j.Gamma; g != 1 && g != 0 {
 		rep.Gamma = &g
 	}
