@@ -83,7 +83,7 @@ func publishedPanel(t resultsdir.PublishedTable) (*panel, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = 0.3, float64(len(t.Rows))+0.7
-	p.Y.Min, p.Y.Max = logPad(lo, hi)
+	p.Y.Min, p.Y.Max = logAxis(lo, hi, lo)
 	p.Add(bars)
 	ours, err := plotter.NewScatter(meds)
 	if err != nil {
