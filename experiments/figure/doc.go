@@ -55,6 +55,10 @@
 //     values, without an error bar, and the panel says "+Inf drawn at the
 //     top of the axis" under its title. Draw returns an error naming the
 //     panel if a panel has no drawable point.
+//   - [WriteEstimates] draws runexp estimate's -plot figure (Estimates):
+//     one row per estimator, its estimate as a dot and its interval as a
+//     horizontal bar, the true value as a dashed line when known, and a
+//     line under the title saying what the intervals are.
 //   - Output depends only on the Figure: the same data give the same bytes,
 //     which golden-image tests check.
 package figure

@@ -121,20 +121,27 @@ func FileNames(name string) []string { return []string{name + ".png", name + ".s
 
 // render draws f into PNG and SVG bytes.
 func render(f Figure) (png, svg []byte, err error) {
+	return renderLayout(f.Title, func() (figureLayout, error) {
+		switch {
+		case len(f.Published) > 0:
+			return buildPublished(f)
+		case len(f.Panels) > 0:
+			return buildGrid(f)
+		}
+		return build(f)
+	})
+}
+
+// renderLayout builds the layout of the figure titled title and draws it
+// into PNG and SVG bytes; a panic of gonum/plot is returned as an error.
+func renderLayout(title string, build func() (figureLayout, error)) (png, svg []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			png, svg = nil, nil
-			err = fmt.Errorf("figure: drawing %q: %v", f.Title, r)
+			err = fmt.Errorf("figure: drawing %q: %v", title, r)
 		}
 	}()
-	var lay figureLayout
-	if len(f.Published) > 0 {
-		lay, err = buildPublished(f)
-	} else if len(f.Panels) > 0 {
-		lay, err = buildGrid(f)
-	} else {
-		lay, err = build(f)
-	}
+	lay, err := build()
 	if err != nil {
 		return nil, nil, err
 	}

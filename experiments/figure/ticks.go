@@ -231,9 +231,9 @@ type linTicks struct{}
 var _ plot.Ticker = linTicks{}
 
 // Ticks returns the ticks of a linear axis spanning [min, max]; it returns
-// no ticks if the range is empty or not finite.
+// no ticks if the range is empty or its width is not finite.
 func (linTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+	if !(max > min) || math.IsInf(max-min, 0) { // a width beyond float64 has no step
 		return nil
 	}
 	const want = 5
