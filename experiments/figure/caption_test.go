@@ -85,3 +85,29 @@ func TestBandNote(t *testing.T) {
 		t.Errorf("diagNote = %q, want %q", got, want)
 	}
 }
+
+// TestLogTicksEveryDecade: up to twelve powers of ten every one is
+// labelled (the horizon run's MSE panels span 11); beyond, every step-th,
+// step = (decades+7)/8.
+func TestLogTicksEveryDecade(t *testing.T) {
+	count := func(min, max float64) int {
+		n := 0
+		for _, tk := range (logTicks{}).Ticks(min, max) {
+			if tk.Label != "" {
+				n++
+			}
+		}
+		return n
+	}
+	// 1e-3 .. 1e7: 11 powers of ten, all labelled; 1e-4 .. 1e7: 12.
+	// 1e-5 .. 1e7: 13 > 12, step (13+7)/8 = 2: the even exponents
+	// -4, -2, ..., 6, i.e. 6 labels.
+	for _, c := range []struct {
+		min, max float64
+		want     int
+	}{{1e-3, 2e7, 11}, {1e-4, 2e7, 12}, {1e-5, 2e7, 6}} {
+		if got := count(c.min, c.max); got != c.want {
+			t.Errorf("[%g, %g]: %d labels, want %d", c.min, c.max, got, c.want)
+		}
+	}
+}

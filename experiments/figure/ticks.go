@@ -20,9 +20,10 @@ import (
 // logTicks labels each power of ten inside [min, max] and puts unlabelled
 // minor ticks at its multiples 2..9. When the range holds fewer than three
 // powers of ten, the multiples 2 and 5 (or, if that still makes fewer than
-// two labels, all of them) are labelled too; when it holds more than ten, only every second (third,
-// ...) power of ten is labelled, as twelve or more labels would crowd a
-// panel's height. Labels are plain numbers ("0.001", "10", "10000", at
+// two labels, all of them) are labelled too; when it holds more than
+// twelve, only every second (third, ...) power of ten is labelled, as more
+// labels would crowd a panel's height (a grid panel's data area is about
+// 230 points high: twelve 11-point labels leave 8 points between two). Labels are plain numbers ("0.001", "10", "10000", at
 // most five characters) when every label lies in [1e-3, 1e4], else powers
 // of ten written "10^5", "10^−4", which the powerText handler of the
 // axis's tick labels draws with a superscript exponent: "100000" is not
@@ -76,13 +77,11 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		if countLabels(label) < 2 {
 			label = func(c cand) bool { return true }
 		}
-	case decades > 10:
+	case decades > 12:
 		step := (decades + 7) / 8
 		label = func(c cand) bool { return c.m == 1 && mod(c.e, step) == 0 }
-		if decades > 12 {
-			// Minor ticks at 2..9 would merge into a smear.
-			minor = func(c cand) bool { return c.m == 1 }
-		}
+		// Minor ticks at 2..9 would merge into a smear.
+		minor = func(c cand) bool { return c.m == 1 }
 	}
 
 	plain := true
