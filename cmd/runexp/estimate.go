@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/reference"
 
@@ -72,6 +73,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	var externals externalFlag
 	fs.Var(&externals, "external", "NAME=COMMAND: an external estimator (docs/external.md), the program and its arguments separated by spaces, run in the current directory; repeat for more. Computed after -estimators' ones, with bootstrap intervals, no bound")
 	extTimeout := fs.Duration("external-timeout", config.DefaultTimeout, "most time an external estimator may take to answer one request")
+	var plot plotFlags
+	plot.add(fs)
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
@@ -89,6 +92,13 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 			return usageErr("%v", err)
 		}
 		job.essWarn = *essWarn
+		truth, plotNote, err := plot.check()
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if plotNote != "" {
+			notes = append(notes, plotNote)
+		}
 		specs, err := externals.specs(*extTimeout)
 		if err != nil {
 			return usageErr("%v", err)
@@ -148,6 +158,11 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		}
 		if _, err := stdout.Write(out.Bytes()); err != nil {
 			return err
+		}
+		if plot.path != "" {
+			if err := figure.WriteEstimates(rep.estimatesFigure(where, truth), plot.path); err != nil {
+				return fmt.Errorf("estimate: -plot: %w", err)
+			}
 		}
 		return rep.WriteFailures(stderr, "runexp estimate: ")
 	}
