@@ -1,0 +1,116 @@
+package main
+
+// The first hour without friction (issue 32, item 4): what a new user
+// typed and how runexp answered, each case first reproducing the
+// complaint.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// oneLine checks that stderr is a single line without the help page
+// (issue 32: "prints 38 lines of usage then want exactly one CONFIG.yaml").
+func oneLine(t *testing.T, e *hostileEnv, stdout, stderr string) {
+	if n := strings.Count(stderr, "\n"); n != 1 || strings.Contains(stderr, "Flags:") {
+		t.Errorf("stderr has %d lines, want one line and no help page:\n%s", n, stderr)
+	}
+}
+
+// exists checks that rel exists under e.dir after the case.
+func exists(rel ...string) func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+	return func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+		for _, r := range rel {
+			if _, err := os.Stat(e.path(r)); err != nil {
+				t.Errorf("%s not written: the flag before it was not applied (%v)", r, err)
+			}
+		}
+	}
+}
+
+// TestFlagsAfterArguments: every subcommand takes its flags after its
+// positional arguments as well as before (the issue's `runexp run
+// cfg.yaml -trials 64`), and each flag given there takes effect.
+func TestFlagsAfterArguments(t *testing.T) {
+	base := func(e *hostileEnv) string { return e.config("base.yaml") }
+	cases := []hostileCase{
+		{name: "run CONFIG -trials 2", args: func(e *hostileEnv) []string {
+			return []string{"run", base(e), "-trials", "2", "-quiet", "-out", e.out}
+		}, code: 0, check: func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+			// base.yaml has 3 estimators at 2 n: 6 curve rows, 2 trials each
+			if got := strings.Count(e.read("out/curve.csv"), ",2,"); got < 6 {
+				t.Errorf("curve.csv does not have 2 trials per row (-trials after the config ignored):\n%s", e.read("out/curve.csv"))
+			}
+			if stderr != "" {
+				t.Errorf("-quiet after the config ignored: stderr %q", stderr)
+			}
+		}},
+		{name: "run CONFIG with flags on both sides", args: func(e *hostileEnv) []string {
+			return []string{"run", "-quiet", base(e), "-shard", "0/2", "-out", e.out}
+		}, code: 0, check: exists("out/shard-0-of-2.jsonl")},
+		{name: "merge SHARDS -out DIR", args: func(e *hostileEnv) []string {
+			for _, s := range []string{"0/2", "1/2"} {
+				mustRun(e.t, "run", "-quiet", "-shard", s, "-out", e.path("sh"), base(e))
+			}
+			return []string{"merge", e.path("sh"), "-quiet", "-out", e.out}
+		}, code: 0, check: exists("out/curve.csv", "out/meta.json")},
+		{name: "plot DIR", args: func(e *hostileEnv) []string { return []string{"plot", e.results("res")} }, code: 0},
+		{name: "claims DIR", args: func(e *hostileEnv) []string { return []string{"claims", e.results("res")} }, code: 0},
+		{name: "leaderboard DIR -baseline -out", args: func(e *hostileEnv) []string {
+			return []string{"leaderboard", e.results("res"), "-baseline", "pdis", "-out", filepath.Join(e.out, "lb")}
+		}, code: 0, check: exists("out/lb.md")},
+		{name: "estimate DATA -json -bootstrap 0", args: func(e *hostileEnv) []string {
+			return []string{"estimate", e.write("ok.csv", testdata(e.t, "ok.csv")), "-json", "-bootstrap", "0"}
+		}, code: 0, check: func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+			if !strings.HasPrefix(stdout, "{") {
+				t.Errorf("-json after DATA ignored: stdout %.200q", stdout)
+			}
+		}},
+		{name: "estimate - (standard input) then flags", args: func(e *hostileEnv) []string {
+			return []string{"estimate", "-", "-bootstrap", "0"}
+		}, code: 2, want: []string{"standard input"}},
+		{name: "export CONFIG -out DIR -trials 1", args: func(e *hostileEnv) []string {
+			return []string{"export", base(e), "-out", e.out, "-trials", "1", "-quiet"}
+		}, code: 0, check: exists("out")},
+		// "--" ends the flags: what follows is an argument even if it
+		// starts with a dash
+		{name: "run -- CONFIG -quiet", args: func(e *hostileEnv) []string {
+			return []string{"run", "-out", e.out, "--", base(e), "-quiet"}
+		}, code: 2, want: []string{"exactly one CONFIG.yaml", "got 2 arguments"}, check: oneLine},
+	}
+	runHostile(t, cases)
+}
+
+// TestFlagErrorsOneLine: a bad flag or a wrong number of arguments is one
+// line saying what is wrong and where to look, never the help page, for
+// every subcommand; a mistyped flag gets a suggestion.
+func TestFlagErrorsOneLine(t *testing.T) {
+	fixed := func(args ...string) func(e *hostileEnv) []string {
+		return func(e *hostileEnv) []string { return args }
+	}
+	var cases []hostileCase
+	for _, c := range commands {
+		cases = append(cases,
+			hostileCase{name: c.name + " unknown flag", args: fixed(c.name, "x", "-frob"), code: 2,
+				want: []string{"-frob", "runexp help " + c.name}, badFlag: true, check: oneLine},
+			hostileCase{name: c.name + " without arguments", args: fixed(c.name), code: 2,
+				want: []string{"want " + c.want, "got 0 arguments", "usage: runexp " + c.name}, check: oneLine})
+		if c.maxArgs == 1 {
+			cases = append(cases, hostileCase{name: c.name + " two arguments", args: fixed(c.name, "a", "b"), code: 2,
+				want: []string{"want " + c.want, "got 2 arguments"}, check: oneLine})
+		}
+	}
+	cases = append(cases,
+		hostileCase{name: "run -trails (a typo)", args: fixed("run", "cfg.yaml", "-trails", "64"), code: 2,
+			want: []string{"-trails", "did you mean -trials?"}, badFlag: true, check: oneLine},
+		hostileCase{name: "estimate -bootstrp (a typo)", args: fixed("estimate", "-bootstrp", "9", "d.csv"), code: 2,
+			want: []string{"-bootstrp", "did you mean -bootstrap?"}, badFlag: true, check: oneLine},
+		hostileCase{name: "run -trials without its value", args: fixed("run", "cfg.yaml", "-trials"), code: 2,
+			want: []string{"-trials"}, check: oneLine},
+		hostileCase{name: "leaderboard -baseline without its value", args: fixed("leaderboard", "d", "-baseline"), code: 2,
+			want: []string{"-baseline"}, check: oneLine},
+	)
+	runHostile(t, cases)
+}
