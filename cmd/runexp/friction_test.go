@@ -114,3 +114,38 @@ func TestFlagErrorsOneLine(t *testing.T) {
 	)
 	runHostile(t, cases)
 }
+
+// TestConfigErrorsPlain: a mistyped key at every level of a config, and a
+// YAML syntax error, are named at their line in the config's terms (no Go
+// type), with the key probably meant; base.yaml's lines are in
+// testdata/hostile/base.yaml.
+func TestConfigErrorsPlain(t *testing.T) {
+	noGoType := func(t *testing.T, e *hostileEnv, stdout, stderr string) {
+		if strings.Contains(stderr, "type config.") || strings.Contains(stderr, "not found in type") {
+			t.Errorf("stderr names a Go type: %s", stderr)
+		}
+		oneLine(t, e, stdout, stderr)
+	}
+	cases := []hostileCase{
+		{name: "trails", args: runConfig("trails.yaml", edit{3, "trails: 4"}), code: 2,
+			want: []string{at("trails.yaml", 3), `unknown key "trails" (did you mean "trials"?)`}, check: noGoType},
+		{name: "series domian", args: runConfig("domian.yaml", edit{7, "    domian: chainmdp"}), code: 2,
+			want: []string{at("domian.yaml", 7), `series[0]: unknown key "domian" (did you mean "domain"?)`}, check: noGoType},
+		{name: "claims maxratio", args: runConfig("maxratio.yaml", edit{14, "    maxratio: 2"}), code: 2,
+			want: []string{at("maxratio.yaml", 14), `claims[0]: unknown key "maxratio" (did you mean "max_ratio"?)`}, check: noGoType},
+		{name: "plot diagnostc", args: runConfig("diagnostc.yaml", edit{16, "  diagnostc: {name: kstar}"}), code: 2,
+			want: []string{at("diagnostc.yaml", 16), `plot: unknown key "diagnostc" (did you mean "diagnostic"?)`}, check: noGoType},
+		{name: "plot.diagnostic nmae", args: runConfig("nmae.yaml", edit{16, "  diagnostic: {nmae: kstar}"}), code: 2,
+			want: []string{at("nmae.yaml", 16), `plot.diagnostic: unknown key "nmae" (did you mean "name"?)`}, check: noGoType},
+		{name: "plot.panels ttle", args: runConfig("ttle.yaml", edit{16, "  panels:\n    - {x: n, y: mse, ttle: a}"}), code: 2,
+			want: []string{at("ttle.yaml", 17), `plot.panels[0]: unknown key "ttle" (did you mean "title"?)`}, check: noGoType},
+		{name: "published sorce", args: runConfig("sorce.yaml", edit{17, "published:\n  sorce: x"}), code: 2,
+			want: []string{at("sorce.yaml", 18), `published: unknown key "sorce" (did you mean "source"?)`}, check: noGoType},
+		{name: "an estimator mistyped", args: runConfig("wsi.yaml", edit{9, "    estimators: [pdis, wsi, incris]"}), code: 2,
+			want: []string{at("wsi.yaml", 9), `unknown estimator "wsi" (did you mean "wis"?`}, check: noGoType},
+		// issue 32: yaml.v3 reports this one at line 14's block start
+		{name: "indentation error", args: runConfig("indent.yaml", edit{14, "     max_ratio: 2"}), code: 2,
+			want: []string{at("indent.yaml", 14), "indented like the lines above", "starts at line 10"}, check: oneLine},
+	}
+	runHostile(t, cases)
+}
