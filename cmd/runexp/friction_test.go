@@ -149,3 +149,58 @@ func TestConfigErrorsPlain(t *testing.T) {
 	}
 	runHostile(t, cases)
 }
+
+// sameTree checks that directories a and b hold the same files with the
+// same bytes.
+func sameTree(t *testing.T, a, b string) {
+	t.Helper()
+	ea, err := os.ReadDir(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := os.ReadDir(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var na, nb []string
+	for _, d := range ea {
+		na = append(na, d.Name())
+	}
+	for _, d := range eb {
+		nb = append(nb, d.Name())
+	}
+	if strings.Join(na, " ") != strings.Join(nb, " ") {
+		t.Fatalf("%s holds %v, %s holds %v", a, na, b, nb)
+	}
+	for _, n := range na {
+		if string(readFile(t, filepath.Join(a, n))) != string(readFile(t, filepath.Join(b, n))) {
+			t.Errorf("%s differs between %s and %s", n, a, b)
+		}
+	}
+}
+
+// TestRerunSameBytes: running a config twice writes byte-identical files,
+// meta.json included (issue 32: `make fig4` left git status dirty with
+// meta.json's clock time and revision), whatever -workers, and a merge
+// of shards writes the same bytes as the whole run.
+func TestRerunSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "base.yaml")
+	if err := os.WriteFile(cfg, []byte(testdata(t, "base.yaml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b, sh, m := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "sh"), filepath.Join(dir, "m")
+	mustRun(t, "run", "-quiet", "-workers", "1", "-out", a, cfg)
+	mustRun(t, "run", "-quiet", "-workers", "3", "-out", b, cfg)
+	sameTree(t, a, b)
+	for _, s := range []string{"0/2", "1/2"} {
+		mustRun(t, "run", "-quiet", "-shard", s, "-out", sh, cfg)
+	}
+	mustRun(t, "merge", "-quiet", "-out", m, sh)
+	sameTree(t, a, m)
+	for _, key := range []string{"started_utc", "wall_seconds", "git_revision", `"workers"`} {
+		if strings.Contains(string(readFile(t, filepath.Join(a, "meta.json"))), key) {
+			t.Errorf("meta.json records %s, which changes from run to run", key)
+		}
+	}
+}

@@ -40,9 +40,6 @@ import (
 	"github.com/ope-lab/longhorizon/reference"
 )
 
-// revision is the git revision, set by the Makefile with -ldflags -X.
-var revision = "unknown"
-
 // command is one subcommand: its synopsis, its flags (a fresh set, also
 // read by the generated reference) and what it does.
 type command struct {
@@ -307,9 +304,9 @@ const quietTruthAfter = 5 * time.Second
 
 // harnessOptions are the options every harness command shares: progress
 // on stderr (a bar on a terminal, lines otherwise, none when quiet), the
-// user's truth cache and the revision.
+// user's truth cache.
 func harnessOptions(stderr io.Writer, name string, quiet bool) experiments.Options {
-	opt := experiments.Options{Revision: revision, TruthCache: truthcache.Default(),
+	opt := experiments.Options{TruthCache: truthcache.Default(),
 		Log: func(msg string) { fmt.Fprintln(stderr, "runexp: "+msg) }}
 	start := time.Now()
 	opt.TruthProgress = func(series string, frac float64) {

@@ -15,15 +15,15 @@ import (
 )
 
 // Meta is the content of meta.json: everything needed to know what a run
-// computed and how, and to redraw its figure.
+// computed and how, and to redraw its figure. It holds nothing that
+// changes between two runs of one config on one machine (issue 32: a
+// rerun of a committed target leaves git status clean); the keys
+// git_revision, started_utc, wall_seconds and workers of older files are
+// ignored when read.
 type Meta struct {
-	Config      *config.Plan `json:"config"`
-	Truths      []SeriesMeta `json:"truths"`
-	GoVersion   string       `json:"go_version"`
-	Revision    string       `json:"git_revision"`
-	StartedUTC  string       `json:"started_utc"`
-	WallSeconds float64      `json:"wall_seconds"`
-	Workers     int          `json:"workers"`
+	Config    *config.Plan `json:"config"`
+	Truths    []SeriesMeta `json:"truths"`
+	GoVersion string       `json:"go_version"`
 }
 
 // SeriesMeta records one series' true value and how it was obtained.
