@@ -209,7 +209,9 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 	if ckpt.dups > 0 {
 		logf(opt.Log, "%s: ignored %d duplicate lines (units checkpointed twice, with identical numbers)", path, ckpt.dups)
 	}
-	if resume {
+	if ckpt.ExtendedFrom > 0 {
+		logf(opt.Log, "extending %s from %d to %d trials: %d units already done, %d to run", path, ckpt.ExtendedFrom, p.Trials, len(done), len(todo))
+	} else if resume {
 		logf(opt.Log, "resuming %s: %d units already done, %d to run", path, len(done), len(todo))
 	}
 	run := opt.Options
