@@ -204,3 +204,90 @@ func TestRerunSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// plainWords checks that stderr is one line without the system's raw
+// words for a missing file (issue 32: `runexp claims` on a run without
+// claims printed a raw stat error).
+func plainWords(t *testing.T, e *hostileEnv, stdout, stderr string) {
+	oneLine(t, e, stdout, stderr)
+	for _, raw := range []string{"stat ", "open ", "no such file or directory", "read ", ": not a directory", ": is a directory"} {
+		if strings.Contains(stderr, raw) {
+			t.Errorf("stderr holds the system's raw %q: %s", raw, stderr)
+		}
+	}
+}
+
+// TestMissingInputPlain: every subcommand given a missing file, a missing
+// directory, a file for a directory, a directory for a file, or a
+// directory without the files it expects, says so in plain words naming
+// the path (exit 2).
+func TestMissingInputPlain(t *testing.T) {
+	lb := func(e *hostileEnv, dir string) []string {
+		return []string{"leaderboard", "-baseline", "pdis", "-out", filepath.Join(e.out, "lb"), dir}
+	}
+	// a run of base.yaml without its claims (lines 10-14 blanked)
+	noClaims := func(e *hostileEnv) string {
+		cfg := e.config("noclaims.yaml", edit{10, "#"}, edit{11, "#"}, edit{12, "#"}, edit{13, "#"}, edit{14, "#"})
+		mustRun(e.t, "run", "-quiet", "-out", e.path("noclaims"), cfg)
+		return e.path("noclaims")
+	}
+	cases := []hostileCase{
+		{name: "claims of a run without claims", args: func(e *hostileEnv) []string { return []string{"claims", noClaims(e)} }, code: 2,
+			want: []string{"x/noclaims", "has no claims", "nothing to summarise"}, check: plainWords},
+		{name: "claims without claims.csv", args: func(e *hostileEnv) []string {
+			dir := e.results("res")
+			e.remove("res/claims.csv")
+			return []string{"claims", dir}
+		}, code: 2, want: []string{"x/res/claims.csv", "does not exist"}, check: plainWords},
+		{name: "merge without shards", args: func(e *hostileEnv) []string { return []string{"merge", "-out", e.out, e.mkdir("empty")} }, code: 2,
+			want: []string{"x/empty", "no shard-*-of-*.jsonl"}, check: plainWords},
+	}
+	for _, c := range []struct {
+		name string
+		args func(e *hostileEnv, path string) []string
+	}{
+		{"plot", func(e *hostileEnv, p string) []string { return []string{"plot", p} }},
+		{"claims", func(e *hostileEnv, p string) []string { return []string{"claims", p} }},
+		{"leaderboard", lb},
+	} {
+		cases = append(cases,
+			hostileCase{name: c.name + " a missing directory", args: func(e *hostileEnv) []string { return c.args(e, e.path("nowhere")) }, code: 2,
+				want: []string{"x/nowhere", "does not exist"}, check: plainWords},
+			hostileCase{name: c.name + " a file", args: func(e *hostileEnv) []string { return c.args(e, e.write("afile", "x\n")) }, code: 2,
+				want: []string{"x/afile", "not a"}, check: plainWords},
+			hostileCase{name: c.name + " an empty directory", args: func(e *hostileEnv) []string { return c.args(e, e.mkdir("empty")) }, code: 2,
+				want: []string{"x/empty", "not a results directory", "meta.json"}, check: plainWords},
+			hostileCase{name: c.name + " an unfinished run", args: func(e *hostileEnv) []string {
+				e.write("run/checkpoint.jsonl", "{}\n")
+				return c.args(e, e.path("run"))
+			}, code: 2, want: []string{"x/run", "not finished", "-resume"}, check: plainWords},
+			hostileCase{name: c.name + " unmerged shards", args: func(e *hostileEnv) []string {
+				e.write("sh/shard-0-of-2.jsonl", "{}\n")
+				return c.args(e, e.path("sh"))
+			}, code: 2, want: []string{"x/sh", "runexp merge"}, check: plainWords},
+		)
+	}
+	for _, c := range []struct {
+		name string
+		args func(e *hostileEnv, path string) []string
+	}{
+		{"run", func(e *hostileEnv, p string) []string { return e.run(p) }},
+		{"export", func(e *hostileEnv, p string) []string { return []string{"export", "-quiet", "-out", e.out, p} }},
+		{"estimate", func(e *hostileEnv, p string) []string { return estimate(p) }},
+		{"merge", func(e *hostileEnv, p string) []string { return []string{"merge", "-out", e.out, p} }},
+	} {
+		cases = append(cases,
+			hostileCase{name: c.name + " a missing file", args: func(e *hostileEnv) []string { return c.args(e, e.path("nowhere.yaml")) }, code: 2,
+				want: []string{"x/nowhere.yaml", "does not exist"}, check: plainWords},
+			hostileCase{name: c.name + " a file under a file", args: func(e *hostileEnv) []string {
+				e.write("afile", "x\n")
+				return c.args(e, e.path("afile/in.yaml"))
+			}, code: 2, want: []string{"x/afile", "is a file, not a directory"}, check: plainWords},
+		)
+		if c.name != "merge" { // a directory is merge's input
+			cases = append(cases, hostileCase{name: c.name + " a directory", args: func(e *hostileEnv) []string { return c.args(e, e.mkdir("adir")) }, code: 2,
+				want: []string{"x/adir", "is a directory"}, check: plainWords})
+		}
+	}
+	runHostile(t, cases)
+}

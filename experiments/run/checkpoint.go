@@ -642,7 +642,10 @@ func Merge(paths []string) (*config.Plan, []unit.Result, error) {
 	for i, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, inputerr.Open(fmt.Errorf("merge: %w", err))
+			if err = inputerr.Open(err); inputerr.Is(err) {
+				return nil, nil, fmt.Errorf("merge: %w (want shard files of runexp run -shard i/N, or directories holding them)", err)
+			}
+			return nil, nil, fmt.Errorf("merge: %w", err)
 		}
 		for j, q := range stats {
 			if os.SameFile(st, q) {
