@@ -142,3 +142,22 @@ func TestResumeMismatchNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestStartOverSaysWhatItReplaces: a run without -resume over a
+// checkpoint of finished units says how many it replaces.
+func TestStartOverSaysWhatItReplaces(t *testing.T) {
+	p4 := withTrials(t, loadPlan(t, "testdata/small.yaml"), 4)
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := Run(ctx, p4, dir, Options{Workers: 1, Progress: &cancelAfter{k: 5, cancel: cancel}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	var logs []string
+	if _, err := Run(context.Background(), p4, dir, Options{Workers: 1, Log: func(s string) { logs = append(logs, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(logs, "\n"), "held 5 finished units: starting over without -resume replaces them") {
+		t.Errorf("log %q does not say what starting over replaced", logs)
+	}
+}

@@ -103,6 +103,8 @@ func TestFlagErrorsOneLine(t *testing.T) {
 		}
 	}
 	cases = append(cases,
+		hostileCase{name: "a mistyped command", args: fixed("rn", "cfg.yaml"), code: 2,
+			want: []string{`"rn"`, "did you mean run?"}, check: oneLine},
 		hostileCase{name: "run -trails (a typo)", args: fixed("run", "cfg.yaml", "-trails", "64"), code: 2,
 			want: []string{"-trails", "did you mean -trials?"}, badFlag: true, check: oneLine},
 		hostileCase{name: "estimate -bootstrp (a typo)", args: fixed("estimate", "-bootstrp", "9", "d.csv"), code: 2,

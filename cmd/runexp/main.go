@@ -108,7 +108,11 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		c, ok := lookupCommand(name)
 		if !ok {
-			fmt.Fprintf(stderr, "runexp: unknown command %q\n\n%s", name, usage())
+			var names []string
+			for _, c := range commands {
+				names = append(names, c.name)
+			}
+			fmt.Fprintf(stderr, "runexp: unknown command %q (%srunexp help lists the commands)\n", name, didYouMean(name, names))
 			return 2
 		}
 		err = runCommandLine(c, args[1:], stdin, stdout, stderr)
@@ -208,6 +212,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, pos...))
 }
 
+// didYouMean is "did you mean NAME? " for the name of known closest to
+// word (suggest.Closest), else "".
+func didYouMean(word string, known []string) string {
+	if k, ok := suggest.Closest(word, known); ok {
+		return "did you mean " + k + "? "
+	}
+	return ""
+}
+
 // flagSuggestion is "did you mean -NAME? " for an undefined flag close
 // to one of fs's, else "".
 func flagSuggestion(fs *flag.FlagSet, err error) string {
@@ -216,11 +229,8 @@ func flagSuggestion(fs *flag.FlagSet, err error) string {
 		return ""
 	}
 	var known []string
-	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-	if k, ok := suggest.Closest(strings.TrimPrefix(name, "-"), known); ok {
-		return "did you mean -" + k + "? "
-	}
-	return ""
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, "-"+f.Name) })
+	return didYouMean("-"+strings.TrimPrefix(name, "-"), known)
 }
 
 // usageError prints a bad invocation of command name and returns errUsage.

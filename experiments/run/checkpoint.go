@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -265,6 +266,26 @@ func resumable(path string, c *checkpointFile, r *config.Plan, s Shard) error {
 			path, s, old.Trials, r.Trials, old.Trials, unitCount(units), lose)
 	}
 	return nil
+}
+
+// unitLines counts the complete lines after the header of the file at
+// path: the units a checkpoint holds (0 when there is none or it cannot be
+// read), for the word a run starting over gives about what it replaces.
+func unitLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	buf := make([]byte, 1<<16)
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return max(n-1, 0)
+		}
+	}
 }
 
 // unitCount is "n finished unit(s)".
