@@ -268,19 +268,26 @@ func resumable(path string, c *checkpointFile, r *config.Plan, s Shard) error {
 	return nil
 }
 
-// unitLines counts the complete lines after the header of the file at
-// path: the units a checkpoint holds (0 when there is none or it cannot be
-// read), for the word a run starting over gives about what it replaces.
+// unitLines counts the complete lines after the header of the regular
+// file at path: the units a checkpoint holds (0 when there is none, it is
+// not a regular file or cannot be read), for the word a run starting over
+// gives about what it replaces. It reads no more than the file's size (a
+// link to an endless device is not read at all).
 func unitLines(path string) int {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
+	r := io.LimitReader(f, st.Size())
 	n := 0
 	buf := make([]byte, 1<<16)
 	for {
-		k, err := f.Read(buf)
+		k, err := r.Read(buf)
 		n += bytes.Count(buf[:k], []byte{'\n'})
 		if err != nil {
 			return max(n-1, 0)

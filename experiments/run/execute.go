@@ -190,8 +190,10 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		logf(opt.Log, "no checkpoint at %s: starting from the first unit", path)
 		resume = false
 	}
-	if n := unitLines(path); !resume && n > 0 {
-		logf(opt.Log, "%s held %d finished units: starting over without -resume replaces them", path, n)
+	if !resume {
+		if n := unitLines(path); n > 0 {
+			logf(opt.Log, "%s held %d finished units: starting over without -resume replaces them", path, n)
+		}
 	}
 	ckpt, done, err := OpenCheckpoint(path, p, opt.Shard, resume)
 	if err != nil {
