@@ -1,6 +1,5 @@
 # Reproduce the figures of Guo, Thomas & Brunskill (NIPS 2017) and test the harness.
 GO       ?= go
-REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -9,7 +8,7 @@ WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.revision=$(REV)" -o $(BIN) ./cmd/runexp
+	$(GO) build -o $(BIN) ./cmd/runexp
 
 ## fig4: Figure 4 (Experiment 3, INCRIS on the sub-episode MDP) -> results/fig4/
 fig4: build

@@ -24,7 +24,7 @@ import (
 )
 
 var estimateCommand = command{
-	name: "estimate", args: "[flags] DATA",
+	name: "estimate", args: "[flags] DATA", minArgs: 1, maxArgs: 1, want: "exactly one DATA file (or - for standard input)",
 	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV/JSONL)",
 	about:   reference.EstimateAbout(),
 	flags:   estimateFlags,
@@ -78,10 +78,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
-		switch {
-		case fs.NArg() != 1:
-			return usageErr("want exactly one DATA file (or - for standard input); see runexp help estimate")
-		case *maxSteps < 1:
+		if *maxSteps < 1 {
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
 		case !(*essWarn >= 0 && *essWarn <= 1):
 			return usageErr("-ess-warn %v, want a fraction in [0, 1]", *essWarn)

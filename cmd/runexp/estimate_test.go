@@ -795,7 +795,7 @@ func TestEstimateHostileInput(t *testing.T) {
 		{"too-many.csv", head + "a,0,1,0.5,0.5\nb,0,1,0.5,0.5\nc,0,1,0.5,0.5\n", nil, []string{"-max-steps", "2"}, 2,
 			[]string{"too-many.csv: line 4", "more than 2 steps", "-max-steps"}},
 		{"a-directory", "", nil, nil, 2, []string{"a-directory is a directory"}},
-		{"missing.csv", "", nil, nil, 2, []string{"missing.csv", "no such file"}},
+		{"missing.csv", "", nil, nil, 2, []string{"missing.csv", "does not exist"}},
 		// /dev/zero: one endless line, in either format
 		{"-", "", &endless{row: "\x00"}, nil, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},
 		{"-", "", &endless{row: "\x00"}, []string{"-format", "jsonl"}, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},

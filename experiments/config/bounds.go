@@ -81,7 +81,7 @@ func (s *Series) checkBounds(n0 int) *boundError {
 	if p := evaluate.CheckBounds(caps, s.Bounds, n0); p != nil {
 		switch p.Kind {
 		case evaluate.UnknownBound:
-			return fail("bounds", p.Index, "unknown bound %q (known: %s)", p.Bound, strings.Join(confidence.Names(), ", "))
+			return fail("bounds", p.Index, "unknown bound %q (%s)", p.Bound, knownList(p.Bound, confidence.Names()))
 		case evaluate.RepeatedBound:
 			return fail("bounds", p.Index, "%q is listed twice", p.Bound)
 		case evaluate.Unsupported:

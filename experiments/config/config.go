@@ -553,7 +553,7 @@ func readCapped(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, inputerr.Open(fmt.Errorf("%s: %w", path, err))
+		return nil, inputerr.Open(err) // names path (a directory: "is a directory, not a file")
 	}
 	if int64(len(data)) > limit {
 		return nil, inputerr.Errorf("%s: larger than %d bytes; a config is a small YAML file", path, limit)

@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ope-lab/longhorizon/internal/suggest"
 )
 
 // yaml.v3 converts more than a researcher means: 2.5 into an int field
@@ -46,9 +48,12 @@ func (v *validator) scalars(node *yaml.Node, t reflect.Type, field string) {
 		}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			key := node.Content[i].Value
-			if f, ok := fieldByTag(t, key); ok {
-				v.scalars(node.Content[i+1], f.Type, join(field, key))
+			f, ok := fieldByTag(t, key)
+			if !ok {
+				v.unknownKey(field, node.Content[i], tagKeys(t))
+				return
 			}
+			v.scalars(node.Content[i+1], f.Type, join(field, key))
 		}
 	case reflect.Slice:
 		if node.Kind != yaml.SequenceNode {
@@ -122,11 +127,43 @@ func (v *validator) integer(node *yaml.Node, t reflect.Type, field string) {
 func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name == key {
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name == key && key != "-" {
 			return f, true
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// tagKeys lists the YAML keys of struct type t, in declaration order.
+func tagKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// unknownKey records an unknown key of the mapping field (top level: "")
+// at the key's line, in the user's terms: the key, the closest known one
+// when it looks like a typo (trails: trials), else every known key. The
+// decoder's own message names Go types (field trails not found in type
+// config.file), so the walk refuses the key first.
+func (v *validator) unknownKey(field string, key *yaml.Node, known []string) {
+	msg := fmt.Sprintf("unknown key %q", key.Value)
+	if k, ok := suggest.Closest(key.Value, known); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", k)
+	} else {
+		msg += " (known: " + strings.Join(known, ", ") + ")"
+	}
+	if field == "" {
+		if v.err == nil {
+			v.err = fmt.Errorf("config %s:%d: %s", v.path, key.Line, msg)
+		}
+		return
+	}
+	v.failLine(field, key.Line, "%s", msg)
 }
 
 func join(field, key string) string {
@@ -156,4 +193,14 @@ func describe(n *yaml.Node) string {
 		return fmt.Sprintf("%q (quoted)", n.Value)
 	}
 	return fmt.Sprintf("%q", n.Value)
+}
+
+// knownList is "known: a, b, ..." for an unknown name, led by "did you
+// mean "x"?" when one of known is close to word.
+func knownList(word string, known []string) string {
+	list := "known: " + strings.Join(known, ", ")
+	if k, ok := suggest.Closest(word, known); ok {
+		return fmt.Sprintf("did you mean %q? %s", k, list)
+	}
+	return list
 }

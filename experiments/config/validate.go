@@ -41,7 +41,7 @@ func parse(data []byte, path string) (*Plan, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("config %s: empty file", path)
 		}
-		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+		return nil, syntaxError(data, path, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("config %s: empty file", path)
@@ -92,6 +92,64 @@ func cleanYAMLError(err error) error {
 		return errors.New(strings.Join(te.Errors, "; "))
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// yamlLine matches the line yaml.v3 puts in a syntax error.
+var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
+
+// syntaxError is a YAML syntax error of the config data at path, at the
+// line where the document breaks. yaml.v3 reports the line where the
+// broken mapping or list starts (its parser's context mark), which can
+// be many lines above the mistake (issue 32: an indentation error at line
+// 14 reported at line 7); the line where the document breaks is the one
+// after its longest prefix of whole lines that parses (syntaxLine).
+func syntaxError(data []byte, path string, err error) error {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+	}
+	reported, _ := strconv.Atoi(m[1])
+	msg, hint := m[2], ""
+	if strings.HasPrefix(msg, "did not find expected key") || strings.HasPrefix(msg, "did not find expected '-'") {
+		hint = "is this line indented like the lines above it? "
+	}
+	line, ok := syntaxLine(data)
+	if !ok || line <= reported {
+		line = reported
+	}
+	if line != reported {
+		hint += fmt.Sprintf("the block it breaks starts at line %d", reported)
+	}
+	if hint = strings.TrimSpace(hint); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return fmt.Errorf("config %s:%d: %s", path, line, msg)
+}
+
+// maxSyntaxLines bounds the configs whose syntax errors syntaxLine
+// places: it parses up to one prefix per line (the largest committed
+// config has about 800 lines).
+const maxSyntaxLines = 4000
+
+// syntaxLine returns the 1-based line after the longest prefix of whole
+// lines of data that parses as YAML, and false when data has more than
+// maxSyntaxLines lines or every prefix fails. The longest, not the first
+// failing prefix: a prefix ending inside a valid multi-line list or
+// string fails too.
+func syntaxLine(data []byte) (int, bool) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxSyntaxLines {
+		return 0, false
+	}
+	end := len(data)
+	for k := len(lines) - 1; k >= 1; k-- {
+		end -= len(lines[k])
+		var n yaml.Node
+		if yaml.Unmarshal(data[:end], &n) == nil {
+			return k + 1, true
+		}
+	}
+	return 0, false
 }
 
 // validator checks a decoded Config, recording the first error with the
@@ -216,7 +274,7 @@ func (v *validator) series(c *file, r *Plan) {
 		seen[sc.Name] = true
 		spec, ok := domains.Lookup(sc.Domain)
 		if !ok {
-			v.fail(field+".domain", at("domain"), "unknown domain %q (known: %s)", sc.Domain, strings.Join(domains.Names(), ", "))
+			v.fail(field+".domain", at("domain"), "unknown domain %q (%s)", sc.Domain, knownList(sc.Domain, domains.Names()))
 			continue
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
@@ -232,7 +290,7 @@ func (v *validator) series(c *file, r *Plan) {
 				if slices.ContainsFunc(external, func(x External) bool { return x.Name == name }) {
 					continue
 				}
-				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (known: %s; or an external estimator {name, command})", name, strings.Join(estimators.Names(), ", "))
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (%s; or an external estimator {name, command})", name, knownList(name, estimators.Names()))
 				continue
 			}
 			if len(r.N) > 0 && r.N[0] < info.MinN {
@@ -414,7 +472,7 @@ func (v *validator) params(spec *domains.Spec, node *yaml.Node, field string, at
 			for j, s := range spec.Params {
 				names[j] = s.Name
 			}
-			v.fail(field+"."+key, kat, "unknown parameter of domain %s (known: %s)", spec.Name, strings.Join(names, ", "))
+			v.fail(field+"."+key, kat, "unknown parameter of domain %s (%s)", spec.Name, knownList(key, names))
 			continue
 		}
 		items := []*yaml.Node{val}

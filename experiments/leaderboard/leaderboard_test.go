@@ -29,7 +29,7 @@ func runTiny(t *testing.T, dir, name, cfg string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, name)
-	if _, err := experiments.Run(context.Background(), p, out, experiments.Options{Workers: 2, Revision: "test"}); err != nil {
+	if _, err := experiments.Run(context.Background(), p, out, experiments.Options{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return out
