@@ -78,7 +78,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
-		if *maxSteps < 1 {
+		switch {
+		case *maxSteps < 1:
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
 		case !(*essWarn >= 0 && *essWarn <= 1):
 			return usageErr("-ess-warn %v, want a fraction in [0, 1]", *essWarn)
