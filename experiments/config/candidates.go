@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/experiments/selection"
 	"github.com/ope-lab/longhorizon/internal/streams"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -149,4 +150,63 @@ func where(name string, b *trajectory.Batch, i int) string {
 		}
 	}
 	return strings.TrimSpace("the " + name + " column's length")
+}
+
+// selectionYAML is the selection key as written.
+type selectionYAML struct {
+	Replicates *int              `yaml:"replicates"`
+	Claims     []selection.Claim `yaml:"claims"`
+}
+
+// Selection is off-policy selection's part of a plan (runexp select):
+// the bootstrap's replicates and the claims, checked against the series
+// with candidates.
+type Selection struct {
+	Replicates int               `json:"replicates"`
+	Claims     []selection.Claim `json:"claims,omitempty"`
+}
+
+// DefaultReplicates is selection.replicates when not given.
+const DefaultReplicates = 2000
+
+// maxReplicates bounds selection.replicates.
+const maxReplicates = 100000
+
+// selection resolves the selection key: replicates and claims, each
+// claim on a series with candidates (by its name as written).
+func (v *validator) selection(c *file, r *Plan) {
+	if c.Selection == nil {
+		return
+	}
+	sel := &Selection{Replicates: DefaultReplicates}
+	if x := c.Selection.Replicates; x != nil {
+		sel.Replicates = *x
+		if *x < 1 || *x > maxReplicates {
+			v.fail("selection.replicates", []any{"selection", "replicates"}, "%d, want an integer in [1, %d]", *x, maxReplicates)
+		}
+	}
+	series := map[string][]string{}
+	for _, s := range r.Series {
+		if s.Candidates != "" {
+			series[s.Base] = s.Estimators
+		}
+	}
+	for i, cl := range c.Selection.Claims {
+		if len(r.N) == 0 {
+			break
+		}
+		if key, err := cl.Check(series, r.N); err != nil {
+			v.fail(fmt.Sprintf("selection.claims[%d].%s", i, key), []any{"selection", "claims", i, key}, "%v", err)
+		}
+		if cl.Min != nil {
+			x := *cl.Min
+			cl.Min = &x
+		}
+		if cl.Max != nil {
+			x := *cl.Max
+			cl.Max = &x
+		}
+		sel.Claims = append(sel.Claims, cl)
+	}
+	r.Selection = sel
 }

@@ -47,6 +47,9 @@ type file struct {
 	Plot Plot `yaml:"plot"`
 	// Published is a table of another paper the run reproduces.
 	Published *Published `yaml:"published"`
+	// Selection holds the options and claims of off-policy selection
+	// (runexp select), for a config whose series have candidates.
+	Selection *selectionYAML `yaml:"selection"`
 	// TrialsFile, when false, leaves trials.csv out (runs of 10^4 trials
 	// and more); claims, which are recomputed from it, are then refused.
 	TrialsFile *bool `yaml:"trials_file"`
@@ -183,6 +186,9 @@ type Plan struct {
 	Published *Published `json:"published,omitempty"`
 	// NoTrialsFile leaves trials.csv out (YAML trials_file: false).
 	NoTrialsFile bool `json:"no_trials_file,omitempty"`
+	// Selection is off-policy selection's options and claims (runexp
+	// select); nil when the config has no selection key.
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Series is one series with all its domain parameters.

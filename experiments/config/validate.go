@@ -180,6 +180,7 @@ func (v *validator) resolve(c *file) *Plan {
 	v.claims(c, r)
 	v.published(c, r)
 	v.trialsFile(c, r)
+	v.selection(c, r)
 	v.plot(c, r)
 	return r
 }
