@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
@@ -132,7 +133,8 @@ func SelectInput(p *config.Plan, truths []domains.Truth, results []unit.Result) 
 	}
 	for si, s := range p.Series {
 		if len(in.Groups) == 0 || in.Groups[len(in.Groups)-1].Name != s.Base {
-			in.Groups = append(in.Groups, selection.Group{Name: s.Base, Domain: s.Domain, Param: s.Candidates, Estimators: s.Estimators})
+			in.Groups = append(in.Groups, selection.Group{Name: s.Base, Domain: s.Domain, Param: s.Candidates,
+				Estimators: s.Estimators, Labels: labels(&s)})
 		}
 		g := &in.Groups[len(in.Groups)-1]
 		g.Values = append(g.Values, s.Params[s.Candidates])
@@ -169,6 +171,20 @@ func grid4(a, b, c int) [][][]float64 {
 		out[i] = make([][]float64, b)
 		for j := range out[i] {
 			out[i][j] = make([]float64, c)
+		}
+	}
+	return out
+}
+
+// labels names the series' estimators for the markdown and the figure:
+// those that read the model columns (estimators.Info.Needs) followed by
+// the model's kind, e.g. "dm [fitted-t]" (TMIS).
+func labels(s *config.Series) []string {
+	out := make([]string, len(s.Estimators))
+	for e, name := range s.Estimators {
+		out[e] = name
+		if info, ok := s.Info(name); ok && info.Needs&estimators.Model != 0 && s.Model != "" {
+			out[e] += " [" + s.Model + "]"
 		}
 	}
 	return out

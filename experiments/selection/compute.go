@@ -20,8 +20,10 @@ type Group struct {
 	Values              []float64
 	// Truth[c] is candidate c's true value V(pi_e).
 	Truth []float64
-	// Estimators are the series' estimators, in config order.
-	Estimators []string
+	// Estimators are the series' estimators, in config order, and Labels
+	// their names in the markdown and the figure (e.g. with the model
+	// they read).
+	Estimators, Labels []string
 	// Est[c][e][j][t] is estimator e's estimate for candidate c at the
 	// j-th n of the grid on trial t; Lo and Hi, the same shape, its
 	// interval, with Lo[c][e] nil for an estimator without one.

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,11 +94,11 @@ func Markdown(title string, res *Result) []byte {
 				continue
 			}
 			fmt.Fprintf(&b, "\nAt n = %d: the true values span %s, median gap between neighbours %s; median sd of the estimates over trials: ", sp.N, sig(sp.Range), sig(sp.Gap))
-			for e, name := range g.Estimators {
+			for e := range g.Estimators {
 				if e > 0 {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, "%s %s", name, sig(sp.SD[e]))
+				fmt.Fprintf(&b, "%s %s", g.Labels[e], sig(sp.SD[e]))
 			}
 			b.WriteString(".\n")
 		}
@@ -106,7 +107,7 @@ func Markdown(title string, res *Result) []byte {
 			fmt.Fprintf(&b, " %s |", m.Label)
 		}
 		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(Metrics())) + "\n")
-		writeRows(&b, res.Rows, g.Name)
+		writeRows(&b, res.Rows, g)
 	}
 	if len(res.Verdict) > 0 {
 		b.WriteString("\n## Claims (written before the run)\n\n" + Rule + "\n\n| claim | statement | n | value [95% interval] | verdict |\n|---|---|---|---|---|\n")
@@ -119,13 +120,13 @@ func Markdown(title string, res *Result) []byte {
 
 // writeRows writes the metric rows of series name, one line per (n,
 // estimator).
-func writeRows(b *strings.Builder, rows []Row, name string) {
+func writeRows(b *strings.Builder, rows []Row, g *Group) {
 	k := len(Metrics())
 	for i := 0; i+k <= len(rows); i += k {
-		if rows[i].Series != name {
+		if rows[i].Series != g.Name {
 			continue
 		}
-		fmt.Fprintf(b, "| %d | %s |", rows[i].N, rows[i].Estimator)
+		fmt.Fprintf(b, "| %d | %s |", rows[i].N, g.Labels[slices.Index(g.Estimators, rows[i].Estimator)])
 		for _, r := range rows[i : i+k] {
 			fmt.Fprintf(b, " %s |", cell(r))
 		}

@@ -164,7 +164,7 @@ func panel(res *selection.Result, g *selection.Group, m string, top bool) (*plot
 		eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = clr, vg.Points(1.2), vg.Points(4)
 		p.Add(eb, sc)
 	}
-	p.NominalX(g.Estimators...)
+	p.NominalX(g.Labels...)
 	p.X.Tick.Label.Rotation = math.Pi / 5
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	p.X.Min, p.X.Max = -0.6, float64(len(g.Estimators))-0.4
