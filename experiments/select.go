@@ -86,9 +86,9 @@ func Select(ctx context.Context, p *config.Plan, dir string, opt Options) (*Sele
 // checkSelect refuses a plan that is not a selection: a series without
 // candidates, or fewer than 2 trials (the bootstrap resamples them).
 func checkSelect(p *config.Plan) error {
-	for i, s := range p.Series {
+	for _, s := range p.Series {
 		if s.Candidates == "" {
-			return fmt.Errorf("series %s has no candidates (series[%d].candidates): runexp select needs every series to be a set of candidate policies", s.Base, i)
+			return fmt.Errorf("series %s has no candidates (series[].candidates): runexp select needs every series to be a set of candidate policies", s.Base)
 		}
 	}
 	if p.Trials < 2 {
