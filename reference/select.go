@@ -21,7 +21,9 @@ Each is the mean over trials with a 95% percentile bootstrap interval over
 trials (selection.replicates resamples, the same trials for every
 estimator of a series and n). Coverage needs series[].bounds: [t]; with
 delta 0.025 its intervals are 95% ones. The claims (selection.claims)
-are decided so: ` + selection.Rule + `
+are decided so:
+
+` + wrap("  "+selection.Rule, 76) + `
 
 Writes DIR/selection.csv (series, estimator, n, metric, value, lo, hi;
 "n/a" where an estimator has no interval), DIR/selection.md (candidates
@@ -34,7 +36,7 @@ and seed give byte-identical files whatever -workers.`
 func metricsDoc() string {
 	var b strings.Builder
 	for _, m := range selection.Metrics() {
-		b.WriteString("  " + m.Name + ": " + m.Doc + "\n")
+		b.WriteString(wrap("  "+m.Name+": "+m.Doc, 76) + "\n")
 	}
 	return b.String()
 }

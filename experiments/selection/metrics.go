@@ -35,7 +35,7 @@ func Metrics() []Metric {
 			"the Pearson correlation of their average ranks (ties share the mean of the ranks they span); 0 when every estimate is equal (no ranking at all), NaN when an estimate is NaN"},
 		{Regret1, "regret@1", "V(best) - V(chosen): the true value lost by choosing the candidate with the largest estimate (ties: the first listed), against the best true value"},
 		{Regret3, "regret@3", "V(best) - max of V over the three candidates with the largest estimates (ties: the first listed): what is lost when the estimates shortlist three and the best of them is found"},
-		{Coverage, "coverage", "the fraction of candidates whose two-sided interval [L, 2 theta - L] (L the series' t lower bound at delta, theta the estimate: level 1 - 2 delta) holds the true value; n/a for an estimator without the t bound"},
+		{Coverage, "coverage", "the fraction of candidates whose two-sided interval [L, U] holds the true value, L the series' t lower bound at delta and U = 2*theta-L, theta the estimate (the mean of the terms L is computed from): level 1 - 2 delta; n/a for an estimator without the t bound"},
 	}
 }
 
