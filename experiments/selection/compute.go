@@ -244,3 +244,18 @@ func median(x []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// Figure geometry, in inches, shared by package selfig (which draws it)
+// and run.NeedOf (which sizes its canvas before the run).
+const (
+	FigurePanelW  = 3.6  // a series' column
+	FigurePanelH  = 2.9  // a metric's row
+	FigureLegendH = 0.35 // the legend strip
+	FigureTitleH  = 0.4  // the title strip
+	FigureRows    = 2    // Spearman and regret@1
+)
+
+// FigureInches returns the figure's width and height for groups series.
+func FigureInches(groups int) (w, h float64) {
+	return float64(groups) * FigurePanelW, FigureRows*FigurePanelH + FigureLegendH + FigureTitleH
+}

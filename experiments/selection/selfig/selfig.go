@@ -27,9 +27,8 @@ import (
 // Geometry, in points; 150 dpi as every figure of the project.
 const (
 	dpi        = 150
-	panelW     = 3.6 * vg.Inch
-	panelH     = 2.9 * vg.Inch
-	legendRowH = 0.35 * vg.Inch
+	legendRowH = selection.FigureLegendH * vg.Inch
+	titleH     = selection.FigureTitleH * vg.Inch
 )
 
 // palette is matplotlib's tab10, one colour per n.
@@ -38,13 +37,13 @@ var palette = []color.NRGBA{
 	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
 }
 
-// panelMetrics are the rows of the figure.
-var panelMetrics = []string{selection.Spearman, selection.Regret1}
+// panelMetrics are the rows of the figure (selection.FigureRows).
+var panelMetrics = [selection.FigureRows]string{selection.Spearman, selection.Regret1}
 
 // Draw returns the figure as PNG and SVG.
 func Draw(title string, res *selection.Result) (png, svg []byte, err error) {
 	in := res.Input
-	cols, rows := len(in.Groups), len(panelMetrics)
+	cols, rows := len(in.Groups), selection.FigureRows
 	if cols == 0 {
 		return nil, nil, fmt.Errorf("selection figure: no series")
 	}
@@ -59,15 +58,14 @@ func Draw(title string, res *selection.Result) (png, svg []byte, err error) {
 			plots[r][c] = p
 		}
 	}
-	w := vg.Length(cols) * panelW
-	h := vg.Length(rows)*panelH + legendRowH + 0.4*vg.Inch
+	wIn, hIn := selection.FigureInches(cols)
+	w, h := vg.Length(wIn)*vg.Inch, vg.Length(hIn)*vg.Inch
 	// a whole number of pixels, so that the PNG is exactly the SVG's size
 	w = vg.Length(math.Ceil(float64(w)/vg.Inch.Points()*dpi) / dpi * vg.Inch.Points())
 	h = vg.Length(math.Ceil(float64(h)/vg.Inch.Points()*dpi) / dpi * vg.Inch.Points())
 	paint := func(dc draw.Canvas) error {
-		top := draw.Crop(dc, 0, 0, dc.Max.Y-dc.Min.Y-0.4*vg.Inch, 0)
-		top.FillText(titleStyle(), vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - 0.12*vg.Inch}, title)
-		body := draw.Crop(dc, 0, 0, legendRowH, -0.4*vg.Inch)
+		dc.FillText(titleStyle(), vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - 0.12*vg.Inch}, title)
+		body := draw.Crop(dc, 0, 0, legendRowH, -titleH)
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter * 2}
 		canvases := plot.Align(plots, tiles, body)
 		for r := range plots {
