@@ -123,7 +123,10 @@ func selectFiles(p *config.Plan, res *selection.Result) ([]atomicfile.File, erro
 // the mean of the same per-trajectory terms: level 1 - 2 delta). results
 // are in run.Units' order.
 func SelectInput(p *config.Plan, truths []domains.Truth, results []unit.Result) *selection.Input {
-	in := &selection.Input{Seed: p.Seed, Trials: p.Trials, N: slices.Clone(p.N), Level: 1 - 2*p.Delta, Replicates: config.DefaultReplicates}
+	in := &selection.Input{Seed: p.Seed, Trials: p.Trials, N: slices.Clone(p.N), Replicates: config.DefaultReplicates}
+	if p.Delta > 0 {
+		in.Level = 1 - 2*p.Delta
+	}
 	if p.Selection != nil {
 		in.Replicates, in.Claims = p.Selection.Replicates, p.Selection.Claims
 	}

@@ -3,12 +3,17 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
@@ -139,5 +144,58 @@ func TestSelectRefusesPlainSeries(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s exists after a refused run", dir)
+	}
+}
+
+// TestSelectInputTInterval: the interval SelectInput hands to package
+// selection is the two-sided Student-t interval mean +- t_{0.975, n-1} s
+// / sqrt(n) of is's per-trajectory terms W_H G (SPEC 1e), recomputed
+// here from the unit's own data (its stream, the first n trajectories),
+// and the estimate is their mean.
+func TestSelectInputTInterval(t *testing.T) {
+	p := selPlan(t)
+	res, err := run.RunUnits(context.Background(), p, run.Units(p), run.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truths := make([]domains.Truth, len(p.Series))
+	for i := range truths {
+		truths[i].Value = float64(i) // only the intervals are checked
+	}
+	in := SelectInput(p, truths, res)
+	g := &in.Groups[0]
+	if g.Name != "sub" || g.Estimators[0] != "is" || len(g.Values) != 4 || g.Lo[0][1] != nil {
+		t.Fatalf("group %s %v %v: want sub, is first, 4 candidates, no interval for wis", g.Name, g.Estimators, g.Values)
+	}
+	for _, trial := range [][2]int{{0, 0}, {2, 3}, {3, 5}} {
+		cand, tr := trial[0], trial[1]
+		rs := &p.Series[cand]
+		d, err := rs.Spec().New(rs.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b trajectory.Batch
+		d.Collect(&b, p.NMax(), run.Stream(p, run.Unit{Series: cand, Trial: tr}))
+		for j, n := range p.N {
+			x := make([]float64, n)
+			for i := range n {
+				w, g := 1.0, 0.0
+				for k := b.Offsets[i]; k < b.Offsets[i+1]; k++ {
+					w *= b.Ratio[k]
+					g += b.Reward[k]
+				}
+				x[i] = w * g
+			}
+			m, s := stat.MeanStdDev(x, nil)
+			q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+			lo, hi := m-q*s/math.Sqrt(float64(n)), m+q*s/math.Sqrt(float64(n))
+			got := [3]float64{g.Est[cand][0][j][tr], g.Lo[cand][0][j][tr], g.Hi[cand][0][j][tr]}
+			for k, want := range [3]float64{m, lo, hi} {
+				if math.Abs(got[k]-want) > 1e-9*(1+math.Abs(want)) {
+					t.Errorf("candidate %d, trial %d, n = %d: (estimate, lo, hi) = %v, want (%v, %v, %v)", cand, tr, n, got, m, lo, hi)
+					break
+				}
+			}
+		}
 	}
 }

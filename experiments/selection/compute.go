@@ -35,7 +35,8 @@ type Input struct {
 	Seed   uint64
 	Trials int
 	N      []int
-	// Level is the intervals' level (1 - 2 delta), for the outputs.
+	// Level is the intervals' level (1 - 2 delta), for the outputs; 0
+	// when no series has intervals.
 	Level  float64
 	Groups []Group
 	// Replicates is the number of bootstrap replicates over trials.

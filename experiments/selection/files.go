@@ -70,10 +70,13 @@ func Markdown(title string, res *Result) []byte {
 	in := res.Input
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", title)
+	cov := "coverage is n/a: no series has the t bound"
+	if in.Level > 0 {
+		cov = fmt.Sprintf("coverage is that of the estimators' two-sided %s%% t intervals (n/a: the estimator has no t bound)", strconv.FormatFloat(100*in.Level, 'g', 4, 64))
+	}
 	fmt.Fprintf(&b, "Off-policy selection: per series, candidate evaluation policies sharing one behaviour data set per trial; "+
-		"%d trials, seed %d. Each cell is the mean over trials [95%% percentile bootstrap interval over trials, %d replicates]; "+
-		"coverage is that of the estimators' two-sided %.0f%% t intervals (n/a: the estimator has no t bound).\n\n",
-		in.Trials, in.Seed, in.Replicates, 100*in.Level)
+		"%d trials, seed %d. Each cell is the mean over trials [95%% percentile bootstrap interval over trials, %d replicates]; %s.\n\n",
+		in.Trials, in.Seed, in.Replicates, cov)
 	for _, m := range Metrics() {
 		fmt.Fprintf(&b, "- **%s**: %s.\n", m.Label, m.Doc)
 	}
