@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/run"
+	"github.com/ope-lab/longhorizon/experiments/selection"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -118,7 +119,7 @@ func TestCandidatesShareBehaviour(t *testing.T) {
 				first = b
 				continue
 			}
-			if diff := config.BehaviourDiff(first, b); diff != "" {
+			if diff := selection.BehaviourDiff(first, b); diff != "" {
 				t.Errorf("trial %d, %s: behaviour differs from the first candidate's: %s", trial, rs.Name, diff)
 			}
 			if slices.Equal(first.Ratio, b.Ratio) {
