@@ -8,7 +8,9 @@
 // bootstrap interval over trials (Draws, Interval), what decides the
 // outcome (Spread: the true values' gaps against the estimates' spread),
 // and the verdicts of the claims written before the run (Claim, Rule).
-// It renders selection.csv and selection.md (Files); the figure is
+// It renders selection.csv and selection.md (CSV, Markdown) and holds
+// BehaviourDiff, with which config checks that candidates share their
+// behaviour data; the figure is
 // package selection/selfig's. It reads no config, domain or estimator:
 // package experiments (Select) gathers its input from a run.
 package selection
