@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/runexp
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long horizon benchmarks figs test bench bench-long bench-all clean readme docs
+.PHONY: all build fig2 fig3 fig4 theory sweep beyond baselines bounds suite regimes long horizon selection benchmarks figs test bench bench-long bench-all clean readme docs
 
 all: build
 
@@ -69,6 +69,12 @@ long: build
 ## n = 1000 on four domains, with slopes.csv (issue 24) -> results/horizon/
 horizon: build
 	$(BIN) run -workers $(WORKERS) configs/horizon.yaml
+
+## selection: off-policy selection (issue 31): per estimator Spearman, regret@1,
+## regret@3 and interval coverage over candidate policies on five domains
+## -> results/selection/ (selection.csv, selection.md, selection.png)
+selection: build
+	$(BIN) select -workers $(WORKERS) configs/selection.yaml
 
 ## figs: every figure that exists (long apart: minutes, not seconds)
 figs: fig2 fig3 fig4 theory sweep beyond

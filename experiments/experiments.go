@@ -213,7 +213,13 @@ func checkOutputs(p *config.Plan, dir string) error {
 	if err := outdir.Check(dir); err != nil {
 		return err
 	}
-	for _, name := range append(report.Outputs(p), figure.FileNames(p.Name)...) {
+	return checkNames(dir, append(report.Outputs(p), figure.FileNames(p.Name)...))
+}
+
+// checkNames refuses names in dir taken by anything but a regular file
+// or a symbolic link: the files a run writes there.
+func checkNames(dir string, names []string) error {
+	for _, name := range names {
 		path := filepath.Join(dir, name)
 		st, err := os.Lstat(path)
 		switch {

@@ -7,6 +7,7 @@
 //	runexp plot DIR
 //	runexp claims DIR...
 //	runexp leaderboard [-out PREFIX] DIR...
+//	runexp select [-workers N] [-trials T] [-seed S] [-out DIR] [-quiet] CONFIG.yaml
 //	runexp estimate [flags] DATA
 //	runexp export [-trials T] [-format csv|jsonl] -out DIR CONFIG.yaml
 //	runexp help [COMMAND | estimators | domains | config | panels | data | files | reference]
@@ -55,7 +56,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order of the usage text.
-var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, leaderboardCommand, estimateCommand, exportCommand}
+var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, leaderboardCommand, selectCommand, estimateCommand, exportCommand}
 
 func lookupCommand(name string) (command, bool) {
 	for _, c := range commands {

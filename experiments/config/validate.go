@@ -238,6 +238,7 @@ func (v *validator) resolve(c *file) *Plan {
 	v.claims(c, r)
 	v.published(c, r)
 	v.trialsFile(c, r)
+	v.selection(c, r)
 	v.plot(c, r)
 	return r
 }
@@ -279,6 +280,7 @@ func (v *validator) series(c *file, r *Plan) {
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
 		v.zip(&grid, sc.Zip, field+".zip", at("zip"))
+		v.candidates(spec, grid, sc.Candidates, field+".candidates", at("candidates"))
 		if grid.size() > maxSeriesPerGrid {
 			v.fail(field+".params", at("params"), "the sweep expands into more than %d series", maxSeriesPerGrid)
 			continue
@@ -321,7 +323,7 @@ func (v *validator) series(c *file, r *Plan) {
 				}
 			}
 			rs := Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
-				Sweep: pt.sweep, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
+				Sweep: pt.sweep, Candidates: sc.Candidates, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
 			if d != nil {
 				rs.supply = domains.SupplyOf(spec, pt.params, d)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/selection"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/models"
@@ -340,6 +341,10 @@ const (
 
 // figurePixels returns the size in pixels of plan p's figure.
 func figurePixels(p *config.Plan) (w, h float64) {
+	if groups, ok := candidateGroups(p); ok {
+		w, h = selection.FigureInches(groups)
+		return math.Ceil(w * figureDPI), math.Ceil(h * figureDPI)
+	}
 	if p.Published != nil {
 		rows := float64(len(p.Published.Tables()))
 		w = publishedW + figureMargin
@@ -386,4 +391,20 @@ func reportPart(p *config.Plan, units int) NeedPart {
 	w, h := figurePixels(p)
 	return NeedPart{What: fmt.Sprintf("the report (%.3g estimates) and the figure (%.0f x %.0f pixels)", estimates, w, h),
 		Fields: "plot.panels, trials, the n grid", Bytes: rowBytes*estimates + pixelBytes*w*h}
+}
+
+// candidateGroups returns the number of sets of candidates of p and true
+// when every series has candidates: a selection run (runexp select),
+// whose figure is package selection's.
+func candidateGroups(p *config.Plan) (int, bool) {
+	groups := 0
+	for i, s := range p.Series {
+		if s.Candidates == "" {
+			return 0, false
+		}
+		if i == 0 || p.Series[i-1].Base != s.Base {
+			groups++
+		}
+	}
+	return groups, len(p.Series) > 0
 }
