@@ -18,7 +18,7 @@ import (
 )
 
 var selectCommand = command{
-	name: "select", args: "[flags] CONFIG.yaml",
+	name: "select", args: "[flags] CONFIG.yaml", minArgs: 1, maxArgs: 1, want: "exactly one CONFIG.yaml",
 	summary: "off-policy selection: rank candidate policies per estimator (Spearman, regret, coverage)",
 	about:   reference.SelectAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
@@ -30,10 +30,6 @@ var selectCommand = command{
 		var maxMemory membudget.Flag
 		fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() != 1 {
-				fs.Usage()
-				return usageError(stderr, "select", "want exactly one CONFIG.yaml")
-			}
 			if *workers < 1 {
 				return usageError(stderr, "select", "-workers %d, want >= 1", *workers)
 			}

@@ -45,7 +45,7 @@ func TestCandidatesHostile(t *testing.T) {
 		{"no threshold", "versus: sub/is, relation: above", "n: 20", `sel.yaml:12: selection.claims[0].min: want versus`},
 		{"n off grid", "relation: above}", "relation: above, n: 30}", `sel.yaml:12: selection.claims[0].n: 30 is not in the n grid`},
 		{"replicates", "selection:\n", "selection:\n  replicates: 0\n", `sel.yaml:11: selection.replicates: 0`},
-		{"unknown key", "selection:\n", "selection:\n  bootstrap: 9\n", `sel.yaml: line 11: field bootstrap not found`},
+		{"unknown key", "selection:\n", "selection:\n  bootstrap: 9\n", `sel.yaml:11: selection: unknown key "bootstrap"`},
 	} {
 		src := strings.Replace(selBase, tc.old, tc.new, 1)
 		if src == selBase {

@@ -21,6 +21,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/yamlcheck"
 	"github.com/ope-lab/longhorizon/models"
 	"go.yaml.in/yaml/v3"
 )
@@ -41,7 +42,7 @@ func parse(data []byte, path string) (*Plan, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("config %s: empty file", path)
 		}
-		return nil, syntaxError(data, path, err)
+		return nil, yamlcheck.SyntaxError(data, path, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("config %s: empty file", path)
@@ -56,7 +57,7 @@ func parse(data []byte, path string) (*Plan, error) {
 	}
 	// Scalars first: yaml.v3 would decode 2.5 into an int as 2.
 	v := validator{path: path, root: root.Content[0]}
-	v.scalars(v.root, reflect.TypeOf(file{}), "")
+	v.scalars(v.root, reflect.TypeOf(file{}))
 	if v.err != nil {
 		return nil, v.err
 	}
@@ -64,7 +65,7 @@ func parse(data []byte, path string) (*Plan, error) {
 	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+		return nil, fmt.Errorf("config %s: %w", path, yamlcheck.CleanError(err))
 	}
 	r := v.resolve(&c)
 	if v.err != nil {
@@ -82,74 +83,6 @@ func (v *validator) checkName(field string, at []any, name string) {
 	if !safeName.MatchString(name) || len(name) > MaxNameLen {
 		v.fail(field, at, "%q, want 1 to %d letters, digits, '_', '.', '+' or '-', starting with a letter or digit", name, MaxNameLen)
 	}
-}
-
-// cleanYAMLError turns yaml.v3's "yaml: unmarshal errors:\n  line 3: ..."
-// into one line per problem.
-func cleanYAMLError(err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return errors.New(strings.Join(te.Errors, "; "))
-	}
-	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
-}
-
-// yamlLine matches the line yaml.v3 puts in a syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
-
-// syntaxError is a YAML syntax error of the config data at path, at the
-// line where the document breaks. yaml.v3 reports the line where the
-// broken mapping or list starts (its parser's context mark), which can
-// be many lines above the mistake (issue 32: an indentation error at line
-// 14 reported at line 7); the line where the document breaks is the one
-// after its longest prefix of whole lines that parses (syntaxLine).
-func syntaxError(data []byte, path string, err error) error {
-	m := yamlLine.FindStringSubmatch(err.Error())
-	if m == nil {
-		return fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
-	}
-	reported, _ := strconv.Atoi(m[1])
-	msg, hint := m[2], ""
-	if strings.HasPrefix(msg, "did not find expected key") || strings.HasPrefix(msg, "did not find expected '-'") {
-		hint = "is this line indented like the lines above it? "
-	}
-	line, ok := syntaxLine(data)
-	if !ok || line <= reported {
-		line = reported
-	}
-	if line != reported {
-		hint += fmt.Sprintf("the block it breaks starts at line %d", reported)
-	}
-	if hint = strings.TrimSpace(hint); hint != "" {
-		msg += " (" + hint + ")"
-	}
-	return fmt.Errorf("config %s:%d: %s", path, line, msg)
-}
-
-// maxSyntaxLines bounds the configs whose syntax errors syntaxLine
-// places: it parses up to one prefix per line (the largest committed
-// config has about 800 lines).
-const maxSyntaxLines = 4000
-
-// syntaxLine returns the 1-based line after the longest prefix of whole
-// lines of data that parses as YAML, and false when data has more than
-// maxSyntaxLines lines or every prefix fails. The longest, not the first
-// failing prefix: a prefix ending inside a valid multi-line list or
-// string fails too.
-func syntaxLine(data []byte) (int, bool) {
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if len(lines) > maxSyntaxLines {
-		return 0, false
-	}
-	end := len(data)
-	for k := len(lines) - 1; k >= 1; k-- {
-		end -= len(lines[k])
-		var n yaml.Node
-		if yaml.Unmarshal(data[:end], &n) == nil {
-			return k + 1, true
-		}
-	}
-	return 0, false
 }
 
 // validator checks a decoded Config, recording the first error with the
@@ -275,7 +208,7 @@ func (v *validator) series(c *file, r *Plan) {
 		seen[sc.Name] = true
 		spec, ok := domains.Lookup(sc.Domain)
 		if !ok {
-			v.fail(field+".domain", at("domain"), "unknown domain %q (%s)", sc.Domain, knownList(sc.Domain, domains.Names()))
+			v.fail(field+".domain", at("domain"), "unknown domain %q (%s)", sc.Domain, yamlcheck.KnownList(sc.Domain, domains.Names()))
 			continue
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
@@ -292,7 +225,7 @@ func (v *validator) series(c *file, r *Plan) {
 				if slices.ContainsFunc(external, func(x External) bool { return x.Name == name }) {
 					continue
 				}
-				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (%s; or an external estimator {name, command})", name, knownList(name, estimators.Names()))
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (%s; or an external estimator {name, command})", name, yamlcheck.KnownList(name, estimators.Names()))
 				continue
 			}
 			if len(r.N) > 0 && r.N[0] < info.MinN {
@@ -474,7 +407,7 @@ func (v *validator) params(spec *domains.Spec, node *yaml.Node, field string, at
 			for j, s := range spec.Params {
 				names[j] = s.Name
 			}
-			v.fail(field+"."+key, kat, "unknown parameter of domain %s (%s)", spec.Name, knownList(key, names))
+			v.fail(field+"."+key, kat, "unknown parameter of domain %s (%s)", spec.Name, yamlcheck.KnownList(key, names))
 			continue
 		}
 		items := []*yaml.Node{val}
@@ -539,7 +472,7 @@ func scalarParam(ps domains.ParamSpec, val *yaml.Node) (float64, error) {
 		return x, nil
 	case domains.Int:
 		i, err := strconv.Atoi(val.Value)
-		if err != nil || !decimalInt.MatchString(val.Value) || val.Tag != "!!int" {
+		if err != nil || !yamlcheck.DecimalInt.MatchString(val.Value) || val.Tag != "!!int" {
 			return 0, fmt.Errorf("%q is not an integer", val.Value)
 		}
 		x = float64(i)
