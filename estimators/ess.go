@@ -20,25 +20,12 @@ func ESS(b *trajectory.Batch) float64 {
 		return 0
 	}
 	ws := make([]weights.Scaled, n)
-	top := weights.MinExp
 	for i := range n {
 		w := weights.Scaled{M: 1}
 		for s := b.Offsets[i]; s < b.Offsets[i+1]; s++ {
 			w.Mul(f[s])
 		}
 		ws[i] = w
-		if w.M != 0 {
-			top = max(top, w.E)
-		}
 	}
-	if top == weights.MinExp {
-		return 0
-	}
-	var sum, sum2 float64
-	for _, w := range ws {
-		x := w.At(top)
-		sum += x
-		sum2 += x * x
-	}
-	return sum * sum / sum2
+	return kish(ws)
 }

@@ -75,3 +75,45 @@ func TestResample(t *testing.T) {
 		t.Errorf("Resample allocates %v times per call into a grown batch", a)
 	}
 }
+
+// TestWeightStats checks WeightStatsOf by hand: the per-step ESS, the
+// step of its minimum, and the weights beyond float64's range.
+func TestWeightStats(t *testing.T) {
+	var b trajectory.Batch
+	b.Add(1, 2)
+	b.Add(0, 0.5)
+	b.End()
+	b.Add(0, 0.5)
+	b.End()
+	// t = 1: weights 2, 0.5: ESS 2.5^2 / (4 + 0.25) = 1.470588...;
+	// t = 2: weights 1, 0.5 (b keeps its last): 1.5^2 / 1.25 = 1.8
+	st := estimators.WeightStatsOf(&b)
+	if want := 2.5 * 2.5 / 4.25; st.MinStepESS != want || st.MinStep != 1 || st.ESS != 1.8 || st.N != 2 {
+		t.Errorf("weights (2, 0.5), (0.5): %+v, want min step ESS %v at 1, ESS 1.8, N 2", st, want)
+	}
+	if st.ESS != estimators.ESS(&b) {
+		t.Errorf("ESS %v, estimators.ESS %v", st.ESS, estimators.ESS(&b))
+	}
+	var wild trajectory.Batch // 1e400 twice, 1e-400 once, 1 once, 0 once
+	for _, f := range []float64{1e200, 1e200, 1e-200, 1, 0} {
+		wild.Add(1, f)
+		wild.Add(1, f)
+		wild.End()
+	}
+	st = estimators.WeightStatsOf(&wild)
+	// the two equal weights of 1e400 dominate: ESS (2 x 1e400)^2 / (2 x 1e800) = 2
+	if st.Overflow != 2 || st.Underflow != 1 || math.Abs(st.ESS-2) > 1e-12 {
+		t.Errorf("weights 1e400, 1e400, 1e-400, 1, 0: %+v, want 2 overflowing, 1 underflowing, ESS 2", st)
+	}
+	var edge trajectory.Batch // MaxFloat64 is a float64, 2^-1074 too
+	edge.Add(1, math.MaxFloat64)
+	edge.End()
+	edge.Add(1, math.SmallestNonzeroFloat64)
+	edge.End()
+	if st := estimators.WeightStatsOf(&edge); st.Overflow != 0 || st.Underflow != 0 {
+		t.Errorf("MaxFloat64, SmallestNonzeroFloat64: %+v, want neither out of range", st)
+	}
+	if st := estimators.WeightStatsOf(&trajectory.Batch{}); st != (estimators.WeightStats{}) {
+		t.Errorf("empty batch: %+v", st)
+	}
+}

@@ -145,12 +145,13 @@ func Names() []string {
 }
 
 // Defaults returns the estimators `runexp estimate` computes when none are
-// named, for data that has have: those marked Default whose Uses it has,
-// by Rank.
+// named, for data that has have: those marked Default whose Uses and
+// Needs it has, by Rank (issue 32: on data with a model, or with the ids
+// a model is fitted from, the model-based and marginal estimators).
 func Defaults(have Data) []string {
 	var out []string
 	for _, i := range registry {
-		if i.Default && i.Uses&^have == 0 {
+		if i.Default && (i.Uses|i.Needs)&^have == 0 {
 			out = append(out, i.Name)
 		}
 	}

@@ -51,7 +51,8 @@ func TestRegistryOrder(t *testing.T) {
 		have estimators.Data
 		want []string
 	}{
-		{every, []string{"is", "pdis", "wis", "cwpdis", "incris", "partitioned-pdis"}},
+		{every, []string{"is", "pdis", "wis", "cwpdis", "incris", "partitioned-pdis", "dm", "dr", "wdr", "magic", "mis", "drl"}},
+		{estimators.Model, []string{"is", "pdis", "wis", "cwpdis", "incris", "dm", "dr", "wdr", "magic"}},
 		{0, []string{"is", "pdis", "wis", "cwpdis", "incris"}},
 	} {
 		if got := known(estimators.Defaults(tc.have)); !slices.Equal(got, tc.want) {

@@ -51,13 +51,13 @@ type Logged struct {
 
 // LoggedResult is what Logged.Run computed: the one-point Result (values,
 // diagnostics, bounds and failures), the intervals (nil without), and
-// the effective sample size of the final importance weights
-// (estimators.ESS: every method weights by the same factors).
+// the statistics of the importance weights (estimators.WeightStatsOf:
+// every method weights by the same factors).
 type LoggedResult struct {
 	Result
 	Caps      []Caps
 	Intervals []confidence.Interval
-	ESS       float64
+	Weights   estimators.WeightStats
 }
 
 // Run computes l on b: the lower bounds first (a return outside the
@@ -71,7 +71,7 @@ func (l *Logged) Run(b *trajectory.Batch) (*LoggedResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &LoggedResult{Result: ev.NewResult(1), Caps: ev.Caps(), ESS: estimators.ESS(b)}
+	out := &LoggedResult{Result: ev.NewResult(1), Caps: ev.Caps(), Weights: estimators.WeightStatsOf(b)}
 	if err := ev.Evaluate(b, []int{b.N()}, &out.Result); err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func BenchmarkFigure(b *testing.B) {
 						b.Fatal(err)
 					}
 					dir := filepath.Join(b.TempDir(), name)
-					if _, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "bench", TruthCache: cache}); err != nil {
+					if _, err := Run(context.Background(), p, dir, Options{Workers: 2, TruthCache: cache}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -78,7 +78,7 @@ func BenchmarkRunTrials(b *testing.B) {
 			}
 			p.Trials = trials
 			start := time.Now()
-			if _, err := Run(context.Background(), p, b.TempDir(), Options{Workers: 1, Revision: "bench", TruthCache: cache}); err != nil {
+			if _, err := Run(context.Background(), p, b.TempDir(), Options{Workers: 1, TruthCache: cache}); err != nil {
 				b.Fatal(err)
 			}
 			return time.Since(start)

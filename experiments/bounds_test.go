@@ -215,7 +215,7 @@ func interruptAndResume(t *testing.T, p *config.Plan, k int, check func(ckpt []b
 	dir := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := Run(ctx, p, dir, Options{Workers: 1, Revision: "test", Progress: &cancelAfter{k: k, cancel: cancel}})
+	_, err := Run(ctx, p, dir, Options{Workers: 1, Progress: &cancelAfter{k: k, cancel: cancel}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %v, want context.Canceled", err)
 	}
@@ -228,7 +228,7 @@ func interruptAndResume(t *testing.T, p *config.Plan, k int, check func(ckpt []b
 	if err := os.WriteFile(ckpt, append(data, data[last+1:last+30]...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), p, dir, Options{Workers: 3, Resume: true, Revision: "test"}); err != nil {
+	if _, err := Run(context.Background(), p, dir, Options{Workers: 3, Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -241,14 +241,14 @@ func mergedShards(t *testing.T, p *config.Plan) string {
 	shards := t.TempDir()
 	var paths []string
 	for i := range 2 {
-		res, err := Run(context.Background(), p, shards, Options{Workers: 2, Shard: run.Shard{Index: i, Count: 2}, Revision: "test"})
+		res, err := Run(context.Background(), p, shards, Options{Workers: 2, Shard: run.Shard{Index: i, Count: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, res.Checkpoint)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(paths, merged, Options{Revision: "test"}); err != nil {
+	if _, err := Merge(paths, merged, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return merged

@@ -38,8 +38,6 @@ type Options struct {
 	// Holder describes this process in lock files (e.g. its command
 	// line), for the message another writer is refused with.
 	Holder string
-	// Revision is the code's revision, recorded in meta.json.
-	Revision string
 	// TruthCache keeps expensive true values on disk (nil: none).
 	TruthCache *truthcache.Cache
 	// Progress, TruthProgress and Log, when not nil, hear about units,
@@ -95,7 +93,7 @@ func Run(ctx context.Context, p *config.Plan, dir string, opt Options) (*Result,
 		res.Wall = time.Since(start)
 		return res, out.Close()
 	}
-	if res.Report, err = finish(p, out.Results, dir, opt, opt.Workers, start); err != nil {
+	if res.Report, err = finish(p, out.Results, dir, opt); err != nil {
 		out.Close()
 		return nil, err
 	}
@@ -157,7 +155,7 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 		undo()
 		return nil, err
 	}
-	rep, err := finish(p, results, dir, opt, 0, start)
+	rep, err := finish(p, results, dir, opt)
 	lk.Release()
 	if err != nil {
 		undo()
@@ -168,7 +166,7 @@ func Merge(paths []string, dir string, opt Options) (*Result, error) {
 
 // finish computes the true values, builds the report, writes its files and
 // draws its figure.
-func finish(p *config.Plan, results []unit.Result, dir string, opt Options, workers int, start time.Time) (*report.Report, error) {
+func finish(p *config.Plan, results []unit.Result, dir string, opt Options) (*report.Report, error) {
 	truths, err := run.Truths(p, opt.TruthCache, opt.TruthProgress, opt.Log)
 	if err != nil {
 		return nil, err
@@ -177,8 +175,7 @@ func finish(p *config.Plan, results []unit.Result, dir string, opt Options, work
 	if err != nil {
 		return nil, err
 	}
-	info := report.RunInfo{Revision: opt.Revision, Workers: workers, Wall: time.Since(start)}
-	files, err := rep.Files(info)
+	files, err := rep.Files(report.RunInfo{GoVersion: runtime.Version()})
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +213,13 @@ func checkOutputs(p *config.Plan, dir string) error {
 	if err := outdir.Check(dir); err != nil {
 		return err
 	}
-	for _, name := range append(report.Outputs(p), figure.FileNames(p.Name)...) {
+	return checkNames(dir, append(report.Outputs(p), figure.FileNames(p.Name)...))
+}
+
+// checkNames refuses names in dir taken by anything but a regular file
+// or a symbolic link: the files a run writes there.
+func checkNames(dir string, names []string) error {
+	for _, name := range names {
 		path := filepath.Join(dir, name)
 		st, err := os.Lstat(path)
 		switch {

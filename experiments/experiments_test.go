@@ -28,7 +28,7 @@ func loadPlan(t *testing.T, path string) *config.Plan {
 func runInto(t *testing.T, p *config.Plan, workers int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	if _, err := Run(context.Background(), p, dir, Options{Workers: workers, Revision: "test"}); err != nil {
+	if _, err := Run(context.Background(), p, dir, Options{Workers: workers}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -21,7 +21,7 @@ func TestExternalChildHelper(t *testing.T) {
 		t.Skip("only a child process of TestExternalDiesWithParent runs it")
 	}
 	p := loadPlan(t, path)
-	Run(context.Background(), p, filepath.Join(t.TempDir(), "out"), Options{Workers: 1, Revision: "test"})
+	Run(context.Background(), p, filepath.Join(t.TempDir(), "out"), Options{Workers: 1})
 }
 
 // alive reports whether process pid exists and is not a zombie.
@@ -83,7 +83,7 @@ func TestExternalDiesWithParent(t *testing.T) {
 func TestExternalStoppedAtEnd(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	p := loadPlan(t, externalConfig(t, `[pdis, {name: slow, command: [./extpdis, -pidfile, `+pidfile+`, sleep], timeout: 200ms}]`))
-	if _, err := Run(context.Background(), p, filepath.Join(t.TempDir(), "out"), Options{Workers: 1, Revision: "test"}); err == nil {
+	if _, err := Run(context.Background(), p, filepath.Join(t.TempDir(), "out"), Options{Workers: 1}); err == nil {
 		t.Fatal("the run succeeded")
 	}
 	b, err := os.ReadFile(pidfile)

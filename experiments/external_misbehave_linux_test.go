@@ -165,7 +165,7 @@ series:
 			start := time.Now()
 			done := make(chan error, 1)
 			go func() {
-				_, err := Run(context.Background(), p, filepath.Join(dir, "out"), Options{Workers: 2, Revision: "test"})
+				_, err := Run(context.Background(), p, filepath.Join(dir, "out"), Options{Workers: 2})
 				done <- err
 			}()
 			select {

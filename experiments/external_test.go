@@ -151,7 +151,7 @@ func TestExternalFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := loadPlan(t, externalConfig(t, `[pdis, {name: bad, command: `+tc.command+tc.timeout+`}]`))
 			dir := filepath.Join(t.TempDir(), "out")
-			_, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"})
+			_, err := Run(context.Background(), p, dir, Options{Workers: 2})
 			if err == nil {
 				t.Fatal("the run succeeded")
 			}
@@ -194,7 +194,7 @@ func TestExternalCommandRefused(t *testing.T) {
 			}
 			p := loadPlan(t, path)
 			dir := filepath.Join(t.TempDir(), "res", "out")
-			_, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"})
+			_, err := Run(context.Background(), p, dir, Options{Workers: 2})
 			if err == nil {
 				t.Fatal("the run succeeded")
 			}

@@ -70,7 +70,7 @@ func TestOutputsCheckedFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := listTree(t, dir)
-			_, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"})
+			_, err := Run(context.Background(), p, dir, Options{Workers: 2})
 			if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), filepath.Join(dir, file)) ||
 				!strings.Contains(err.Error(), kind) || !strings.Contains(err.Error(), "where the run writes its "+file) {
 				t.Errorf("Run: %v; want bad input naming %s as %s", err, filepath.Join(dir, file), kind)
@@ -95,7 +95,7 @@ func TestOutputsReadOnlyReplaced(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "curve.csv"), []byte("old"), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), p, dir, Options{Workers: 2, Revision: "test"}); err != nil {
+	if _, err := Run(context.Background(), p, dir, Options{Workers: 2}); err != nil {
 		t.Fatalf("a read-only curve.csv: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "curve.csv")); strings.HasPrefix(string(b), "old") {
@@ -104,7 +104,7 @@ func TestOutputsReadOnlyReplaced(t *testing.T) {
 	shards := t.TempDir()
 	var files []string
 	for i := range 2 {
-		res, err := Run(context.Background(), p, shards, Options{Workers: 1, Shard: run.Shard{Index: i, Count: 2}, Revision: "test"})
+		res, err := Run(context.Background(), p, shards, Options{Workers: 1, Shard: run.Shard{Index: i, Count: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestOutputsReadOnlyReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listTree(t, out)
-	if _, err := Merge(files, out, Options{Revision: "test"}); err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "meta.json is a directory") {
+	if _, err := Merge(files, out, Options{}); err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "meta.json is a directory") {
 		t.Errorf("Merge into a directory with a directory meta.json: %v", err)
 	}
 	if after := listTree(t, out); !slices.Equal(before, after) {

@@ -11,7 +11,13 @@ byte-identical CSV files whatever -workers or -shard.
 
 Finished units are appended to DIR/checkpoint.jsonl as they complete (the
 file is removed when the run's outputs are written); after a kill or ^C,
-rerun with -resume to lose and redo nothing. With -shard i/N only unit k
+rerun with -resume to lose and redo nothing. -resume with a larger -trials
+extends the run: the finished units are kept (a unit's numbers depend on
+the seed, its series and its trial only) and the outputs are the bytes of
+a run of that many trials in one go. A checkpoint of another config, seed
+or more trials is refused, naming the setting that differs and how many
+finished units a run without -resume (which starts over) would discard.
+Flags may come before or after CONFIG.yaml. With -shard i/N only unit k
 with k mod N = i runs (units in config order, series-major then trial),
 into DIR/shard-i-of-N.jsonl; 'runexp merge' combines the shards into the
 same bytes as an unsharded run.
@@ -75,4 +81,6 @@ const ExitStatus = `Exit status, for every command:
        external estimator failing at run time, or an estimate that is not
        representable (runexp estimate)
   130  interrupted (^C); a run keeps its checkpoint: rerun with -resume
+Flags may come before or after the arguments of every command ("--" ends
+them); a bad flag or argument count is one line on standard error.
 `

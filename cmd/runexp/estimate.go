@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/reference"
 
@@ -23,7 +24,7 @@ import (
 )
 
 var estimateCommand = command{
-	name: "estimate", args: "[flags] DATA",
+	name: "estimate", args: "[flags] DATA", minArgs: 1, maxArgs: 1, want: "exactly one DATA file (or - for standard input)",
 	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV, JSON Lines, JSON, Parquet)",
 	about:   reference.EstimateAbout(),
 	flags:   estimateFlags,
@@ -68,23 +69,34 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	fs.IntVar(&lf.Horizon, "horizon", 0, "H > 0 of the model fitted from the obs and action columns (SPEC 1f; default: the longest episode); a longer episode is bad input")
 	fs.Float64Var(&lf.Delta, "delta", 0.05, "the lower bounds hold at confidence 1 - delta; delta in (0, 1)")
 	fs.StringVar(&lf.ReturnRange, "return-range", "", "LO,HI: a range holding every episode's return (discounted with -gamma), for the bounds that need one"+reference.NeedsRangeText())
+	essWarn := fs.Float64("ess-warn", 0.01, "warn when the effective sample size of the importance weights (Kish's, of the final weights or of the weights up to any step) is below this fraction of the episodes; 0 never warns")
 	fs.StringVar(&lf.Interval, "interval", intervalPercentile, "bootstrap interval: "+intervalPercentile+" or "+intervalBCa+" (bias-corrected and accelerated)")
 	var externals externalFlag
 	fs.Var(&externals, "external", "NAME=COMMAND: an external estimator (docs/external.md), the program and its arguments separated by spaces, run in the current directory; repeat for more. Computed after -estimators' ones, with bootstrap intervals, no bound")
 	extTimeout := fs.Duration("external-timeout", config.DefaultTimeout, "most time an external estimator may take to answer one request")
+	var plot plotFlags
+	plot.add(fs)
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
 		switch {
-		case fs.NArg() != 1:
-			return usageErr("want exactly one DATA file (or - for standard input); see runexp help estimate")
 		case *maxSteps < 1:
 			return usageErr("-max-steps %d, want >= 1", *maxSteps)
+		case !(*essWarn >= 0 && *essWarn <= 1):
+			return usageErr("-ess-warn %v, want a fraction in [0, 1]", *essWarn)
 		}
 		lf.MaxMemory, lf.Explicit = maxMemory.Bytes(), explicit(fs)
 		job, names, notes, err := lf.job()
 		if err != nil {
 			return usageErr("%v", err)
+		}
+		job.essWarn = *essWarn
+		truth, plotNote, err := plot.check()
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if plotNote != "" {
+			notes = append(notes, plotNote)
 		}
 		specs, err := externals.specs(*extTimeout)
 		if err != nil {
@@ -156,6 +168,11 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		}
 		if _, err := stdout.Write(out.Bytes()); err != nil {
 			return err
+		}
+		if plot.path != "" {
+			if err := figure.WriteEstimates(rep.estimatesFigure(where, truth), plot.path); err != nil {
+				return fmt.Errorf("estimate: -plot: %w", err)
+			}
 		}
 		return rep.WriteFailures(stderr, "runexp estimate: ")
 	}

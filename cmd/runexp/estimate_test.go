@@ -477,12 +477,16 @@ func TestEstimateNeedsModel(t *testing.T) {
 		"a,0,1,0.5,0.5,1,1,1,1,1\nb,0,1,0.5,0.5,1,1,1,1,1\n"), 0o644)
 	model := filepath.Join(dir, "model.csv")
 	os.WriteFile(model, []byte("episode,step,reward,pi_b,pi_e,q_hat,v_hat\na,0,1,0.5,0.5,1,1\nb,0,1,0.5,0.5,1,1\n"), 0o644)
+	// with obs and action a model is fitted (SPEC 1f), so the defaults
+	// include the model-based and marginal estimators
+	ids := filepath.Join(dir, "ids.csv")
+	os.WriteFile(ids, []byte("episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.5,s,x\na,1,0,0.5,0.5,t,y\nb,0,1,0.5,0.5,s,y\nb,1,2,0.5,0.5,t,x\n"), 0o644)
 	for _, inf := range estimators.All() {
 		if inf.Needs&estimators.Model == 0 {
 			continue
 		}
 		for path, want := range map[string]string{
-			plain: inf.Name + " needs the model columns q_hat and v_hat, which " + plain + " does not have",
+			plain: inf.Name + " needs the model columns q_hat and v_hat, which " + plain + " does not have" + modelWays,
 			opts:  inf.Name + " needs primitive data (one action ratio per step), and " + opts + " has the option columns",
 		} {
 			code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "pdis,"+inf.Name, path)
@@ -500,7 +504,7 @@ func TestEstimateNeedsModel(t *testing.T) {
 	for _, tc := range []struct {
 		path string
 		have estimators.Data
-	}{{plain, 0}, {model, estimators.Model}} {
+	}{{plain, 0}, {model, estimators.Model}, {ids, estimators.Model | estimators.IDs | estimators.Probs}} {
 		var want []string
 		for _, inf := range estimators.All() {
 			if inf.Default && inf.Uses&^tc.have == 0 && inf.Needs&^tc.have == 0 {
@@ -512,11 +516,19 @@ func TestEstimateNeedsModel(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.path, code, errOut)
 		}
 		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[4:] {
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[5:] {
 			got = append(got, strings.Fields(line)[0])
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: default estimators %v, want %v", filepath.Base(tc.path), got, want)
+		}
+		if tc.path == ids {
+			// issue 32 item 3: the model-based and marginal estimators by name
+			for _, n := range []string{"dm", "dr", "wdr", "magic", "mis", "drl"} {
+				if !slices.Contains(got, n) {
+					t.Errorf("ids.csv: default estimators %v lack %s", got, n)
+				}
+			}
 		}
 	}
 }
@@ -797,7 +809,7 @@ func TestEstimateHostileInput(t *testing.T) {
 		{"too-many.csv", head + "a,0,1,0.5,0.5\nb,0,1,0.5,0.5\nc,0,1,0.5,0.5\n", nil, []string{"-max-steps", "2"}, 2,
 			[]string{"too-many.csv: line 4", "more than 2 steps", "-max-steps"}},
 		{"a-directory", "", nil, nil, 2, []string{"a-directory is a directory"}},
-		{"missing.csv", "", nil, nil, 2, []string{"missing.csv", "no such file"}},
+		{"missing.csv", "", nil, nil, 2, []string{"missing.csv", "does not exist"}},
 		// /dev/zero: one endless line, in either format
 		{"-", "", &endless{row: "\x00"}, nil, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},
 		{"-", "", &endless{row: "\x00"}, []string{"-format", "jsonl"}, 2, []string{"standard input: line 1", "longer than 1048576 bytes"}},
@@ -1139,13 +1151,13 @@ func TestEstimateBoundsOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(out, "\n")
-	if lines[2] != "one-sided lower bounds at 1 - delta = 90% (delta = 0.1), returns in [-2, 2]" {
-		t.Errorf("legend %q", lines[2])
+	if lines[3] != "one-sided lower bounds at 1 - delta = 90% (delta = 0.1), returns in [-2, 2]" {
+		t.Errorf("legend %q", lines[3])
 	}
-	if !strings.HasSuffix(lines[4], "ess  hcope lower 90%  t lower 90%") {
-		t.Errorf("header %q", lines[4])
+	if !strings.HasSuffix(lines[5], "ess  hcope lower 90%  t lower 90%") {
+		t.Errorf("header %q", lines[5])
 	}
-	for _, line := range lines[5 : 5+len(names)] {
+	for _, line := range lines[6 : 6+len(names)] {
 		f := strings.Fields(line)
 		inf, _ := estimators.Lookup(f[0])
 		for k, kind := range []string{"hcope", "t"} {
@@ -1159,7 +1171,8 @@ func TestEstimateBoundsOutput(t *testing.T) {
 
 // TestEstimateDefaultOutputUnchanged: without the new flags the output is
 // byte for byte what runexp estimate printed before they existed
-// (testdata/estimate/*, written by the binary of the parent revision);
+// (testdata/estimate/*, written by the binary of the parent revision;
+// rewritten when issue 32 added the importance weights' line and object);
 // -delta or -return-range without -bounds, and -interval percentile in a
 // table, change nothing on standard output.
 func TestEstimateDefaultOutputUnchanged(t *testing.T) {

@@ -28,6 +28,9 @@ type estimateJob struct {
 	// kind is -model, horizon -horizon (0: the longest episode).
 	kind    models.Kind
 	horizon int
+	// essWarn is -ess-warn: the fraction of the episodes below which an
+	// effective sample size is warned about (0: never).
+	essWarn float64
 	// maxMemory is -max-memory in bytes.
 	maxMemory float64
 	// intervalNamed says that -interval was given (the JSON then names
@@ -93,6 +96,9 @@ func (j *estimateJob) check(b *trajectory.Batch) (notes []string, err error) {
 		c := m.Caps()
 		caps[k] = c
 		if why := evaluate.DataProblem(c, j.have, j.where); why != "" {
+			if c.Needs&estimators.Model != 0 && j.have&(estimators.Model|estimators.Options) == 0 {
+				why += modelWays
+			}
 			return notes, inputerr.Errorf("%s", why)
 		}
 		if n < c.MinN {
@@ -135,6 +141,11 @@ func (j *estimateJob) check(b *trajectory.Batch) (notes []string, err error) {
 	}
 	return notes, nil
 }
+
+// modelWays ends the refusal of a model estimator on data without a
+// model: the two ways to give it one.
+const modelWays = "; give it a model either way: the columns q_hat and v_hat (a model of your own), " +
+	"or the id columns obs and action, from which the model of kind -model is fitted (docs/estimate/models.md)"
 
 // sizeFlags names the flag behind each setting that sizes an estimate's
 // memory (evaluate.Part.By), for the memory budget's refusal.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/trajectory"
@@ -25,8 +26,13 @@ type estimateReport struct {
 	// Delta is the lower bounds' delta (-delta), there with -bounds.
 	Delta *float64 `json:"delta,omitempty"`
 	// ReturnRange is -return-range, there when a bound used it.
-	ReturnRange *[2]float64   `json:"return_range,omitempty"`
-	Estimates   orderedObject `json:"estimates"` // estimator -> estimateJSON, in the order asked
+	ReturnRange *[2]float64 `json:"return_range,omitempty"`
+	// Weights describes the importance weights every estimator weights by.
+	Weights weightsJSON `json:"weights"`
+	// Warnings are the weights' warnings (weightWarnings), also on
+	// standard error.
+	Warnings  []string      `json:"warnings,omitempty"`
+	Estimates orderedObject `json:"estimates"` // estimator -> estimateJSON, in the order asked
 
 	ess    float64 // every estimator weights by the same factors
 	caps   []evaluate.Caps
@@ -48,6 +54,15 @@ type lowerBound struct {
 	ok    bool
 	value float64
 	err   error
+}
+
+// weightsJSON is estimators.WeightStats in the JSON output.
+type weightsJSON struct {
+	ESS        float64 `json:"ess"`
+	MinStepESS float64 `json:"min_step_ess"`
+	MinStep    int     `json:"min_step"`
+	Overflow   int     `json:"overflow"`
+	Underflow  int     `json:"underflow"`
 }
 
 type bootstrapJSON struct {
@@ -106,8 +121,11 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 
 // newEstimateReport returns the report of job j's result res on b.
 func newEstimateReport(j *estimateJob, b *trajectory.Batch, res *evaluate.LoggedResult) *estimateReport {
-	rep := &estimateReport{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: res.ESS,
-		caps: res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
+	w := res.Weights
+	rep := &estimateReport{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: w.ESS,
+		Weights:  weightsJSON{ESS: w.ESS, MinStepESS: w.MinStepESS, MinStep: w.MinStep, Overflow: w.Overflow, Underflow: w.Underflow},
+		Warnings: weightWarnings(w, j.essWarn),
+		caps:     res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
 	if g := j.Gamma; g != 1 && g != 0 {
 		rep.Gamma = &g
 	}
@@ -202,6 +220,11 @@ func (r *estimateReport) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, ", discounted with gamma = %v", *r.Gamma)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "importance weights: ESS %.4g of %d episodes, smallest per-step ESS %.4g (step %d)", r.Weights.ESS, r.Episodes, r.Weights.MinStepESS, r.Weights.MinStep)
+	if k := r.Weights.Overflow + r.Weights.Underflow; k > 0 {
+		fmt.Fprintf(w, ", %d outside float64's range", k)
+	}
+	fmt.Fprintln(w)
 	if r.Bootstrap != nil {
 		method := "percentile"
 		if r.bca {
@@ -253,6 +276,9 @@ func (r *estimateReport) WriteTable(w io.Writer) {
 // to stderr, each line after prefix, and returns an error counting the
 // failed estimates and bounds (nil when none failed).
 func (r *estimateReport) WriteFailures(stderr io.Writer, prefix string) error {
+	for _, w := range r.Warnings {
+		fmt.Fprintf(stderr, "%swarning: %s\n", prefix, w)
+	}
 	failed, failedBounds := 0, 0
 	for j, n := range r.names {
 		if err := r.errs[j]; err != nil {
@@ -307,4 +333,28 @@ func writeAligned(w io.Writer, rows [][]string) {
 		}
 		fmt.Fprintln(w, line.String())
 	}
+}
+
+// weightWarnings returns the warnings about the importance weights w
+// (issue 32 item 3): an effective sample size of the final weights, or of
+// the weights up to some step, below the fraction frac of the episodes
+// (frac 0: none), and weights outside float64's range.
+func weightWarnings(w estimators.WeightStats, frac float64) []string {
+	var out []string
+	n := float64(w.N)
+	const hint = "what is weighted by them rests on a few episodes, and its bootstrap interval is unreliable"
+	switch {
+	case frac > 0 && w.ESS < frac*n:
+		out = append(out, fmt.Sprintf("the effective sample size of the importance weights is %.3g of %d episodes (%.3g%%, below -ess-warn %g): %s",
+			w.ESS, w.N, 100*w.ESS/n, frac, hint))
+	case frac > 0 && w.MinStepESS < frac*n:
+		out = append(out, fmt.Sprintf("the effective sample size of the importance weights up to step %d is %.3g of %d episodes (%.3g%%, below -ess-warn %g): %s",
+			w.MinStep, w.MinStepESS, w.N, 100*w.MinStepESS/n, frac, hint))
+	}
+	if w.Overflow > 0 || w.Underflow > 0 {
+		out = append(out, fmt.Sprintf("the importance weights (products of pi_e/pi_b over an episode) of %d of %d episodes are above float64's largest value and of %d below its smallest: "+
+			"a plain float64 product of their ratios is +Inf or 0 (an external estimator's, a spreadsheet's); the estimators here keep such products exactly",
+			w.Overflow, w.N, w.Underflow))
+	}
+	return out
 }

@@ -13,7 +13,7 @@ import (
 )
 
 var exportCommand = command{
-	name: "export", args: "[flags] -out DIR CONFIG.yaml",
+	name: "export", args: "[flags] -out DIR CONFIG.yaml", minArgs: 1, maxArgs: 1, want: "exactly one CONFIG.yaml",
 	summary: "write every (series, trial) data set of a config as logged-data files",
 	about:   reference.ExportAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
@@ -22,10 +22,6 @@ var exportCommand = command{
 		out := fs.String("out", "", "output directory (required)")
 		quiet := fs.Bool("quiet", false, "no progress on standard error (a true value taking longer than a few seconds still reports)")
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() != 1 {
-				fs.Usage()
-				return usageError(stderr, "export", "want exactly one CONFIG.yaml")
-			}
 			if *out == "" {
 				return usageError(stderr, "export", "-out: an output directory is required")
 			}

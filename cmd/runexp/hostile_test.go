@@ -786,9 +786,10 @@ func TestHostileFlags(t *testing.T) {
 	runCases := []hostileCase{
 		// contract: bad flags are bad input, exit 2 naming the flag
 		{name: "run unknown flag", args: runFlags("-frob"), code: 2, want: []string{"-frob"}, badFlag: true},
+		// flags may follow the config (issue 32): an unknown one is named
 		{name: "run unknown flag after the config", args: func(e *hostileEnv) []string {
 			return []string{"run", "-quiet", "-out", e.out, base(e), "-frob"}
-		}, code: 2, want: []string{"CONFIG.yaml"}},
+		}, code: 2, want: []string{"-frob"}, badFlag: true},
 		{name: "run without a config", args: func(e *hostileEnv) []string { return []string{"run", "-quiet", "-out", e.out} }, code: 2, want: []string{"CONFIG.yaml"}},
 		{name: "run two configs", args: func(e *hostileEnv) []string { return append(e.run(base(e)), base(e)) }, code: 2, want: []string{"CONFIG.yaml"}},
 		{name: "run -workers 0", args: runFlags("-workers", "0"), code: 2, want: []string{"-workers"}},
@@ -814,13 +815,13 @@ func TestHostileFlags(t *testing.T) {
 		{name: "run -resume=maybe", args: runFlags("-resume=maybe"), code: 2, want: []string{"-resume"}},
 	}
 	otherCases := []hostileCase{
-		{name: "merge without arguments", args: fixed("merge"), code: 2, want: []string{"Usage: runexp merge"}},
-		{name: "merge -out without arguments", args: func(e *hostileEnv) []string { return []string{"merge", "-out", e.out} }, code: 2, want: []string{"Usage: runexp merge"}},
+		{name: "merge without arguments", args: fixed("merge"), code: 2, want: []string{"usage: runexp merge"}},
+		{name: "merge -out without arguments", args: func(e *hostileEnv) []string { return []string{"merge", "-out", e.out} }, code: 2, want: []string{"usage: runexp merge"}},
 		{name: "merge unknown flag", args: func(e *hostileEnv) []string { return []string{"merge", "-frob", e.path("x.jsonl")} }, code: 2, want: []string{"-frob"}, badFlag: true},
-		{name: "plot without arguments", args: fixed("plot"), code: 2, want: []string{"Usage: runexp plot"}},
-		{name: "plot two directories", args: func(e *hostileEnv) []string { return []string{"plot", e.mkdir("a"), e.mkdir("b")} }, code: 2, want: []string{"Usage: runexp plot"}},
+		{name: "plot without arguments", args: fixed("plot"), code: 2, want: []string{"usage: runexp plot"}},
+		{name: "plot two directories", args: func(e *hostileEnv) []string { return []string{"plot", e.mkdir("a"), e.mkdir("b")} }, code: 2, want: []string{"usage: runexp plot"}},
 		{name: "plot unknown flag", args: func(e *hostileEnv) []string { return []string{"plot", "-frob", e.mkdir("a")} }, code: 2, want: []string{"-frob"}, badFlag: true},
-		{name: "claims without arguments", args: fixed("claims"), code: 2, want: []string{"Usage: runexp claims"}},
+		{name: "claims without arguments", args: fixed("claims"), code: 2, want: []string{"usage: runexp claims"}},
 		{name: "claims unknown flag", args: func(e *hostileEnv) []string { return []string{"claims", "-frob", e.mkdir("a")} }, code: 2, want: []string{"-frob"}, badFlag: true},
 		{name: "estimate without arguments", args: fixed("estimate"), code: 2, want: []string{"DATA"}},
 		{name: "estimate two files", args: func(e *hostileEnv) []string { return estimate(okData(e), okData(e)) }, code: 2, want: []string{"DATA"}},

@@ -12,7 +12,7 @@ import (
 )
 
 var leaderboardCommand = command{
-	name: "leaderboard", args: "[-out PREFIX] [-baseline NAME] [-compare E1,E2,...]... DIR...",
+	name: "leaderboard", args: "[-out PREFIX] [-baseline NAME] [-compare E1,E2,...]... DIR...", minArgs: 1, maxArgs: -1, want: "one or more results directories",
 	summary: "rank the estimators of finished runs: PREFIX.md, .csv, .tex, .png, .svg",
 	about:   reference.LeaderboardAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
@@ -21,10 +21,6 @@ var leaderboardCommand = command{
 		var compare compareFlag
 		fs.Var(&compare, "compare", "a comparison of the estimators named, comma-separated, and the baseline (repeatable; default: one per design)")
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() == 0 {
-				fs.Usage()
-				return usageError(stderr, "leaderboard", "want one or more results directories")
-			}
 			if err := leaderboard.CheckPrefix(*out); err != nil {
 				return err
 			}

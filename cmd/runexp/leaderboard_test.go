@@ -40,7 +40,7 @@ func TestHostileLeaderboard(t *testing.T) {
 		e.write(rel, strings.Join(append(lines[:n-1:n-1], append([]string{text}, lines[n-1:]...)...), "\n"))
 	}
 	cases := []hostileCase{
-		{name: "no directory", args: func(e *hostileEnv) []string { return []string{"leaderboard", "-out", filepath.Join(e.out, "lb")} }, code: 2, want: []string{"Usage: runexp leaderboard"}},
+		{name: "no directory", args: func(e *hostileEnv) []string { return []string{"leaderboard", "-out", filepath.Join(e.out, "lb")} }, code: 2, want: []string{"usage: runexp leaderboard"}},
 		{name: "unknown flag", args: func(e *hostileEnv) []string { return []string{"leaderboard", "-frob", e.results("res")} }, code: 2, want: []string{"-frob"}, badFlag: true},
 		{name: "the default baseline absent", args: func(e *hostileEnv) []string {
 			return []string{"leaderboard", "-out", filepath.Join(e.out, "lb"), e.results("res")}

@@ -7,6 +7,7 @@
 //	runexp plot DIR
 //	runexp claims DIR...
 //	runexp leaderboard [-out PREFIX] DIR...
+//	runexp select [-workers N] [-trials T] [-seed S] [-out DIR] [-quiet] CONFIG.yaml
 //	runexp estimate [flags] DATA
 //	runexp export [-trials T] [-format csv|jsonl] -out DIR CONFIG.yaml
 //	runexp help [COMMAND | estimators | domains | config | panels | data | files | reference]
@@ -36,23 +37,26 @@ import (
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/internal/progress"
+	"github.com/ope-lab/longhorizon/internal/suggest"
 	"github.com/ope-lab/longhorizon/reference"
 )
-
-// revision is the git revision, set by the Makefile with -ldflags -X.
-var revision = "unknown"
 
 // command is one subcommand: its synopsis, its flags (a fresh set, also
 // read by the generated reference) and what it does.
 type command struct {
 	name, args, summary string
+	// minArgs and maxArgs bound its positional arguments (maxArgs -1: no
+	// bound); want says what they are, for the error when they do not fit
+	// ("exactly one CONFIG.yaml").
+	minArgs, maxArgs int
+	want             string
 	// about is the long help, printed above the flags.
 	about string
 	flags func(fs *flag.FlagSet) func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // commands lists the subcommands in the order of the usage text.
-var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, leaderboardCommand, estimateCommand, exportCommand}
+var commands = []command{runCommand, mergeCommand, plotCommand, claimsCommand, leaderboardCommand, selectCommand, estimateCommand, exportCommand}
 
 func lookupCommand(name string) (command, bool) {
 	for _, c := range commands {
@@ -105,7 +109,11 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		c, ok := lookupCommand(name)
 		if !ok {
-			fmt.Fprintf(stderr, "runexp: unknown command %q\n\n%s", name, usage())
+			var names []string
+			for _, c := range commands {
+				names = append(names, c.name)
+			}
+			fmt.Fprintf(stderr, "runexp: unknown command %q (%srunexp help lists the commands)\n", name, didYouMean(name, names))
 			return 2
 		}
 		err = runCommandLine(c, args[1:], stdin, stdout, stderr)
@@ -126,8 +134,8 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-// newFlagSet returns c's flag set, printing c's help on -h, and the
-// function that runs c once it is parsed.
+// newFlagSet returns c's flag set and the function that runs c once it
+// is parsed. Its Usage prints c's help (runexp help COMMAND, -h).
 func newFlagSet(c command, stderr io.Writer) (*flag.FlagSet, func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -148,18 +156,82 @@ func hasFlags(fs *flag.FlagSet) bool {
 	return n > 0
 }
 
-// runCommandLine parses args into c's flags and runs c. A help request
-// passes flag.ErrHelp through (exit 0); any other flag error, which the
-// flag package has already printed with the usage, is a usage error.
+// runCommandLine parses args into c's flags, before and after the
+// positional arguments alike, and runs c. A help request prints c's help
+// and passes flag.ErrHelp through (exit 0); a bad flag or a wrong number
+// of arguments is one line on stderr and a usage error (exit 2): a page
+// of help would bury the line that says what is wrong.
 func runCommandLine(c command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, do := newFlagSet(c, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	usage := fs.Usage
+	fs.SetOutput(io.Discard) // the flag package's message is printed below, once
+	fs.Usage = func() {}
+	err := parseInterspersed(fs, args)
+	fs.SetOutput(stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	case err != nil:
+		return usageError(stderr, c.name, "%v (%srunexp help %s lists the flags)", err, flagSuggestion(fs, err), c.name)
+	case fs.NArg() < c.minArgs || c.maxArgs >= 0 && fs.NArg() > c.maxArgs:
+		where := ""
+		if hasFlags(fs) {
+			where = "; flags may come before or after the arguments"
 		}
-		return errUsage
+		return usageError(stderr, c.name, "want %s, got %s (usage: runexp %s %s%s)",
+			c.want, count(fs.NArg(), "argument"), c.name, c.args, where)
 	}
 	return do(fs, stdin, stdout, stderr)
+}
+
+// parseInterspersed parses args into fs, accepting flags after positional
+// arguments (runexp run cfg.yaml -trials 64), which the flag package
+// alone stops at. Everything after "--" is positional, and so is "-"
+// (standard input). Afterwards fs.Args() holds the positional arguments
+// in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...) // "--" ends the flags
+			break
+		}
+		for len(rest) > 0 && (rest[0] == "-" || !strings.HasPrefix(rest[0], "-")) {
+			pos, rest = append(pos, rest[0]), rest[1:]
+		}
+		if len(rest) == 0 {
+			break
+		}
+		args = rest
+	}
+	// a parse of "--" alone sets no flag and leaves pos as fs.Args()
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// didYouMean is "did you mean NAME? " for the name of known closest to
+// word (suggest.Closest), else "".
+func didYouMean(word string, known []string) string {
+	if k, ok := suggest.Closest(word, known); ok {
+		return "did you mean " + k + "? "
+	}
+	return ""
+}
+
+// flagSuggestion is "did you mean -NAME? " for an undefined flag close
+// to one of fs's, else "".
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, "-"+f.Name) })
+	return didYouMean("-"+strings.TrimPrefix(name, "-"), known)
 }
 
 // usageError prints a bad invocation of command name and returns errUsage.
@@ -169,7 +241,7 @@ func usageError(stderr io.Writer, name, format string, a ...any) error {
 }
 
 var runCommand = command{
-	name: "run", args: "[flags] CONFIG.yaml",
+	name: "run", args: "[flags] CONFIG.yaml", minArgs: 1, maxArgs: 1, want: "exactly one CONFIG.yaml",
 	summary: "run a config: curve.csv, claims, meta.json and the figure",
 	about:   reference.RunAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
@@ -183,10 +255,6 @@ var runCommand = command{
 		var maxMemory membudget.Flag
 		fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() != 1 {
-				fs.Usage()
-				return usageError(stderr, "run", "want exactly one CONFIG.yaml")
-			}
 			if *workers < 1 {
 				return usageError(stderr, "run", "-workers %d, want >= 1", *workers)
 			}
@@ -247,9 +315,9 @@ const quietTruthAfter = 5 * time.Second
 
 // harnessOptions are the options every harness command shares: progress
 // on stderr (a bar on a terminal, lines otherwise, none when quiet), the
-// user's truth cache and the revision.
+// user's truth cache.
 func harnessOptions(stderr io.Writer, name string, quiet bool) experiments.Options {
-	opt := experiments.Options{Revision: revision, TruthCache: truthcache.Default(),
+	opt := experiments.Options{TruthCache: truthcache.Default(),
 		Log: func(msg string) { fmt.Fprintln(stderr, "runexp: "+msg) }}
 	start := time.Now()
 	opt.TruthProgress = func(series string, frac float64) {
@@ -275,17 +343,13 @@ func printResult(stdout io.Writer, dir string, res *experiments.Result) {
 }
 
 var mergeCommand = command{
-	name: "merge", args: "[-out DIR] DIR_OR_SHARD_FILE...",
+	name: "merge", args: "[-out DIR] DIR_OR_SHARD_FILE...", minArgs: 1, maxArgs: -1, want: "one or more results directories or shard files",
 	summary: "combine the shards of a run (run -shard i/N) into its outputs",
 	about:   reference.MergeAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		out := fs.String("out", "", "output directory (default: the directory of the first shard file)")
 		quiet := fs.Bool("quiet", false, "no progress on standard error")
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() == 0 {
-				fs.Usage()
-				return errUsage
-			}
 			files, err := experiments.ShardFiles(fs.Args())
 			if err != nil {
 				return err
@@ -307,15 +371,11 @@ var mergeCommand = command{
 }
 
 var plotCommand = command{
-	name: "plot", args: "DIR",
+	name: "plot", args: "DIR", minArgs: 1, maxArgs: 1, want: "exactly one results directory",
 	summary: "redraw the figure of a finished run from its files",
 	about:   reference.PlotAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() != 1 {
-				fs.Usage()
-				return errUsage
-			}
 			if err := experiments.Redraw(fs.Arg(0)); err != nil {
 				return err
 			}
@@ -326,15 +386,11 @@ var plotCommand = command{
 }
 
 var claimsCommand = command{
-	name: "claims", args: "DIR...",
+	name: "claims", args: "DIR...", minArgs: 1, maxArgs: -1, want: "one or more results directories",
 	summary: "summarise the claims of finished runs as a markdown table",
 	about:   reference.ClaimsAbout,
 	flags: func(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, io.Writer) error {
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if fs.NArg() == 0 {
-				fs.Usage()
-				return errUsage
-			}
 			md, err := report.ClaimsMarkdown(fs.Args())
 			if err != nil {
 				return err

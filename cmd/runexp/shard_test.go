@@ -111,7 +111,7 @@ func TestResumeRefusesOtherConfig(t *testing.T) {
 	mustRun(t, "run", "-quiet", "-shard", "0/2", "-out", dir, smallConfig)
 	var o, e bytes.Buffer
 	code := Main([]string{"run", "-quiet", "-resume", "-seed", "5", "-shard", "0/2", "-out", dir, smallConfig}, &o, &e)
-	if code == 0 || !strings.Contains(e.String(), "different config or seed") {
+	if code == 0 || !strings.Contains(e.String(), "seed is 7 there and 5 here (-seed 7 resumes it)") {
 		t.Errorf("exit %d, %q", code, e.String())
 	}
 }

@@ -16,12 +16,12 @@ func init() {
 		{Name: "mis", Rank: 170, Formula: "sum_{t=1..H} sum_o d_t(o) r_t(o): d_1(o) = n_1(o)/n, r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t, " +
 			"d_{t+1}(o') = sum_o d_t(o) P_t(o'|o), P_t(o'|o) = (1/n_t(o)) sum_{i: o^i_t = o, o^i_{t+1} = o'} rho^i_t (a trajectory that ended at t reaches no o'); n_t(o) = #{i : o^i_t = o}",
 			Source: "tabular time-indexed marginalized importance sampling, Xie, Ma & Wang 2019; SPEC 1f (assumes Markov observations: biased on subepisode by design)",
-			MinN:   1, Class: estimators.ModelBased, Needs: estimators.IDs, Bytes: misBytes, BytesDoc: misBytesDoc,
+			MinN:   1, Class: estimators.ModelBased, Default: true, Needs: estimators.IDs, Bytes: misBytes, BytesDoc: misBytesDoc,
 			New: func() estimators.Estimator { return NewMIS() }},
 		{Name: "drl", Rank: 180, Formula: "(1/n) sum_i phi^i, phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)): " +
 			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), q, v from the fitted model (SPEC 1d, censored at H; or the series' learned kind, e.g. fitted-t for Kallus & Uehara's time-indexed q_t) of the other fold and w_t(o) = d_t(o) / (n_t(o)/m) from mis's d_t over the other fold (0 where it has n_t(o) = 0); pi_e(a|o) read from the rows",
 			Source: "double reinforcement learning, Kallus & Uehara 2020, cross-fitted with 2 folds; SPEC 1f (H = the longest trajectory of the data)",
-			MinN:   2, Class: estimators.ModelBased, Needs: estimators.IDs | estimators.Probs, FitsModel: true, Bytes: drlBytes, BytesDoc: drlBytesDoc,
+			MinN:   2, Class: estimators.ModelBased, Default: true, Needs: estimators.IDs | estimators.Probs, FitsModel: true, Bytes: drlBytes, BytesDoc: drlBytesDoc,
 			Bounds: []string{confidence.T},
 			New:    func() estimators.Estimator { return NewDRL() }},
 		{Name: "ih", Rank: 185, Formula: "Lhat sum_{i,t} w(o^i_t) rho^i_t r^i_t / sum_{i,t} gamma^(t-1) w(o^i_t) rho^i_t: w the least-squares solution (ridge 1e-10 tr(A)/m) of the stationary equations " +

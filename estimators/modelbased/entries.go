@@ -13,19 +13,19 @@ func init() {
 	for _, i := range []estimators.Info{
 		{Name: "dm", Rank: 120, Formula: "(1/n) sum_i v_hat^i_1: the model alone (model-only: no rewards or importance weights)",
 			Source: "direct method; SPEC 1d",
-			MinN:   1, Class: estimators.ModelBased, Needs: estimators.Model,
+			MinN:   1, Class: estimators.ModelBased, Default: true, Needs: estimators.Model,
 			New: func() estimators.Estimator { return NewDM() }},
 		{Name: "dr", Rank: 130, Formula: "(1/n) sum_i sum_t [ W^i_t r^i_t - (W^i_t q_hat^i_t - W^i_{t-1} v_hat^i_t) ], W_0 = 1",
 			Source: "doubly robust, Jiang & Li 2016; SPEC 1d",
-			MinN:   1, Class: estimators.ModelBased, Needs: estimators.Model, Bytes: drBytes, BytesDoc: drBytesDoc, Bounds: []string{confidence.T},
+			MinN:   1, Class: estimators.ModelBased, Default: true, Needs: estimators.Model, Bytes: drBytes, BytesDoc: drBytesDoc, Bounds: []string{confidence.T},
 			New: func() estimators.Estimator { return NewDR() }},
 		{Name: "wdr", Rank: 140, Formula: "sum_i sum_t [ wbar^i_t r^i_t - (wbar^i_t q_hat^i_t - wbar^i_{t-1} v_hat^i_t) ], wbar^i_t = W^i_t / sum_j W^j_t, wbar^i_0 = 1/n",
 			Source: "weighted doubly robust, Thomas & Brunskill 2016; SPEC 1d",
-			MinN:   1, Class: estimators.ModelBased, Needs: estimators.Model, Bytes: wdrBytes, BytesDoc: wdrBytesDoc,
+			MinN:   1, Class: estimators.ModelBased, Default: true, Needs: estimators.Model, Bytes: wdrBytes, BytesDoc: wdrBytesDoc,
 			New: func() estimators.Estimator { return NewWDR() }},
 		{Name: "magic", Rank: 150, Formula: "sum_j x_j g_j over j in {0, 1, 2, 4, ..., H} (g_0 = dm, g_H = wdr): x = argmin over the simplex of x^T (Omega + b b^T + lambda I) x, b_j = distance of g_j from wdr's normal 90% interval",
 			Source: "MAGIC, Thomas & Brunskill 2016, Algorithm 1 (interp.: a normal interval for the percentile bootstrap); SPEC 1d",
-			MinN:   2, Class: estimators.ModelBased, Needs: estimators.Model, Diagnostics: []estimators.Diagnostic{magicX}, Bytes: magicBytes, BytesDoc: magicBytesDoc,
+			MinN:   2, Class: estimators.ModelBased, Default: true, Needs: estimators.Model, Diagnostics: []estimators.Diagnostic{magicX}, Bytes: magicBytes, BytesDoc: magicBytesDoc,
 			New: func() estimators.Estimator { return NewMAGIC() }},
 		{Name: "reg", Rank: 160, Formula: "mean(Y) - beta mean(C): for trajectory i with steps t = 1..H_i, PDIS weights w_t = prod_{s<=t} rho_s, w_0 = 1, " +
 			"model columns q_t = q_hat(o_t, a_t), v_t = v_hat(o_t) (exactly those dr uses), " +

@@ -9,6 +9,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/evaluate"
+	"github.com/ope-lab/longhorizon/internal/yamlcheck"
 )
 
 // DefaultDelta is delta, 1 - the confidence of the lower bounds (SPEC 1e),
@@ -81,7 +82,7 @@ func (s *Series) checkBounds(n0 int) *boundError {
 	if p := evaluate.CheckBounds(caps, s.Bounds, n0); p != nil {
 		switch p.Kind {
 		case evaluate.UnknownBound:
-			return fail("bounds", p.Index, "unknown bound %q (known: %s)", p.Bound, strings.Join(confidence.Names(), ", "))
+			return fail("bounds", p.Index, "unknown bound %q (%s)", p.Bound, yamlcheck.KnownList(p.Bound, confidence.Names()))
 		case evaluate.RepeatedBound:
 			return fail("bounds", p.Index, "%q is listed twice", p.Bound)
 		case evaluate.Unsupported:

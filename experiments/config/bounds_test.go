@@ -74,7 +74,7 @@ func TestBoundsConfigRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, find, replace, want string
 	}{
-		{"unknown bound", "[t, hcope]", "[t, hcop]", `t.yaml:9: series[0].bounds[1]: unknown bound "hcop" (known: t, hcope)`},
+		{"unknown bound", "[t, hcope]", "[t, hcop]", `t.yaml:9: series[0].bounds[1]: unknown bound "hcop" (did you mean "hcope"? known: t, hcope)`},
 		{"bound twice", "[t, hcope]", "[t, hcope, t]", `t.yaml:9: series[0].bounds[2]: "t" is listed twice`},
 		{"bound of no estimator", "[is, pdis]\n    bounds: [t, hcope]", "[pdis, wis]\n    bounds: [t, hcope]", `t.yaml:9: series[0].bounds[1]: hcope is a bound of no estimator of the series (pdis, wis); estimators with it: is`},
 		{"hcope without range", "    return_range: [0, 1]\n", "", `t.yaml:9: series[0].return_range: missing: bound hcope needs [g_lo, g_hi]`},

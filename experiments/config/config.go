@@ -47,6 +47,9 @@ type file struct {
 	Plot Plot `yaml:"plot"`
 	// Published is a table of another paper the run reproduces.
 	Published *Published `yaml:"published"`
+	// Selection holds the options and claims of off-policy selection
+	// (runexp select), for a config whose series have candidates.
+	Selection *selectionYAML `yaml:"selection"`
 	// TrialsFile, when false, leaves trials.csv out (runs of 10^4 trials
 	// and more); claims, which are recomputed from it, are then refused.
 	TrialsFile *bool `yaml:"trials_file"`
@@ -61,6 +64,10 @@ type seriesYAML struct {
 	// together instead of spanning a cartesian product: the i-th series
 	// takes the i-th value of each. Named by the first of them.
 	Zip []string `yaml:"zip"`
+	// Candidates names the swept parameter whose values are the series'
+	// candidate evaluation policies (off-policy selection, runexp
+	// select): the only swept one, changing pi_e alone (candidates.go).
+	Candidates string `yaml:"candidates"`
 	// Estimators lists registry keys and external estimators (mappings
 	// {name, command, timeout}); decoded by hand (estimatorList).
 	Estimators yaml.Node `yaml:"estimators"`
@@ -179,6 +186,9 @@ type Plan struct {
 	Published *Published `json:"published,omitempty"`
 	// NoTrialsFile leaves trials.csv out (YAML trials_file: false).
 	NoTrialsFile bool `json:"no_trials_file,omitempty"`
+	// Selection is off-policy selection's options and claims (runexp
+	// select); nil when the config has no selection key.
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Series is one series with all its domain parameters.
@@ -192,8 +202,13 @@ type Series struct {
 	Params domains.Params `json:"params"`
 	// Sweep holds the values of the parameters swept to make this series
 	// (nil when the series was not swept).
-	Sweep      domains.Params `json:"sweep,omitempty"`
-	Estimators []string       `json:"estimators"`
+	Sweep domains.Params `json:"sweep,omitempty"`
+	// Candidates, when not empty, names the parameter whose values make
+	// the series of Base a set of candidate evaluation policies (YAML
+	// series[].candidates): they share Base's random streams (run.Stream),
+	// so that every candidate of a trial sees the same behaviour data.
+	Candidates string   `json:"candidates,omitempty"`
+	Estimators []string `json:"estimators"`
 	// External holds the series' external estimators (their names are
 	// also in Estimators, in config order): programs that estimate over
 	// JSON Lines (docs/external.md). None for most series.
@@ -553,7 +568,7 @@ func readCapped(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, inputerr.Open(fmt.Errorf("%s: %w", path, err))
+		return nil, inputerr.Open(err) // names path (a directory: "is a directory, not a file")
 	}
 	if int64(len(data)) > limit {
 		return nil, inputerr.Errorf("%s: larger than %d bytes; a config is a small YAML file", path, limit)

@@ -43,7 +43,7 @@ func TestBadConfigs(t *testing.T) {
 	for _, tc := range []struct {
 		name, find, replace, want string
 	}{
-		{"unknown top-level key", "trials: 4", "trials: 4\ntrails: 5", "t.yaml: line 4: field trails not found"},
+		{"unknown top-level key", "trials: 4", "trials: 4\ntrails: 5", "t.yaml:4: unknown key \"trails\" (did you mean \"trials\"?)"},
 		{"wrong type", "trials: 4", "trials: many", `t.yaml:3: trials: "many" is not an integer`},
 		{"epsilon outside [0,1]", "p_e: 0.75", "p_e: 1.5", "t.yaml:9: series[0].params.p_e: 1.5 is outside [0, 1]"},
 		{"unknown param", "p_e: 0.75", "p_x: 0.75", "t.yaml:9: series[0].params.p_x: unknown parameter of domain subepisode"},

@@ -16,6 +16,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/yamlcheck"
 )
 
 // External is an external estimator of a series: a program, started in
@@ -226,7 +227,7 @@ func strictDecode(node *yaml.Node, x *externalYAML) error {
 		}
 	}
 	if err := node.Decode(x); err != nil {
-		return cleanYAMLError(err)
+		return yamlcheck.CleanError(err)
 	}
 	return nil
 }
@@ -251,7 +252,7 @@ func (v *validator) estimatorList(node *yaml.Node, field string, at []any) ([]st
 		return nil, nil
 	}
 	if node.Kind != yaml.SequenceNode {
-		v.failLine(field, node.Line, "%s, want a list such as [pdis, cwpdis]", describe(node))
+		v.failLine(field, node.Line, "%s, want a list such as [pdis, cwpdis]", yamlcheck.Describe(node))
 		return nil, nil
 	}
 	if len(node.Content) == 0 {
@@ -267,10 +268,10 @@ func (v *validator) estimatorList(node *yaml.Node, field string, at []any) ([]st
 		var name string
 		switch item.Kind {
 		case yaml.ScalarNode:
-			v.scalars(item, stringType, f)
+			v.scalarsAt(item, stringType, f)
 			name = item.Value
 		case yaml.MappingNode:
-			v.scalars(item, externalType, f)
+			v.scalarsAt(item, externalType, f)
 			if v.err != nil {
 				return names, external
 			}
@@ -300,7 +301,7 @@ func (v *validator) estimatorList(node *yaml.Node, field string, at []any) ([]st
 			name = x.Name
 			external = append(external, x)
 		default:
-			v.failLine(f, item.Line, "%s, want an estimator key or a mapping {name, command, timeout}", describe(item))
+			v.failLine(f, item.Line, "%s, want an estimator key or a mapping {name, command, timeout}", yamlcheck.Describe(item))
 			return names, external
 		}
 		if slices.Contains(names, name) {

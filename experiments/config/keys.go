@@ -6,6 +6,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
+	"github.com/ope-lab/longhorizon/experiments/selection"
 )
 
 // logYDefault and logYNever list the panel quantities drawn on a log y
@@ -59,10 +60,21 @@ var keys = []Key{
 	{"series[].domain", "required", "a domain of `runexp help domains`"},
 	{"series[].params", "the domain's defaults", "domain parameters; a list sweeps: the series expands into the cartesian product of its lists"},
 	{"series[].zip", "none", "swept parameters (lists of one length) that advance together instead of spanning a product, e.g. [subepisodes, eps_step] to keep eps_step x subepisodes fixed: the i-th series takes the i-th value of each, and is named by the first (sub[subepisodes=50])"},
+	{"series[].candidates", "none", "off-policy selection (`runexp select`): the parameter, given as a list of at least 2 values and the only swept one, whose values are the series' candidate evaluation policies; every candidate of a trial sees the same behaviour trajectories (the series shares one random stream per trial), and a parameter that changes the behaviour data (the dynamics or pi_b: checked on a pilot draw of every candidate) is refused"},
 	{"series[].estimators", "required", "estimators of `runexp help estimators`, or external estimators {name, command, timeout} (docs/external.md): name, a safe name that is no built-in key; command, the program and its arguments, run in the config file's directory (relative paths are relative to it; a program that does not exist or is not executable is refused before the run), started once per worker and kept running, answering one JSON line per trial; timeout, a Go duration bounding each answer (default 5m); an external estimator needs data: nested and primitive data, and has no diagnostics, bounds, closed form or model. Every estimator of a series sees the same data"},
 	{"series[].model", "fitted (when an estimator needs a model)", "the kind of the model whose columns q_hat, v_hat the estimators that need them read (SPEC 1d): one of the kinds `runexp help models` lists (package models' registry: learned ones fitted on each data set from its observation and action ids, and exact, the domain's true q of pi_e, a reference line); only for domains with primitive policies. An estimator that fits a model itself (adaptive's cross-fitted WDR) fits the series' kind when it is a learned one, else fitted; a series whose only model reader is such an estimator may name a learned kind"},
 	{"series[].bounds", "none", "lower bounds of SPEC 1e (t, hcope; see `runexp help estimators`) computed at every n, on the data of each estimate, for every estimator of the series that has them; each bound must be one of some estimator of the series. The run then writes bounds.csv"},
 	{"series[].return_range", "required by hcope, else refused", "[g_lo, g_hi], finite with g_lo < g_hi: a range holding every (discounted) return of the series, for the bounds that need it (hcope); a return outside it fails the run"},
+	{"selection.replicates", "2000", "off-policy selection (`runexp select`): bootstrap replicates over trials of every metric's interval and every claim's, in [1, 100000]"},
+	{"selection.claims[].name", "required", "a short name"},
+	{"selection.claims[].text", `""`, "the prediction in words"},
+	{"selection.claims[].metric", "required", "one of " + strings.Join(selection.MetricNames(), ", ") + " (`runexp help select`)"},
+	{"selection.claims[].subject", "required", "series/estimator: a series with candidates (its name as written) and one of its estimators"},
+	{"selection.claims[].versus", "none", "series/estimator on the same series: the claim is then on the paired difference subject - versus, with relation"},
+	{"selection.claims[].relation", "required with versus", "above or below: the difference's interval must lie wholly above (below) 0 for the claim to hold, wholly on the other side for it to fail"},
+	{"selection.claims[].min", "none", "without versus: the claim holds when the interval of the mean lies at or above min, fails when wholly below; give min or max"},
+	{"selection.claims[].max", "none", "without versus: the claim holds when the interval of the mean lies at or below max, fails when wholly above"},
+	{"selection.claims[].n", "the grid's last n", "the n of the grid the claim is checked at"},
 	{"trials_file", "true", "false leaves trials.csv out (a run of 10^4 trials writes 10^6 lines); claims are then refused"},
 	{"claims[].name", "required", "a short name"},
 	{"claims[].text", `""`, "the paper's words"},

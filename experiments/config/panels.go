@@ -10,6 +10,7 @@ import (
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/quantity"
+	"github.com/ope-lab/longhorizon/internal/yamlcheck"
 )
 
 // Panel is one panel of a figure with panels (YAML plot.panels[i]):
@@ -228,7 +229,7 @@ func (v *validator) panels(ps []Panel, r *Plan) []Panel {
 		for j, e := range pc.Estimators {
 			f := fmt.Sprintf("%s.estimators[%d]", field, j)
 			if !r.knows(e) {
-				v.fail(f, at("estimators", j), "unknown estimator %q (known: %s)", e, strings.Join(estimators.Names(), ", "))
+				v.fail(f, at("estimators", j), "unknown estimator %q (%s)", e, yamlcheck.KnownList(e, estimators.Names()))
 			} else if !slices.ContainsFunc(sel, func(s int) bool { return slices.Contains(r.Series[s].Estimators, e) }) {
 				v.fail(f, at("estimators", j), "no selected series has estimator %q", e)
 			} else if slices.Index(pc.Estimators, e) < j {
@@ -368,7 +369,7 @@ func (v *validator) ratio(field string, at func(keys ...any) []any, pc *Panel, q
 	for j, b := range pc.Baseline {
 		f := fmt.Sprintf("%s.baseline[%d]", field, j)
 		if !r.knows(b) {
-			v.fail(f, at("baseline", j), "unknown estimator %q (known: %s)", b, strings.Join(estimators.Names(), ", "))
+			v.fail(f, at("baseline", j), "unknown estimator %q (%s)", b, yamlcheck.KnownList(b, estimators.Names()))
 			continue
 		}
 		if slices.Index(pc.Baseline, b) < j {

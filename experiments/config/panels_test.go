@@ -33,7 +33,7 @@ func TestPanelConfigErrors(t *testing.T) {
 		{"y_min on a linear y", "y: n_variance", "y: bias\n      y_min: 1e-12", `t.yaml:23: plot.panels[0].y_min: 1e-12, but y_min applies only to a log y axis (y is bias, log_y false)`},
 		{"y_min with log_y false", "y: n_variance", "y: n_variance\n      log_y: false\n      y_min: 1e-3", `t.yaml:24: plot.panels[0].y_min: 0.001, but y_min applies only to a log y axis (y is n_variance, log_y false)`},
 		{"y_min in flow style", "plot:\n  panels:\n", "plot:\n  panels:\n    - {title: B, y: mean_estimate, y_min: 2}\n", `t.yaml:18: plot.panels[0].y_min: 2, but y_min applies only to a log y axis (y is mean_estimate, log_y false)`},
-		{"unknown panel key", "y: n_variance", "y: n_variance\n      colour: red", `line 23: field colour not found`},
+		{"unknown panel key", "y: n_variance", "y: n_variance\n      colour: red", `t.yaml:23: plot.panels[0]: unknown key "colour" (known: title,`},
 		{"bad label", "plot:\n", "plot:\n  labels: {chx/pdis: X}\n", `t.yaml:17: plot.labels: no series "chx"`},
 		{"label estimator", "plot:\n", "plot:\n  labels: {ch/incris: X}\n", `t.yaml:17: plot.labels: series ch has no estimator "incris"`},
 	} {

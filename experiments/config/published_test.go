@@ -54,7 +54,7 @@ func TestBadPublishedConfigs(t *testing.T) {
 		{"zero value", "value: 5.6e-4", "value: 0", "t.yaml:14: published.cells[0].value: 0, want the published relative MSE"},
 		{"unknown curve", "subject: s/pdis", "subject: s/is", `t.yaml:14: published.cells[0].subject: series s has no estimator "is"`},
 		{"duplicate cell", "row: WIS, column: Standard", "row: IS, column: Per-decision", "t.yaml:15: published.cells[1]: table 12 row IS column Per-decision is also cells[0]"},
-		{"no cells", "  cells:\n", "  cells: []\n  old:\n", "field old not found"},
+		{"no cells", "  cells:\n", "  cells: []\n  old:\n", "t.yaml:14: published: unknown key \"old\""},
 		{"caption of two lines", `"sub-episode MDP"`, `"two\nlines"`, `t.yaml:12: published.captions.12: "two\nlines" holds a control character`},
 		{"claims without trials.csv", "trials: 400", "trials: 400\ntrials_file: false\nclaims: [{name: c, subject: s/pdis, versus: [s/wis], max_ratio: 1}]",
 			"t.yaml:4: trials_file: false, but the config has claims"},

@@ -21,6 +21,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/internal/yamlcheck"
 	"github.com/ope-lab/longhorizon/models"
 	"go.yaml.in/yaml/v3"
 )
@@ -41,7 +42,7 @@ func parse(data []byte, path string) (*Plan, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("config %s: empty file", path)
 		}
-		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+		return nil, yamlcheck.SyntaxError(data, path, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("config %s: empty file", path)
@@ -56,7 +57,7 @@ func parse(data []byte, path string) (*Plan, error) {
 	}
 	// Scalars first: yaml.v3 would decode 2.5 into an int as 2.
 	v := validator{path: path, root: root.Content[0]}
-	v.scalars(v.root, reflect.TypeOf(file{}), "")
+	v.scalars(v.root, reflect.TypeOf(file{}))
 	if v.err != nil {
 		return nil, v.err
 	}
@@ -64,7 +65,7 @@ func parse(data []byte, path string) (*Plan, error) {
 	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, cleanYAMLError(err))
+		return nil, fmt.Errorf("config %s: %w", path, yamlcheck.CleanError(err))
 	}
 	r := v.resolve(&c)
 	if v.err != nil {
@@ -82,16 +83,6 @@ func (v *validator) checkName(field string, at []any, name string) {
 	if !safeName.MatchString(name) || len(name) > MaxNameLen {
 		v.fail(field, at, "%q, want 1 to %d letters, digits, '_', '.', '+' or '-', starting with a letter or digit", name, MaxNameLen)
 	}
-}
-
-// cleanYAMLError turns yaml.v3's "yaml: unmarshal errors:\n  line 3: ..."
-// into one line per problem.
-func cleanYAMLError(err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return errors.New(strings.Join(te.Errors, "; "))
-	}
-	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
 // validator checks a decoded Config, recording the first error with the
@@ -180,6 +171,7 @@ func (v *validator) resolve(c *file) *Plan {
 	v.claims(c, r)
 	v.published(c, r)
 	v.trialsFile(c, r)
+	v.selection(c, r)
 	v.plot(c, r)
 	return r
 }
@@ -216,11 +208,12 @@ func (v *validator) series(c *file, r *Plan) {
 		seen[sc.Name] = true
 		spec, ok := domains.Lookup(sc.Domain)
 		if !ok {
-			v.fail(field+".domain", at("domain"), "unknown domain %q (known: %s)", sc.Domain, strings.Join(domains.Names(), ", "))
+			v.fail(field+".domain", at("domain"), "unknown domain %q (%s)", sc.Domain, yamlcheck.KnownList(sc.Domain, domains.Names()))
 			continue
 		}
 		grid := v.params(spec, &sc.Params, field+".params", at("params"))
 		v.zip(&grid, sc.Zip, field+".zip", at("zip"))
+		v.candidates(spec, grid, sc.Candidates, field+".candidates", at("candidates"))
 		if grid.size() > maxSeriesPerGrid {
 			v.fail(field+".params", at("params"), "the sweep expands into more than %d series", maxSeriesPerGrid)
 			continue
@@ -232,7 +225,7 @@ func (v *validator) series(c *file, r *Plan) {
 				if slices.ContainsFunc(external, func(x External) bool { return x.Name == name }) {
 					continue
 				}
-				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (known: %s; or an external estimator {name, command})", name, strings.Join(estimators.Names(), ", "))
+				v.fail(fmt.Sprintf("%s.estimators[%d]", field, j), at("estimators", j), "unknown estimator %q (%s; or an external estimator {name, command})", name, yamlcheck.KnownList(name, estimators.Names()))
 				continue
 			}
 			if len(r.N) > 0 && r.N[0] < info.MinN {
@@ -263,7 +256,7 @@ func (v *validator) series(c *file, r *Plan) {
 				}
 			}
 			rs := Series{Name: name, Base: sc.Name, Domain: sc.Domain, Params: pt.params,
-				Sweep: pt.sweep, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
+				Sweep: pt.sweep, Candidates: sc.Candidates, Estimators: slices.Clone(names), External: slices.Clone(external), Model: sc.Model}
 			if d != nil {
 				rs.supply = domains.SupplyOf(spec, pt.params, d)
 			}
@@ -414,7 +407,7 @@ func (v *validator) params(spec *domains.Spec, node *yaml.Node, field string, at
 			for j, s := range spec.Params {
 				names[j] = s.Name
 			}
-			v.fail(field+"."+key, kat, "unknown parameter of domain %s (known: %s)", spec.Name, strings.Join(names, ", "))
+			v.fail(field+"."+key, kat, "unknown parameter of domain %s (%s)", spec.Name, yamlcheck.KnownList(key, names))
 			continue
 		}
 		items := []*yaml.Node{val}
@@ -479,7 +472,7 @@ func scalarParam(ps domains.ParamSpec, val *yaml.Node) (float64, error) {
 		return x, nil
 	case domains.Int:
 		i, err := strconv.Atoi(val.Value)
-		if err != nil || !decimalInt.MatchString(val.Value) || val.Tag != "!!int" {
+		if err != nil || !yamlcheck.DecimalInt.MatchString(val.Value) || val.Tag != "!!int" {
 			return 0, fmt.Errorf("%q is not an integer", val.Value)
 		}
 		x = float64(i)

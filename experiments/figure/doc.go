@@ -14,10 +14,17 @@
 //   - [Draw] renders one Figure to base+".png" (150 dpi) and base+".svg".
 //     The main panel shows MSE against n on log-log axes, one line with
 //     markers per (series, estimator) pair, each with a light ±1 standard
-//     error band; reference lines listed in Figure.Dashed are dashed. With
-//     Figure.Diagnostic.Rows a second panel to the right shows the
-//     diagnostic's mean against its index, one line per (series,
-//     estimator) and n.
+//     error band; reference lines listed in Figure.Dashed are dashed. A
+//     line under the title says what the bands are ("bands: ±1 standard
+//     error of the MSE over 128 trials"). With Figure.Diagnostic.Rows a
+//     second panel to the right shows the diagnostic's mean against its
+//     index, one line per (series, estimator) and n, its line saying
+//     that the lines are means without bands; both legends then go under
+//     their panels, in columns.
+//   - A log y axis starts at or below the power of ten under its lowest
+//     point, so every decade the points reach has a label; labels are
+//     plain numbers within [1e-3, 1e4], else every label is a power of
+//     ten drawn with a superscript exponent.
 //   - Points that cannot be drawn on a log axis (MSE zero, negative, NaN or
 //     infinite; n not positive) are skipped, never passed to gonum/plot. The
 //     lower edge of a standard error band is clamped to MSE/100 so it stays
@@ -48,6 +55,10 @@
 //     values, without an error bar, and the panel says "+Inf drawn at the
 //     top of the axis" under its title. Draw returns an error naming the
 //     panel if a panel has no drawable point.
+//   - [WriteEstimates] draws runexp estimate's -plot figure (Estimates):
+//     one row per estimator, its estimate as a dot and its interval as a
+//     horizontal bar, the true value as a dashed line when known, and a
+//     line under the title saying what the intervals are.
 //   - Output depends only on the Figure: the same data give the same bytes,
 //     which golden-image tests check.
 package figure

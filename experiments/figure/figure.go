@@ -37,7 +37,7 @@ const (
 	widthTwo   = 12 * vg.Inch // width of a figure with the diagnostic panel
 	margin     = 8            // points around the whole figure
 	legendGap  = 10           // points between a panel and its legend
-	panelGap   = 18           // points between the MSE legend and the diagnostic panel
+	panelGap   = 28           // points between the MSE panel and the diagnostic panel
 	bandAlpha  = 0x33         // ≈ 0.2 opacity of the standard error bands
 	lowerClamp = 100          // band lower edge is at least MSE/lowerClamp
 	rangeFloor = 5            // y axis extends at most this factor below the smallest MSE
@@ -121,20 +121,27 @@ func FileNames(name string) []string { return []string{name + ".png", name + ".s
 
 // render draws f into PNG and SVG bytes.
 func render(f Figure) (png, svg []byte, err error) {
+	return renderLayout(f.Title, func() (figureLayout, error) {
+		switch {
+		case len(f.Published) > 0:
+			return buildPublished(f)
+		case len(f.Panels) > 0:
+			return buildGrid(f)
+		}
+		return build(f)
+	})
+}
+
+// renderLayout builds the layout of the figure titled title and draws it
+// into PNG and SVG bytes; a panic of gonum/plot is returned as an error.
+func renderLayout(title string, build func() (figureLayout, error)) (png, svg []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			png, svg = nil, nil
-			err = fmt.Errorf("figure: drawing %q: %v", f.Title, r)
+			err = fmt.Errorf("figure: drawing %q: %v", title, r)
 		}
 	}()
-	var lay figureLayout
-	if len(f.Published) > 0 {
-		lay, err = buildPublished(f)
-	} else if len(f.Panels) > 0 {
-		lay, err = buildGrid(f)
-	} else {
-		lay, err = build(f)
-	}
+	lay, err := build()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,10 +197,14 @@ func newImageCanvas(w, h vg.Length) *vgimg.Canvas {
 	return vgimg.NewWith(vgimg.UseImageWithContext(rgba, ctx), vgimg.UseDPI(dpi))
 }
 
-// panel is a plot with its legend drawn outside, to the right of the data.
+// panel is a plot with its legend drawn outside the data: to the right
+// of it, or under it (below).
 type panel struct {
 	p      *plot.Plot
-	legend plot.Legend
+	legend *legend
+	// below draws the legend under the x axis, in as many columns side by
+	// side as fit the panel's width.
+	below bool
 	// yLabel, when set, is drawn by panel.draw itself, centred on the data
 	// area, instead of by gonum/plot (whose label box sits near the top of
 	// a log axis and pushes the data area down when the label is long).
@@ -207,10 +218,29 @@ type panel struct {
 // panelNoteStyle is the style of a panel's note.
 var panelNoteStyle = text.Style{Color: color.Gray{Y: 0x40}, Font: font.From(sans, vg.Points(panelNote)), Handler: text.Plain{Fonts: font.DefaultCache}}
 
-// legendWidth is the width the panel's legend needs.
+// legendWidth is the width the panel's legend needs to its right.
 func (pn *panel) legendWidth() vg.Length {
-	r := pn.legend.Rectangle(draw.Canvas{})
-	return r.Max.X - r.Min.X
+	if pn.below {
+		return 0
+	}
+	return pn.legend.width()
+}
+
+// belowLayout lays out the legend under a panel of width w (legend
+// below): its indent from the panel's left edge (that of the data area,
+// so that the legend lines up with the x axis), its rows per column, the
+// columns' widths, and the height it takes, its gap to the axis included;
+// zeros without a legend below.
+func (pn *panel) belowLayout(w vg.Length) (indent vg.Length, rows int, widths []vg.Length, h vg.Length) {
+	if !pn.below || len(pn.legend.entries) == 0 {
+		return 0, 0, nil, 0
+	}
+	// The data area's left edge depends on the y axis only (its label and
+	// tick labels), not on the height: a nominal canvas of the width.
+	data := pn.p.DataCanvas(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: heightOne}}})
+	indent = data.Min.X
+	rows, widths, h = pn.legend.rows(w - indent)
+	return indent, rows, widths, h + vg.Points(legendBelow)
 }
 
 // draw draws the plot into c, leaving room for the legend on the right, and
@@ -241,7 +271,12 @@ func (pn *panel) draw(c draw.Canvas) {
 	}
 	lw := pn.legendWidth()
 	pc := c
-	pc.Max.X -= lw + vg.Points(legendGap)
+	indent, rows, widths, below := pn.belowLayout(c.Max.X - c.Min.X)
+	if pn.below {
+		pc.Min.Y += below
+	} else {
+		pc.Max.X -= lw + vg.Points(legendGap)
+	}
 	var labelX vg.Length // baseline of the own y label, placed as gonum/plot places it
 	if pn.yText != "" {
 		descent := pn.yLabel.FontExtents().Descent
@@ -255,11 +290,17 @@ func (pn *panel) draw(c draw.Canvas) {
 		sty.Rotation += math.Pi / 2
 		c.FillText(sty, vg.Point{X: labelX, Y: (data.Min.Y + data.Max.Y) / 2}, pn.yText)
 	}
+	if pn.below {
+		// Left-aligned with the data, under the x axis label.
+		pn.legend.drawBelow(c, c.Min.X+indent, pc.Min.Y-vg.Points(legendBelow), rows, widths)
+		return
+	}
 	lc := c
 	lc.Min.X = c.Max.X - lw
 	lc.Max.Y = data.Max.Y
 	lc.Min.Y = data.Min.Y
-	pn.legend.Draw(lc)
+	leg := pn.legend.column(0, len(pn.legend.entries))
+	leg.Draw(lc)
 }
 
 // figureLayout is a whole figure, ready to draw at its size.
@@ -276,25 +317,44 @@ type layout struct {
 }
 
 func (l *layout) size() (w, h vg.Length) {
-	if l.diag != nil {
-		return widthTwo, heightOne
+	if l.diag == nil {
+		return widthOne, heightOne
 	}
-	return widthOne, heightOne
+	// The legends go under the panels: the figure grows by the taller one,
+	// so that the data areas keep the height of a figure without.
+	lw, rw := l.split(widthTwo - 2*vg.Points(margin))
+	_, _, _, hl := l.mse.belowLayout(lw)
+	_, _, _, hr := l.diag.belowLayout(rw)
+	return widthTwo, wholePixels(heightOne + max(hl, hr))
+}
+
+// wholePixels rounds a length up to a whole number of pixels at dpi, so
+// that the PNG is exactly the SVG's size.
+func wholePixels(x vg.Length) vg.Length {
+	return vg.Length(math.Ceil(float64(x/vg.Inch)*dpi)/dpi) * vg.Inch
+}
+
+// split shares width w between the MSE panel (58%) and the diagnostic
+// panel, less the gap between them.
+func (l *layout) split(w vg.Length) (left, right vg.Length) {
+	free := w - vg.Points(panelGap)
+	return 0.58 * free, 0.42 * free
 }
 
 // draw draws l on c, whose background encode has painted.
+//
+// With a diagnostic panel, both legends go under their panels: to the
+// right of the MSE panel its legend (long labels, few rows) left a wide
+// empty column between it and the diagnostic panel.
 func (l *layout) draw(c draw.Canvas) {
 	c = draw.Crop(c, vg.Points(margin), -vg.Points(margin), vg.Points(margin), -vg.Points(margin))
 	if l.diag == nil {
 		l.mse.draw(c)
 		return
 	}
-	// Share the width left after the legends: 58% MSE panel, 42% diagnostic panel.
-	lw1 := l.mse.legendWidth() + vg.Points(legendGap)
-	lw2 := l.diag.legendWidth() + vg.Points(legendGap)
-	free := c.Max.X - c.Min.X - lw1 - lw2 - vg.Points(panelGap)
+	lw, _ := l.split(c.Max.X - c.Min.X)
 	left := c
-	left.Max.X = c.Min.X + 0.58*free + lw1
+	left.Max.X = c.Min.X + lw
 	right := c
 	right.Min.X = left.Max.X + vg.Points(panelGap)
 	l.mse.draw(left)
@@ -318,6 +378,7 @@ func build(f Figure) (*layout, error) {
 		if err != nil {
 			return nil, err
 		}
+		mse.below, lay.diag.below = true, true
 	}
 	return lay, nil
 }
@@ -367,16 +428,6 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-func newLegend() plot.Legend {
-	l := plot.NewLegend()
-	l.Top = true
-	l.Left = true
-	l.TextStyle.Font = font.From(sans, vg.Points(11))
-	l.ThumbnailWidth = vg.Points(26)
-	l.Padding = vg.Points(3)
-	return l
-}
-
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // msePoint is one plottable point of the MSE panel.
@@ -392,6 +443,7 @@ type mseLine struct {
 }
 
 func buildMSE(f Figure) (*panel, error) {
+	var bands bandCount
 	var order []lineKey
 	lines := map[lineKey]*mseLine{}
 	series := map[string]bool{}
@@ -411,12 +463,14 @@ func buildMSE(f Figure) (*panel, error) {
 		if !(s > 0) || !finite(s) {
 			s = 0 // no usable standard error: the band collapses to the point
 		}
-		ln.pts = append(ln.pts, msePoint{
+		pt := msePoint{
 			n:   float64(r.N),
 			mse: r.MSE,
 			lo:  max(r.MSE-s, r.MSE/lowerClamp, math.SmallestNonzeroFloat64),
 			hi:  math.Min(r.MSE+s, math.MaxFloat64),
-		})
+		}
+		bands.add(r, s, pt.lo > r.MSE-s)
+		ln.pts = append(ln.pts, pt)
 	}
 
 	var (
@@ -444,7 +498,7 @@ func buildMSE(f Figure) (*panel, error) {
 	leg := newLegend()
 
 	yLo, yHi := minMSE, maxMSE
-	var bands, curves []plot.Plotter
+	var bandPolys, curves []plot.Plotter
 	for i, k := range order {
 		ln := lines[k]
 		if len(ln.pts) == 0 {
@@ -471,7 +525,7 @@ func buildMSE(f Figure) (*panel, error) {
 			}
 			band.Color = color.NRGBA{col.R, col.G, col.B, bandAlpha}
 			band.LineStyle.Width = 0
-			bands = append(bands, band)
+			bandPolys = append(bandPolys, band)
 		}
 		line, points, err := plotter.NewLinePoints(xy)
 		if err != nil {
@@ -489,7 +543,7 @@ func buildMSE(f Figure) (*panel, error) {
 
 		leg.Add(labelOf(&f, k, len(series) > 1), line, points)
 	}
-	p.Add(bands...)
+	p.Add(bandPolys...)
 	p.Add(curves...)
 
 	// Axis ranges: the data, the bands within a factor of the data, and a
@@ -497,8 +551,8 @@ func buildMSE(f Figure) (*panel, error) {
 	yLo = max(yLo, minMSE/rangeFloor, math.SmallestNonzeroFloat64)
 	yHi = math.Min(yHi, maxMSE*rangeCeil)
 	p.X.Min, p.X.Max = logPad(minN, maxN)
-	p.Y.Min, p.Y.Max = logPad(yLo, yHi)
-	return &panel{p: p, legend: leg}, nil
+	p.Y.Min, p.Y.Max = logAxis(yLo, yHi, minMSE)
+	return &panel{p: p, legend: leg, note: bands.note()}, nil
 }
 
 // logPad widens the positive range [lo, hi] by logPadFrac of its log width
@@ -599,7 +653,7 @@ func buildDiagnostic(f Figure) (*panel, error) {
 	} else {
 		p.Y.Max = yMin + 1
 	}
-	return &panel{p: p, legend: leg}, nil
+	return &panel{p: p, legend: leg, note: diagNote(f.Rows)}, nil
 }
 
 func cmpFloat(a, b float64) int {

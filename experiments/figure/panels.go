@@ -363,7 +363,7 @@ func panelView(pn Panel, yMin float64) (*view, error) {
 		_, v.yMax = logPad(yMin, math.Max(yr.hi, yMin))
 		v.yMin = yMin
 	case pn.LogY:
-		v.yMin, v.yMax = logPad(yr.lo, yr.hi)
+		v.yMin, v.yMax = logAxis(yr.lo, yr.hi, pointY.lo)
 	default:
 		v.yMin, v.yMax = linPad(yr.lo, yr.hi)
 	}

@@ -63,12 +63,16 @@ func publishedPanel(t resultsdir.PublishedTable) (*panel, error) {
 	var meds, pubs plotter.XYs
 	bars := &errBars{color: ourColor}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	pointLo := math.Inf(1) // the lowest dot or cross: where the axis' decades start
 	for i, r := range t.Rows {
 		x := float64(i + 1)
 		ticks = append(ticks, plot.Tick{Value: x, Label: r.Row + " " + r.Column})
-		for _, v := range []float64{r.Lo, r.Median, r.Hi, r.Published} {
+		for j, v := range []float64{r.Median, r.Published, r.Lo, r.Hi} {
 			if v > 0 && finite(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				if j < 2 {
+					pointLo = math.Min(pointLo, v)
+				}
 			}
 		}
 		if r.Median > 0 && finite(r.Median) {
@@ -83,7 +87,7 @@ func publishedPanel(t resultsdir.PublishedTable) (*panel, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = 0.3, float64(len(t.Rows))+0.7
-	p.Y.Min, p.Y.Max = logPad(lo, hi)
+	p.Y.Min, p.Y.Max = logAxis(lo, hi, pointLo)
 	p.Add(bars)
 	ours, err := plotter.NewScatter(meds)
 	if err != nil {

@@ -20,11 +20,17 @@ import (
 // logTicks labels each power of ten inside [min, max] and puts unlabelled
 // minor ticks at its multiples 2..9. When the range holds fewer than three
 // powers of ten, the multiples 2 and 5 (or, if that still makes fewer than
-// two labels, all of them) are labelled too; when it holds more than ten, only every second (third,
-// ...) power of ten is labelled. Labels are plain numbers ("0.01", "10",
-// "10000") when every label lies in [1e-3, 1e5], else powers of ten
-// written "10^6", "10^−4", which the powerText handler of the axis's tick
-// labels draws with a superscript exponent.
+// two labels, all of them) are labelled too; when it holds more than
+// twelve, only every second (third, ...) power of ten is labelled, as more
+// labels would crowd a panel's height (a grid panel's data area is about
+// 230 points high: twelve 11-point labels leave 8 points between two). Labels are plain numbers ("0.001", "10", "10000", at
+// most five characters) when every label lies in [1e-3, 1e4], else powers
+// of ten written "10^5", "10^−4", which the powerText handler of the
+// axis's tick labels draws with a superscript exponent: "100000" is not
+// read at a glance.
+//
+// logTicks labels only powers of ten inside the range; logAxis widens a
+// data range so that the power of ten below its lowest point is inside.
 type logTicks struct{}
 
 var _ plot.Ticker = logTicks{}
@@ -71,18 +77,16 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		if countLabels(label) < 2 {
 			label = func(c cand) bool { return true }
 		}
-	case decades > 10:
+	case decades > 12:
 		step := (decades + 7) / 8
 		label = func(c cand) bool { return c.m == 1 && mod(c.e, step) == 0 }
-		if decades > 12 {
-			// Minor ticks at 2..9 would merge into a smear.
-			minor = func(c cand) bool { return c.m == 1 }
-		}
+		// Minor ticks at 2..9 would merge into a smear.
+		minor = func(c cand) bool { return c.m == 1 }
 	}
 
 	plain := true
 	for _, c := range all {
-		if label(c) && (c.v < 1e-3*(1-tol) || c.v > 1e5*(1+tol)) {
+		if label(c) && (c.v < plainLo*(1-tol) || c.v > plainHi*(1+tol)) {
 			plain = false
 		}
 	}
@@ -96,6 +100,41 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// Labels are plain numbers when every label lies in [plainLo, plainHi].
+const (
+	plainLo = 1e-3
+	plainHi = 1e4
+)
+
+// logAxis returns the range of a log axis showing the positive range
+// [lo, hi] of what a panel draws (points, their bands or bars, lines),
+// whose points start at pointLo >= lo: from the power of ten at or below
+// pointLo (or lo, if lower), so that every decade [10^k, 10^(k+1)) the
+// points reach has its label 10^k on the axis (points reaching 0.23 get
+// a label at 0.1, not only at 1), to hi, padded by logPad so that
+// nothing sits on the frame. The floor is taken of the points, not of a
+// band reaching below them, which would add up to a decade of nothing.
+func logAxis(lo, hi, pointLo float64) (float64, float64) {
+	if d := decadeFloor(pointLo); d > 0 && d < lo {
+		lo = d
+	}
+	return logPad(lo, hi)
+}
+
+// decadeFloor returns the largest power of ten at or below the positive
+// x (0 if x is not positive and finite, or the power underflows).
+func decadeFloor(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 0
+	}
+	e := int(math.Floor(math.Log10(x)))
+	d := tickValue(1, e)
+	if d > x { // Log10 rounded up across a power of ten
+		d = tickValue(1, e-1)
+	}
+	return d
 }
 
 // tickValue returns m·10^e as the float64 nearest to it, so that labels
@@ -191,9 +230,9 @@ type linTicks struct{}
 var _ plot.Ticker = linTicks{}
 
 // Ticks returns the ticks of a linear axis spanning [min, max]; it returns
-// no ticks if the range is empty or not finite.
+// no ticks if the range is empty or its width is not finite.
 func (linTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+	if !(max > min) || math.IsInf(max-min, 0) { // a width beyond float64 has no step
 		return nil
 	}
 	const want = 5

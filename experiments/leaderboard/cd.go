@@ -144,11 +144,25 @@ func (p *cdPanel) draw(c draw.Canvas, top vg.Length) {
 	}
 }
 
+// cdCaption returns the figure's caption, a line each, drawn above the
+// diagrams: what the numbers, the colour and the thick bars are (Demšar
+// 2006, Fig. 1; the bars are Comparison.Groups).
+func cdCaption(baseline string) []string {
+	return []string{
+		"In parentheses: the average rank over the domains (1 = best; the axis runs from the worst, left, to 1, right); in blue: the baseline, " + baseline + ".",
+		fmt.Sprintf("Thick bars join estimators whose average ranks differ by less than the Nemenyi critical difference CD (alpha = %g): not significantly different.", Alpha),
+	}
+}
+
+// cdCaptionHeight is the height of cdCaption with its padding.
+const cdCaptionHeight = cdPad + 2*(cdText+3) + 2
+
 // Figure draws the critical-difference diagram of every comparison, one
-// under the other (Rule), as PNG (150 dpi) and SVG bytes.
+// under the other (Rule), as PNG (150 dpi) and SVG bytes, under a caption
+// saying what the numbers and bars are.
 func (b *Board) Figure() (png, svg []byte, err error) {
 	var panels []*cdPanel
-	h := vg.Length(0)
+	h := vg.Length(cdCaptionHeight)
 	for i := range b.Comparisons {
 		p := newCDPanel(b, i)
 		panels = append(panels, p)
@@ -162,6 +176,12 @@ func (b *Board) Figure() (png, svg []byte, err error) {
 	h = vg.Length(px / cdDPI * vg.Inch.Points())
 	paint := func(c draw.Canvas) {
 		top := h
+		if len(panels) > 0 {
+			for i, line := range cdCaption(b.Baseline) {
+				c.FillText(cdStyle(cdText, cdInk, text.XLeft, text.YTop), vg.Point{X: cdPad, Y: top - cdPad - vg.Length(i)*(cdText+3)}, line)
+			}
+			top -= cdCaptionHeight
+		}
 		if len(panels) == 0 {
 			c.FillText(cdStyle(cdTitle, color.Black, text.XLeft, text.YTop), vg.Point{X: cdPad, Y: top - cdPad},
 				fmt.Sprintf("No comparison has %d domains or more: nothing to rank.", MinDomains))

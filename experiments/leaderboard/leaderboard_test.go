@@ -29,7 +29,7 @@ func runTiny(t *testing.T, dir, name, cfg string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, name)
-	if _, err := experiments.Run(context.Background(), p, out, experiments.Options{Workers: 2, Revision: "test"}); err != nil {
+	if _, err := experiments.Run(context.Background(), p, out, experiments.Options{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -461,9 +461,15 @@ func TestFiles(t *testing.T) {
 			t.Errorf("unescaped underscore: %s", line)
 		}
 	}
-	pngData, _, err := b.Figure()
+	pngData, svgData, err := b.Figure()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The caption says what the numbers, the colour and the bars are.
+	for _, s := range []string{"average rank over the domains", "the baseline, " + b.Baseline, "Thick bars join", "(alpha = 0.05)"} {
+		if !bytes.Contains(svgData, []byte(s)) {
+			t.Errorf("the figure's caption lacks %q", s)
+		}
 	}
 	img, err := png.Decode(bytes.NewReader(pngData))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/experiments/claims"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/resultsdir"
+	"github.com/ope-lab/longhorizon/internal/inputerr"
 )
 
 // ClaimsMarkdown summarises the claims of finished runs (their claims.csv
@@ -32,6 +33,9 @@ func ClaimsMarkdown(dirs []string) (string, error) {
 		meta, err := resultsdir.ReadMeta(dir)
 		if err != nil {
 			return "", err
+		}
+		if len(meta.Config.Claims) == 0 {
+			return "", inputerr.Errorf("%s: run %s has no claims (its config %s has no claims: section), so there is nothing to summarise", dir, meta.Config.Name, meta.Config.File)
 		}
 		var bounds []resultsdir.BoundRow
 		if slices.ContainsFunc(meta.Config.Claims, func(c config.Claim) bool { return c.Kind().Source == claims.Bounds }) {

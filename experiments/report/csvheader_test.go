@@ -60,7 +60,7 @@ func TestCSVHeadersDistinct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := buildReport(t, p, 2).Files(RunInfo{Revision: "test"})
+	files, err := buildReport(t, p, 2).Files(RunInfo{GoVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

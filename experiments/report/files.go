@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"time"
 
 	"github.com/ope-lab/longhorizon/domains"
 	"github.com/ope-lab/longhorizon/experiments/config"
@@ -86,11 +84,13 @@ func Build(p *config.Plan, results []unit.Result, truths []domains.Truth) (*Repo
 }
 
 // RunInfo says how a run was made: the parts of meta.json that are not
-// results.
+// results. It holds nothing that changes from one run of a config to the
+// next on one machine (no clock time, no git revision, no worker count),
+// so that rerunning a committed target leaves its files unchanged.
 type RunInfo struct {
-	Revision string
-	Workers  int
-	Wall     time.Duration
+	// GoVersion is the Go toolchain's version (runtime.Version): a
+	// different toolchain may round differently.
+	GoVersion string
 }
 
 // Write stores the report's data files in dir (created if missing), all
@@ -178,8 +178,7 @@ func (r *Report) Files(info RunInfo) ([]atomicfile.File, error) {
 	for _, t := range r.Diagnostics {
 		diags[t.Name] = t
 	}
-	meta := resultsdir.Meta{Config: p, GoVersion: runtime.Version(), Revision: info.Revision,
-		StartedUTC: time.Now().Add(-info.Wall).UTC().Format(time.RFC3339), WallSeconds: info.Wall.Seconds(), Workers: info.Workers}
+	meta := resultsdir.Meta{Config: p, GoVersion: info.GoVersion}
 	for s, t := range r.Truths {
 		meta.Truths = append(meta.Truths, resultsdir.SeriesMeta{Series: p.Series[s].Name, Truth: t})
 	}

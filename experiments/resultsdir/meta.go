@@ -2,8 +2,10 @@ package resultsdir
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,15 +17,15 @@ import (
 )
 
 // Meta is the content of meta.json: everything needed to know what a run
-// computed and how, and to redraw its figure.
+// computed and how, and to redraw its figure. It holds nothing that
+// changes between two runs of one config on one machine (issue 32: a
+// rerun of a committed target leaves git status clean); the keys
+// git_revision, started_utc, wall_seconds and workers of older files are
+// ignored when read.
 type Meta struct {
-	Config      *config.Plan `json:"config"`
-	Truths      []SeriesMeta `json:"truths"`
-	GoVersion   string       `json:"go_version"`
-	Revision    string       `json:"git_revision"`
-	StartedUTC  string       `json:"started_utc"`
-	WallSeconds float64      `json:"wall_seconds"`
-	Workers     int          `json:"workers"`
+	Config    *config.Plan `json:"config"`
+	Truths    []SeriesMeta `json:"truths"`
+	GoVersion string       `json:"go_version"`
 }
 
 // SeriesMeta records one series' true value and how it was obtained.
@@ -60,6 +62,9 @@ const maxMetaFile = 16 << 20
 // included, is validated like a config. Its errors are bad input, except
 // failures to read an existing file.
 func ReadMeta(dir string) (*Meta, error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, MetaFile)
 	data, err := ReadFile(path, func(r io.Reader, path string) ([]byte, error) {
 		data, err := io.ReadAll(io.LimitReader(r, maxMetaFile+1))
@@ -82,6 +87,32 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &meta, nil
+}
+
+// CheckDir checks that dir is a results directory, one holding a
+// meta.json, and says in plain words what it is instead (bad input): not
+// there, a file, a run not finished (a checkpoint) or not merged (shard
+// files), or a directory without a run's files.
+func CheckDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return inputerr.Errorf("results directory %s does not exist (runexp run CONFIG.yaml writes one, by default results/NAME)", dir)
+	case err != nil:
+		return inputerr.Open(err)
+	case !st.IsDir():
+		return inputerr.Errorf("%s is a file, not a results directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil // there, or unreadable: ReadMeta says which
+	}
+	if _, err := os.Stat(filepath.Join(dir, "checkpoint.jsonl")); err == nil {
+		return inputerr.Errorf("%s holds a run that has not finished (checkpoint.jsonl, no %s yet): finish it with runexp run -resume -out %s CONFIG.yaml", dir, MetaFile, dir)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "shard-*-of-*.jsonl")); len(m) > 0 {
+		return inputerr.Errorf("%s holds the shards of a run, not yet merged (no %s): runexp merge %s writes its files", dir, MetaFile, dir)
+	}
+	return inputerr.Errorf("%s is not a results directory: it has no %s (runexp run writes one beside every run's files)", dir, MetaFile)
 }
 
 // MetaTruths returns the truths meta.json records, one per series of its

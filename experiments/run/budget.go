@@ -7,6 +7,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
+	"github.com/ope-lab/longhorizon/experiments/selection"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/models"
@@ -319,7 +320,7 @@ func (n Need) Check(budget float64) error {
 
 // The figure's geometry (experiments/figure, at its 150 dots per inch):
 // a grid of panels of 7 x 4.6 inches (plot.panels), else one panel of 7 x
-// 5 inches, 12 x 5 with the diagnostic's beside it, or with published
+// 5 inches, 12 x 5.4 with the diagnostic's beside it (legends under both), or with published
 // cells one panel of 14 x 4.8 inches per table, stacked; a title and a
 // note take at most headerInches more. TestFigurePixels checks it against the
 // committed figures.
@@ -331,11 +332,19 @@ const (
 	headerInches            = 0.75
 	plainWidth, plainHeight = 7.0, 5.0
 	diagWidth               = 12.0
-	publishedW, publishedH  = 14.0, 4.8
+	// diagLegends is the height the legends under the MSE and diagnostic
+	// panels add: two rows of 11-point entries with their gap (fig4's
+	// six estimators and four n: 809 pixels high, 59 more than 750).
+	diagLegends            = 0.4
+	publishedW, publishedH = 14.0, 4.8
 )
 
 // figurePixels returns the size in pixels of plan p's figure.
 func figurePixels(p *config.Plan) (w, h float64) {
+	if groups, ok := candidateGroups(p); ok {
+		w, h = selection.FigureInches(groups)
+		return math.Ceil(w * figureDPI), math.Ceil(h * figureDPI)
+	}
 	if p.Published != nil {
 		rows := float64(len(p.Published.Tables()))
 		w = publishedW + figureMargin
@@ -349,11 +358,11 @@ func figurePixels(p *config.Plan) (w, h float64) {
 		h = rows*cellHeight + (rows-1)*cellGapY + figureMargin + headerInches
 		return math.Ceil(w * figureDPI), math.Ceil(h * figureDPI)
 	}
-	w = plainWidth
+	w, h = plainWidth, plainHeight
 	if p.Plot.Diagnostic != nil {
-		w = diagWidth
+		w, h = diagWidth, plainHeight+diagLegends
 	}
-	return w * figureDPI, plainHeight * figureDPI
+	return w * figureDPI, h * figureDPI
 }
 
 // pixelBytes is the figure's heap per pixel: the RGBA canvas (4 bytes)
@@ -382,4 +391,20 @@ func reportPart(p *config.Plan, units int) NeedPart {
 	w, h := figurePixels(p)
 	return NeedPart{What: fmt.Sprintf("the report (%.3g estimates) and the figure (%.0f x %.0f pixels)", estimates, w, h),
 		Fields: "plot.panels, trials, the n grid", Bytes: rowBytes*estimates + pixelBytes*w*h}
+}
+
+// candidateGroups returns the number of sets of candidates of p and true
+// when every series has candidates: a selection run (runexp select),
+// whose figure is package selection's.
+func candidateGroups(p *config.Plan) (int, bool) {
+	groups := 0
+	for i, s := range p.Series {
+		if s.Candidates == "" {
+			return 0, false
+		}
+		if i == 0 || p.Series[i-1].Base != s.Base {
+			groups++
+		}
+	}
+	return groups, len(p.Series) > 0
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,17 +140,25 @@ type Checkpoint struct {
 	r    *config.Plan
 	path string
 	dups int // exact duplicate lines ignored when it was read
+	// ExtendedFrom is the trials of the checkpoint resumed when this run
+	// extended it to more (0: not extended).
+	ExtendedFrom int
 }
 
 // OpenCheckpoint opens the checkpoint at path for run r and shard s. With
 // resume, an existing file's finished units are returned and appended to;
-// a file from another config, seed or shard is refused. Without resume, or
-// when no file exists, a new file is started.
+// a file written for more trials than r extends to r's trials (it is
+// rewritten with r's header and its units: a unit's numbers depend on the
+// seed, its series and its trial only, never on the number of trials); a
+// file from another config, seed, shard, or more trials is refused,
+// naming what differs and what a fresh start would discard. Without
+// resume, or when no file exists, a new file is started.
 //
 // OpenCheckpoint does not lock the file: callers hold its lock (Execute
 // does), or two writers can append the same units twice.
 func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpoint, []unit.Result, error) {
 	var c *checkpointFile
+	extend := false
 	if resume {
 		var err error
 		c, err = readCheckpoint(path, checkpointLimits())
@@ -157,24 +167,25 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 			resume = false
 		case err != nil:
 			return nil, nil, err
-		case c.h.Fingerprint != Fingerprint(r):
-			return nil, nil, inputerr.Errorf("checkpoint %s was written for a different config or seed (fingerprint %s, this run %s): remove it or run without -resume", path, c.h.Fingerprint, Fingerprint(r))
 		case c.h.Shard != s.String():
 			return nil, nil, inputerr.Errorf("checkpoint %s belongs to shard %s, this run is shard %s", path, c.h.Shard, s)
+		case c.h.Fingerprint != Fingerprint(r):
+			if err := resumable(path, c, r, s); err != nil {
+				return nil, nil, err
+			}
+			extend = true
 		}
 	}
-	if !resume {
-		hdr, err := json.Marshal(CheckpointHeader{Format: checkpointFormat, Fingerprint: Fingerprint(r), Shard: s.String(), Config: r})
-		if err != nil {
+	switch {
+	case !resume || extend:
+		var kept []unit.Result
+		if extend {
+			kept = c.results
+		}
+		if err := writeCheckpoint(path, r, s, kept); err != nil {
 			return nil, nil, err
 		}
-		if err := atomicfile.Write(path, func(w io.Writer) error {
-			_, err := w.Write(append(hdr, '\n'))
-			return err
-		}); err != nil {
-			return nil, nil, err
-		}
-	} else if c.partial {
+	case c.partial:
 		// The remains of a write cut by a kill: appending after them
 		// would glue the next unit to them.
 		if err := os.Truncate(path, c.end); err != nil {
@@ -189,19 +200,170 @@ func OpenCheckpoint(path string, r *config.Plan, s Shard, resume bool) (*Checkpo
 	var done []unit.Result
 	if c != nil {
 		done, ck.dups = c.results, c.dups
+		if extend {
+			ck.dups, ck.ExtendedFrom = 0, c.h.Config.Trials
+		}
 	}
 	return ck, done, nil
 }
 
+// writeCheckpoint writes the checkpoint of run r and shard s at path, at
+// once: its header, then the lines of units (finished units kept when a
+// run is extended to more trials).
+func writeCheckpoint(path string, r *config.Plan, s Shard, units []unit.Result) error {
+	hdr, err := json.Marshal(CheckpointHeader{Format: checkpointFormat, Fingerprint: Fingerprint(r), Shard: s.String(), Config: r})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := w.Write(append(hdr, '\n')); err != nil {
+			return err
+		}
+		for _, res := range units {
+			line, err := unitLine(r, res)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// unitLine is the checkpoint line of a finished unit of r, newline
+// included.
+func unitLine(r *config.Plan, res unit.Result) ([]byte, error) {
+	line, err := json.Marshal(checkpointLine{Series: r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return append(line, '\n'), nil
+}
+
+// resumable returns nil when run r (shard s) may resume the checkpoint c
+// at path written with another fingerprint: r is c's run with more
+// trials, and unsharded (a unit's shard depends on the trials). Otherwise
+// the error, bad input, names the setting that differs and what starting
+// over would discard.
+func resumable(path string, c *checkpointFile, r *config.Plan, s Shard) error {
+	old := c.h.Config
+	units := len(c.results)
+	lose := fmt.Sprintf("a run without -resume starts over and replaces the checkpoint, discarding its %s", unitCount(units))
+	same := *old
+	same.Trials = r.Trials
+	if Fingerprint(&same) != Fingerprint(r) {
+		return inputerr.Errorf("checkpoint %s holds %s of another config: %s; resume with the checkpoint's config to keep them (%s)",
+			path, unitCount(units), planDiff(old, r), lose)
+	}
+	switch {
+	case r.Trials < old.Trials:
+		return inputerr.Errorf("checkpoint %s was written for %d trials, this run asks for %d: resume with -trials %d or more to keep its %s (%s)",
+			path, old.Trials, r.Trials, old.Trials, unitCount(units), lose)
+	case s.Count > 1:
+		return inputerr.Errorf("checkpoint %s of shard %s was written for %d trials, this run asks for %d: a shard cannot change its trials (which units a shard runs depends on them); resume with -trials %d to keep its %s (%s)",
+			path, s, old.Trials, r.Trials, old.Trials, unitCount(units), lose)
+	}
+	return nil
+}
+
+// unitLines counts the complete lines after the header of the regular
+// file at path: the units a checkpoint holds (0 when there is none, it is
+// not a regular file or cannot be read), for the word a run starting over
+// gives about what it replaces. It reads no more than the file's size (a
+// link to an endless device is not read at all).
+func unitLines(path string) int {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	r := io.LimitReader(f, st.Size())
+	n := 0
+	buf := make([]byte, 1<<16)
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return max(n-1, 0)
+		}
+	}
+}
+
+// unitCount is "n finished unit(s)".
+func unitCount(n int) string {
+	if n == 1 {
+		return "1 finished unit"
+	}
+	return fmt.Sprintf("%d finished units", n)
+}
+
+// planDiff names the first setting of the fingerprint (Fingerprint) in
+// which plan a, a checkpoint's, differs from b, this run's, in the
+// config's terms.
+func planDiff(a, b *config.Plan) string {
+	both := func(field string, x, y any) string {
+		return fmt.Sprintf("%s is %v there and %v here", field, x, y)
+	}
+	switch {
+	case a.Seed != b.Seed:
+		return both("seed", a.Seed, b.Seed) + fmt.Sprintf(" (-seed %d resumes it)", a.Seed)
+	case a.Data != b.Data:
+		return both("data", a.Data, b.Data)
+	case !slices.Equal(a.N, b.N):
+		return both("n", a.N, b.N)
+	case a.Delta != b.Delta:
+		return both("delta", a.Delta, b.Delta)
+	case len(a.Series) != len(b.Series):
+		return both("the number of series", len(a.Series), len(b.Series))
+	}
+	for i := range a.Series {
+		x, y := &a.Series[i], &b.Series[i]
+		field := fmt.Sprintf("series[%d]", i)
+		switch {
+		case x.Name != y.Name:
+			return both(field+".name", x.Name, y.Name)
+		case x.Domain != y.Domain:
+			return both(field+".domain", x.Domain, y.Domain)
+		case !slices.Equal(x.Estimators, y.Estimators):
+			return both(field+" ("+x.Name+").estimators", x.Estimators, y.Estimators)
+		case !slices.Equal(x.Bounds, y.Bounds):
+			return both(field+" ("+x.Name+").bounds", x.Bounds, y.Bounds)
+		case !slices.Equal(x.ReturnRange, y.ReturnRange):
+			return both(field+" ("+x.Name+").return_range", x.ReturnRange, y.ReturnRange)
+		case !slices.EqualFunc(x.External, y.External, func(p, q config.External) bool {
+			return p.Name == q.Name && slices.Equal(p.Command, q.Command) && p.Timeout == q.Timeout
+		}):
+			return field + " (" + x.Name + "): its external estimators' commands or timeouts differ"
+		}
+		for _, k := range slices.Sorted(maps.Keys(x.Params)) {
+			if v, ok := y.Params[k]; !ok || v != x.Params[k] {
+				return both(field+" ("+x.Name+").params."+k, x.Params[k], y.Params[k])
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(y.Params)) {
+			if _, ok := x.Params[k]; !ok {
+				return both(field+" ("+x.Name+").params."+k, "absent", y.Params[k])
+			}
+		}
+	}
+	return "the checkpoint format or a setting of the series differs"
+}
+
 // Append records a finished unit. It is safe for concurrent use.
 func (c *Checkpoint) Append(res unit.Result) error {
-	line, err := json.Marshal(checkpointLine{Series: c.r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
+	line, err := unitLine(c.r, res)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := c.f.Write(append(line, '\n')); err != nil {
+	if _, err := c.f.Write(line); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.path, err)
 	}
 	return nil
@@ -508,7 +670,10 @@ func Merge(paths []string) (*config.Plan, []unit.Result, error) {
 	for i, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, inputerr.Open(fmt.Errorf("merge: %w", err))
+			if err = inputerr.Open(err); inputerr.Is(err) {
+				return nil, nil, fmt.Errorf("merge: %w (want shard files of runexp run -shard i/N, or directories holding them)", err)
+			}
+			return nil, nil, fmt.Errorf("merge: %w", err)
 		}
 		for j, q := range stats {
 			if os.SameFile(st, q) {

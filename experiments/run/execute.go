@@ -190,6 +190,11 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 		logf(opt.Log, "no checkpoint at %s: starting from the first unit", path)
 		resume = false
 	}
+	if !resume {
+		if n := unitLines(path); n > 0 {
+			logf(opt.Log, "%s held %d finished units: starting over without -resume replaces them", path, n)
+		}
+	}
 	ckpt, done, err := OpenCheckpoint(path, p, opt.Shard, resume)
 	if err != nil {
 		return fail(err)
@@ -209,7 +214,9 @@ func Execute(ctx context.Context, p *config.Plan, dir string, opt ExecOptions) (
 	if ckpt.dups > 0 {
 		logf(opt.Log, "%s: ignored %d duplicate lines (units checkpointed twice, with identical numbers)", path, ckpt.dups)
 	}
-	if resume {
+	if ckpt.ExtendedFrom > 0 {
+		logf(opt.Log, "extending %s from %d to %d trials: %d units already done, %d to run", path, ckpt.ExtendedFrom, p.Trials, len(done), len(todo))
+	} else if resume {
 		logf(opt.Log, "resuming %s: %d units already done, %d to run", path, len(done), len(todo))
 	}
 	run := opt.Options

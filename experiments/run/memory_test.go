@@ -36,6 +36,7 @@ var measuredRSS = map[string]float64{
 	"horizon":    1311872 << 10,
 	"benchmarks": 279896 << 10, // revision of issue 30's merge, the same day
 	"benchsuite": 105356 << 10,
+	"selection":  54176 << 10, // issue 31 (off-policy selection): runexp select, its branch's revision, the same day
 }
 
 // TestCommittedNeeds: every committed config's stated need (NeedOf at 2

@@ -63,9 +63,18 @@ func Units(p *config.Plan) []Unit {
 // Stream returns the random stream of one unit. It depends only on the
 // plan's seed, the series' name and the trial index (SPEC 3), so results
 // do not depend on workers, shards or the order of series in the file.
+// The candidates of a series (config.Series.Candidates) share the stream
+// of its base name: every candidate of a trial draws the same behaviour
+// data (a domain's collection draws no random number for pi_e; the config
+// check refuses candidates whose behaviour data differ).
 func Stream(p *config.Plan, u Unit) *rand.Rand {
+	rs := &p.Series[u.Series]
+	key := rs.Name
+	if rs.Candidates != "" {
+		key = rs.Base
+	}
 	h := fnv.New64a()
-	h.Write([]byte(p.Series[u.Series].Name))
+	h.Write([]byte(key))
 	return streams.New(p.Seed^streams.Mix(h.Sum64()), uint64(u.Trial))
 }
 

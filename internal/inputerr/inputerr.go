@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -46,9 +48,54 @@ func Is(err error) bool { return errors.Is(err, ErrBadInput) }
 // bad input when it says the file is not there, is a directory, or has a
 // file where a directory should be in its path; other
 // errors (permissions, I/O) stay failures of the machine.
+//
+// The message of a marked one is in plain words, naming the path: "X does
+// not exist", "X is a directory, not a file", "X is a file, not a
+// directory", where the system says "stat X: no such file or directory".
+// The chain keeps the system's error (errors.Is(err, fs.ErrNotExist)).
 func Open(err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
-		return Mark(err)
+		return Mark(plain(err))
 	}
 	return err
+}
+
+// plainPath is a path error in plain words, wrapping the original.
+type plainPath struct {
+	msg string
+	err error
+}
+
+func (p plainPath) Error() string { return p.msg }
+func (p plainPath) Unwrap() error { return p.err }
+
+// plain rewords err when it is a bare *fs.PathError (not one already
+// wrapped in context, whose message it leaves alone).
+func plain(err error) error {
+	pe, ok := err.(*fs.PathError)
+	if !ok {
+		return err
+	}
+	var msg string
+	switch {
+	case errors.Is(pe.Err, fs.ErrNotExist):
+		msg = pe.Path + " does not exist"
+	case errors.Is(pe.Err, syscall.EISDIR):
+		msg = pe.Path + " is a directory, not a file"
+	case errors.Is(pe.Err, syscall.ENOTDIR):
+		msg = pe.Path + ": " + fileInPath(pe.Path) + " is a file, not a directory"
+	}
+	return plainPath{msg: msg, err: err}
+}
+
+// fileInPath returns the longest ancestor of path that is not a directory
+// (the file that an ENOTDIR error stopped at), or path's parent when none
+// can be found.
+func fileInPath(path string) string {
+	for dir := filepath.Dir(path); dir != "." && dir != string(filepath.Separator); dir = filepath.Dir(dir) {
+		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+			return dir
+		}
+	}
+	return filepath.Dir(path)
 }
