@@ -1,9 +1,7 @@
 package logdata
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,28 +13,26 @@ import (
 // ReadJSONL reads JSON Lines, one object per step (see the package doc),
 // and appends its episodes to b.
 func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
-	sc := bufio.NewScanner(r)
-	// the buffer holds a line and its line feed
-	sc.Buffer(make([]byte, 0, bufSize(opt.SizeHint)), MaxLine+1)
+	ls := &lineSplitter{r: r, buf: make([]byte, bufSize(opt.SizeHint))}
 	rr := &recordReader{b: b, opt: opt, format: JSONL}
 	var line, record int
 	var consumed int64
-	tooLong := func(line int) error {
-		return &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
-	}
-	for sc.Scan() {
+	for {
+		raw, ok := ls.next()
+		if !ok {
+			break
+		}
 		line++
-		raw := sc.Bytes()
-		if len(raw) > MaxLine { // the last line, without a line feed
-			return infoOf(rr.bd), tooLong(line)
+		if len(raw) > MaxLine {
+			return infoOf(rr.bd), &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
 		}
 		consumed += int64(len(raw)) + 1
 		if line == 1 {
 			// a UTF-8 byte order mark, as CSV ignores it
-			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+			raw = strings.TrimPrefix(raw, "\ufeff")
 		}
-		raw = bytes.TrimRight(raw, "\r")
-		if len(bytes.TrimSpace(raw)) == 0 {
+		raw = strings.TrimRight(raw, "\r")
+		if strings.TrimSpace(raw) == "" {
 			continue
 		}
 		record++
@@ -47,16 +43,81 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			rr.bd.sizeHint(opt.SizeHint, consumed)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return infoOf(rr.bd), tooLong(line + 1)
-		}
-		return infoOf(rr.bd), err
+	if ls.err != nil {
+		return infoOf(rr.bd), ls.err
 	}
 	if rr.bd == nil {
 		return Info{}, &Error{Format: JSONL, Err: fmt.Errorf("empty input: %w", ErrNoData)}
 	}
 	return rr.bd.finish()
+}
+
+// lineSplitter hands out the input's lines as substrings of one string per
+// chunk read (about the buffer's size), not one allocation per line. A
+// line longer than MaxLine is handed out cut after MaxLine+1 bytes, for
+// the caller to refuse: the buffer holds at most MaxLine+1 bytes, and no
+// more is read.
+type lineSplitter struct {
+	r     io.Reader
+	buf   []byte
+	carry int    // bytes at buf's start of a line not yet complete
+	text  string // the current chunk: complete lines, or the input's last piece
+	pos   int
+	done  bool  // r is exhausted
+	err   error // r's error other than io.EOF
+}
+
+// next returns the next line without its line feed, or false at the end.
+func (l *lineSplitter) next() (string, bool) {
+	for {
+		if i := strings.IndexByte(l.text[l.pos:], '\n'); i >= 0 {
+			line := l.text[l.pos : l.pos+i]
+			l.pos += i + 1
+			return line, true
+		}
+		if l.pos < len(l.text) { // the last line, without a line feed, or one over the cap
+			line := l.text[l.pos:]
+			l.pos = len(l.text)
+			return line, true
+		}
+		if l.done && l.carry == 0 {
+			return "", false
+		}
+		l.fill()
+	}
+}
+
+// fill reads a chunk after the carried bytes: until the buffer is half
+// full and holds a line feed, or the input ends, or a line runs past the
+// cap; l.text is then its complete lines and the rest is carried.
+func (l *lineSplitter) fill() {
+	n := l.carry
+	for !l.done {
+		if n == len(l.buf) {
+			if n > MaxLine {
+				break
+			}
+			l.buf = append(l.buf, make([]byte, min(len(l.buf), MaxLine+1-n))...)
+		}
+		k, err := l.r.Read(l.buf[n:])
+		n += k
+		if err != nil {
+			l.done = true
+			if err != io.EOF {
+				l.err = err
+			}
+			break
+		}
+		if n > len(l.buf)/2 && bytes.IndexByte(l.buf[n-k:n], '\n') >= 0 {
+			break
+		}
+	}
+	cut := n
+	if j := bytes.LastIndexByte(l.buf[:n], '\n'); j >= 0 && !l.done {
+		cut = j + 1
+	}
+	l.text, l.pos = string(l.buf[:cut]), 0
+	l.carry = copy(l.buf, l.buf[cut:n])
 }
 
 // recordReader turns JSON objects, one per step, into batch steps: JSON
@@ -80,14 +141,11 @@ type recordReader struct {
 }
 
 // add reads the object raw (one record at line, the record-th).
-func (rr *recordReader) add(raw []byte, line, record int) error {
-	jerr := func(col string, format string, args ...any) error {
-		return &Error{Line: line, Record: record, Column: col, Format: rr.format, Err: fmt.Errorf(format, args...)}
-	}
+func (rr *recordReader) add(raw string, line, record int) error {
 	var err error
 	rr.fields, err = flatjson.ParseFlatObject(raw, rr.fields[:0])
 	if err != nil {
-		return jerr("", "%v", err)
+		return &Error{Line: line, Record: record, Format: rr.format, Err: err}
 	}
 	return rr.addFields(line, record)
 }
@@ -105,52 +163,52 @@ func (rr *recordReader) addFields(line, record int) error {
 	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
 	*cells, *seen = [numCols]cell{}, [numCols]bool{}
 	clear(bd.pol)
-	for k, fld := range rr.fields {
-		f := jsonField{name: fld.Name, val: cellOf(fld.Val)}
+	for k := range rr.fields {
+		f := &rr.fields[k]
 		// records usually repeat the previous one's field order
 		var c int
 		var known bool
-		if k < len(rr.lastNames) && rr.lastNames[k] == f.name {
+		if k < len(rr.lastNames) && rr.lastNames[k] == f.Name {
 			c, known = rr.lastCols[k], true
 		} else {
-			c, known = rr.index[f.name]
+			c, known = rr.index[f.Name]
 		}
 		if known {
 			if k < len(rr.lastNames) {
-				rr.lastNames[k], rr.lastCols[k] = f.name, c
+				rr.lastNames[k], rr.lastCols[k] = f.Name, c
 			} else {
-				rr.lastNames, rr.lastCols = append(rr.lastNames, f.name), append(rr.lastCols, c)
+				rr.lastNames, rr.lastCols = append(rr.lastNames, f.Name), append(rr.lastCols, c)
 			}
 		}
 		if !known {
-			if bd.isColumn(f.name) {
-				return jerr(f.name, "not in the first record, which fixes the columns")
+			if bd.isColumn(f.Name) {
+				return jerr(f.Name, "not in the first record, which fixes the columns")
 			}
 			if !rr.opt.AllowExtra {
-				return jerr(f.name, "unknown field (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+				return jerr(f.Name, "unknown field (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
 			}
 			continue
 		}
 		if c < 0 { // an ignored extra, but given once only
 			if rr.extraSeen[-c-1] == record {
-				return jerr(f.name, "given twice in one object")
+				return jerr(f.Name, "given twice in one object")
 			}
 			rr.extraSeen[-c-1] = record
 			continue
 		}
 		if c >= numCols { // a policy's: given once, checked as pi_e
 			if rr.polSeen[c-numCols] == record {
-				return jerr(f.name, "field appears twice in the object")
+				return jerr(f.Name, "field appears twice in the object")
 			}
 			rr.polSeen[c-numCols] = record
-			bd.pol[c-numCols] = f.val
+			bd.pol[c-numCols] = cellOf(f.Val)
 			continue
 		}
 		if seen[c] {
-			return jerr(f.name, "field appears twice in the object")
+			return jerr(f.Name, "field appears twice in the object")
 		}
 		seen[c] = true
-		cells[c] = f.val
+		cells[c] = cellOf(f.Val)
 	}
 	if c := bd.missingField(seen); c >= 0 {
 		why := "every record needs it"
@@ -199,12 +257,6 @@ func infoOf(bd *builder) Info {
 		return Info{}
 	}
 	return bd.info
-}
-
-// jsonField is a member of a record, its value as a cell.
-type jsonField struct {
-	name string
-	val  cell
 }
 
 // cellOf is a JSON value as a cell.

@@ -36,18 +36,17 @@ type Field struct {
 	Val  Value
 }
 
-// ParseFlatObject parses raw, one JSON object and nothing else but spaces,
-// appending its members to out; text that is not JSON gets encoding/json's
-// description (SyntaxError). Names and values are substrings of one string
-// copy of raw (one allocation per record).
-func ParseFlatObject(raw []byte, out []Field) ([]Field, error) {
-	data := string(raw)
+// ParseFlatObject parses data, one JSON object and nothing else but
+// spaces, appending its members to out (names and values are substrings
+// of data); text that is not JSON gets encoding/json's description
+// (SyntaxError).
+func ParseFlatObject(data string, out []Field) ([]Field, error) {
 	out, end, err := ParseObject(data, out)
 	if err == nil && SkipSpace(data, end) != len(data) {
 		err = ErrSyntax
 	}
-	if err == ErrSyntax || (err != nil && !json.Valid(raw)) {
-		return out, SyntaxError(raw, end)
+	if err == ErrSyntax || (err != nil && !json.Valid([]byte(data))) {
+		return out, SyntaxError([]byte(data), end)
 	}
 	return out, err
 }
