@@ -138,6 +138,7 @@ type recordReader struct {
 	lastCols  []int
 	extraSeen []int // extra k was seen in record extraSeen[k]
 	polSeen   []int // policy k was seen in record polSeen[k]
+	set       []int // the columns the last record set in cells and seen
 }
 
 // add reads the object raw (one record at line, the record-th).
@@ -161,7 +162,12 @@ func (rr *recordReader) addFields(line, record int) error {
 		}
 	}
 	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
-	*cells, *seen = [numCols]cell{}, [numCols]bool{}
+	// clear what the previous record set (records usually give the same
+	// few columns of the sixteen)
+	for _, c := range rr.set {
+		cells[c], seen[c] = cell{}, false
+	}
+	rr.set = rr.set[:0]
 	clear(bd.pol)
 	for k := range rr.fields {
 		f := &rr.fields[k]
@@ -209,6 +215,7 @@ func (rr *recordReader) addFields(line, record int) error {
 		}
 		seen[c] = true
 		cells[c] = cellOf(f.Val)
+		rr.set = append(rr.set, c)
 	}
 	if c := bd.missingField(seen); c >= 0 {
 		why := "every record needs it"

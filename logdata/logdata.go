@@ -341,6 +341,7 @@ type builder struct {
 	pol      []cell         // the policy columns' cells of the record
 	polPiE   []float64      // and their probabilities
 	noPiE    bool           // the file has policy columns and no pi_e
+	need     *[numCols]bool // the columns every JSON record gives (missingField)
 	doneLine int            // line of the current episode's done (0: none)
 
 	info Info

@@ -197,10 +197,12 @@ func (bd *builder) isColumn(n string) bool {
 // or -1: every record of a JSON file gives every column but mu_b, mu_e and
 // option_changed, which option_start rows alone need.
 func (bd *builder) missingField(seen *[numCols]bool) int {
-	need := [...]bool{cEpisode: bd.mode == byColumn, cStep: bd.mode == byColumn, cReward: true, cPiB: true, cPiE: !bd.noPiE,
-		cSplit: bd.cols.Split, cOptionStart: bd.cols.Options, cQHat: bd.cols.Model, cVHat: bd.cols.Model,
-		cObs: bd.cols.IDs, cAction: bd.cols.IDs, cDone: bd.cols.Done, cTimeout: bd.cols.Timeout}
-	for c, n := range need {
+	if bd.need == nil {
+		bd.need = &[numCols]bool{cEpisode: bd.mode == byColumn, cStep: bd.mode == byColumn, cReward: true, cPiB: true, cPiE: !bd.noPiE,
+			cSplit: bd.cols.Split, cOptionStart: bd.cols.Options, cQHat: bd.cols.Model, cVHat: bd.cols.Model,
+			cObs: bd.cols.IDs, cAction: bd.cols.IDs, cDone: bd.cols.Done, cTimeout: bd.cols.Timeout}
+	}
+	for c, n := range bd.need {
 		if n && !seen[c] {
 			return c
 		}
