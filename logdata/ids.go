@@ -34,24 +34,22 @@ func (t *IDs) PiE(o int, dst []float64) {
 // Pairs returns the number of distinct (observation, action) pairs.
 func (t *IDs) Pairs() int { return len(t.act) }
 
-// pairSeen is the first row of an (observation, action) pair.
-type pairSeen struct {
-	pie  float64
-	line int
-}
-
 // idReader maps the text of obs and action cells to dense ids and keeps
-// pi_e of every pair, checking that every row of a pair gives the same
+// pi_e of every pair for each of K policies (the pi_e column, or the
+// pi_e:NAME columns), checking that every row of a pair gives the same
 // pi_e and that pi_e's mass over the actions seen at an observation is at
 // most 1.
 type idReader struct {
 	obs, act map[string]int32 // episodeKey of the text -> dense id
-	pairs    map[uint64]pairSeen
-	mass     []float64 // per observation: pi_e summed over its actions seen
+	pairs    map[uint64]int32 // (o, a) -> its number, in order of first appearance
+	k        int              // policies
+	pie      []float64        // pair p's pi_e under policy k at p*k+k
+	line     []int            // pair p's first line
+	mass     []float64        // observation o's pi_e summed over its actions seen, policy k at o*k+k
 }
 
-func newIDReader() *idReader {
-	return &idReader{obs: make(map[string]int32), act: make(map[string]int32), pairs: make(map[uint64]pairSeen)}
+func newIDReader(k int) *idReader {
+	return &idReader{obs: make(map[string]int32), act: make(map[string]int32), pairs: make(map[uint64]int32), k: max(k, 1)}
 }
 
 // idText returns the text of an obs or action cell: a non-empty string
@@ -86,9 +84,9 @@ func intern(m map[string]int32, text string) (int32, bool) {
 	return id, true
 }
 
-// add reads the record's obs and action and checks its pi_e against the
-// pair's earlier rows.
-func (r *idReader) add(bd *builder, cells *[numCols]cell, piE float64, line int) (obs, action int32, fe *fieldErr) {
+// add reads the record's obs and action and checks its pi_e under each
+// policy (pies[k], from column col+k) against the pair's earlier rows.
+func (r *idReader) add(bd *builder, cells *[numCols]cell, pies []float64, col, line int) (obs, action int32, fe *fieldErr) {
 	ot, fe := bd.idText(cells[cObs], cObs, "observation")
 	if fe != nil {
 		return 0, 0, fe
@@ -107,25 +105,32 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, piE float64, line int)
 	}
 	key := uint64(o)<<32 | uint64(a)
 	if p, seen := r.pairs[key]; seen {
-		if p.pie != piE {
-			return 0, 0, ferr(cPiE, "%v for obs %s and action %s, which %s %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
-				piE, quoteCell(ot), quoteCell(at), bd.lineWord(), p.line, p.pie)
+		for k, piE := range pies {
+			if was := r.pie[int(p)*r.k+k]; was != piE {
+				return 0, 0, ferr(col+k, "%v for obs %s and action %s, which %s %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
+					piE, quoteCell(ot), quoteCell(at), bd.lineWord(), r.line[p], was)
+			}
 		}
 		return o, a, nil
 	}
-	r.pairs[key] = pairSeen{pie: piE, line: line}
-	for int(o) >= len(r.mass) {
-		r.mass = append(r.mass, 0)
+	r.pairs[key] = int32(len(r.line))
+	r.line = append(r.line, line)
+	r.pie = append(r.pie, pies...)
+	for int(o)*r.k >= len(r.mass) {
+		r.mass = append(r.mass, make([]float64, r.k)...)
 	}
-	r.mass[o] += piE
-	if r.mass[o] > 1+1e-9 {
-		return 0, 0, ferr(cPiE, "%v for obs %s and action %s brings pi_e over the actions seen at that obs to %v, above 1: pi_e(.|o) is a distribution", piE, quoteCell(ot), quoteCell(at), r.mass[o])
+	for k, piE := range pies {
+		m := &r.mass[int(o)*r.k+k]
+		*m += piE
+		if *m > 1+1e-9 {
+			return 0, 0, ferr(col+k, "%v for obs %s and action %s brings pi_e over the actions seen at that obs to %v, above 1: pi_e(.|o) is a distribution", piE, quoteCell(ot), quoteCell(at), *m)
+		}
 	}
 	return o, a, nil
 }
 
-// table returns the pairs as IDs.
-func (r *idReader) table() *IDs {
+// tables returns the pairs as IDs, one per policy, sharing the pairs.
+func (r *idReader) tables() []*IDs {
 	t := &IDs{Obs: len(r.obs), Actions: len(r.act), start: make([]int, len(r.obs)+1)}
 	for key := range r.pairs {
 		t.start[key>>32+1]++
@@ -134,14 +139,22 @@ func (r *idReader) table() *IDs {
 		t.start[o+1] += t.start[o]
 	}
 	t.act = make([]int32, len(r.pairs))
-	t.pie = make([]float64, len(r.pairs))
+	out := make([]*IDs, r.k)
+	for k := range out {
+		tk := *t
+		tk.pie = make([]float64, len(r.pairs))
+		out[k] = &tk
+	}
 	next := append([]int(nil), t.start[:t.Obs]...)
 	for key, p := range r.pairs {
 		o := key >> 32
-		t.act[next[o]], t.pie[next[o]] = int32(key&math.MaxUint32), p.pie
+		t.act[next[o]] = int32(key & math.MaxUint32)
+		for k, tk := range out {
+			tk.pie[next[o]] = r.pie[int(p)*r.k+k]
+		}
 		next[o]++
 	}
-	return t
+	return out
 }
 
 // String describes t for messages.

@@ -197,13 +197,19 @@ type Info struct {
 	// and action columns (nil without them).
 	IDs *IDs
 	// Policies names the candidate evaluation policies of the pi_e:NAME
-	// columns, in file order (nil without them); PolicyRatio[k] is
-	// pi_e:NAME/pi_b of every step, in the batch's order, and PolicyPiE[k]
-	// its pi_e (with Options.KeepProbs). Without a pi_e column the batch
-	// holds the first policy's. PolicyBatch gives policy k's batch.
+	// columns, in file order (nil without them: a file has either one pi_e
+	// column or pi_e:NAME columns); PolicyRatio[k] is pi_e:NAME/pi_b of
+	// every step, in the batch's order, and PolicyPiE[k] its pi_e (with
+	// Options.KeepProbs or the id columns). The batch holds the first
+	// policy's, so PolicyRatio[0] is the batch's Ratio and PolicyPiE[0]
+	// its PiE: K policies take K-1 more slices of a float64 a step.
+	// PolicyBatch gives policy k's batch.
 	Policies    []string
 	PolicyRatio [][]float64
 	PolicyPiE   [][]float64
+	// PolicyIDs[k] is IDs for policy k (with the id columns and policy
+	// columns); PolicyIDs[0] is IDs.
+	PolicyIDs []*IDs
 }
 
 // Error is a bad record or header. It is bad input: errors.Is(err,
@@ -340,6 +346,7 @@ type builder struct {
 	byName   map[string]int // the file's name -> our column
 	pol      []cell         // the policy columns' cells of the record
 	polPiE   []float64      // and their probabilities
+	polPiE1  [1]float64     // pi_e of a file without policy columns, for the ids
 	noPiE    bool           // the file has policy columns and no pi_e
 	need     *[numCols]bool // the columns every JSON record gives (missingField)
 	doneLine int            // line of the current episode's done (0: none)
@@ -355,13 +362,13 @@ func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builde
 		bd.pol, bd.polPiE, bd.noPiE = make([]cell, k), make([]float64, k), lay.noPiE
 		bd.info.Policies = slices.Clone(lay.policies)
 		bd.info.PolicyRatio = make([][]float64, k)
-		if opt.KeepProbs {
+		if opt.KeepProbs || cols.IDs {
 			bd.info.PolicyPiE = make([][]float64, k)
 		}
 	}
 	bd.info.Extra = lay.extra
 	if cols.IDs {
-		bd.ids = newIDReader()
+		bd.ids = newIDReader(len(lay.policies))
 	}
 	return bd
 }
@@ -436,7 +443,12 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	}
 	var obs, action int32
 	if bd.ids != nil {
-		if obs, action, fe = bd.ids.add(bd, cells, piE, line); fe != nil {
+		pies, col := bd.polPiE, numCols
+		if len(pies) == 0 {
+			bd.polPiE1[0], col = piE, cPiE
+			pies = bd.polPiE1[:]
+		}
+		if obs, action, fe = bd.ids.add(bd, cells, pies, col, line); fe != nil {
 			return wrap(fe)
 		}
 	}
@@ -568,9 +580,11 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if split {
 		bd.b.MarkSplit()
 	}
-	for k, p := range bd.polPiE {
+	// policy 0's are the batch's own (finish)
+	for k := 1; k < len(bd.polPiE); k++ {
+		p := bd.polPiE[k]
 		bd.info.PolicyRatio[k] = append(bd.info.PolicyRatio[k], p/piB)
-		if bd.keepProbs {
+		if bd.info.PolicyPiE != nil {
 			bd.info.PolicyPiE[k] = append(bd.info.PolicyPiE[k], p)
 		}
 	}
@@ -641,7 +655,17 @@ func (bd *builder) finish() (Info, error) {
 	bd.b.End()
 	bd.info.Columns = bd.cols
 	if bd.ids != nil {
-		bd.info.IDs = bd.ids.table()
+		tables := bd.ids.tables()
+		bd.info.IDs = tables[0]
+		if len(bd.pol) > 0 {
+			bd.info.PolicyIDs = tables
+		}
+	}
+	if len(bd.pol) > 0 {
+		bd.info.PolicyRatio[0] = bd.b.Ratio
+		if bd.info.PolicyPiE != nil {
+			bd.info.PolicyPiE[0] = bd.b.PiE
+		}
 	}
 	return bd.info, nil
 }
@@ -672,6 +696,12 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	if bd.cols.IDs || bd.keepProbs {
 		bd.b.PiB = slices.Grow(bd.b.PiB, int(more))
 		bd.b.PiE = slices.Grow(bd.b.PiE, int(more))
+	}
+	for k := 1; k < len(bd.pol); k++ {
+		bd.info.PolicyRatio[k] = slices.Grow(bd.info.PolicyRatio[k], int(more))
+		if bd.info.PolicyPiE != nil {
+			bd.info.PolicyPiE[k] = slices.Grow(bd.info.PolicyPiE[k], int(more))
+		}
 	}
 	if bd.keepProbs && bd.cols.Options {
 		bd.b.OptionStart = slices.Grow(bd.b.OptionStart, int(more))
@@ -709,16 +739,25 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 			return lay, herr(-1, n, "-columns maps %s to %q, which the data does not have (it has: %s)", colNames[c], n, quoteList(names))
 		}
 	}
+	for _, p := range opt.Columns.policies {
+		if !slices.Contains(names, p.theirs) {
+			return lay, herr(-1, p.theirs, "-columns maps pi_e:%s to %q, which the data does not have (it has: %s)", p.name, p.theirs, quoteList(names))
+		}
+	}
 	for i, n := range names {
 		c := slices.Index(theirs[:], n)
 		lay.index[i] = c
-		if name, ok := strings.CutPrefix(n, policyPrefix); ok && c < 0 {
-			if name == "" || slices.Contains(lay.policies, name) {
-				return lay, herr(-1, n, "a policy column pi_e:NAME needs a name given once")
+		if name, ok := opt.Columns.policyOf(n); ok && c < 0 {
+			label := policyPrefix + name
+			if label != n {
+				label = fmt.Sprintf("%s (%s)", n, label)
+			}
+			if !ValidPolicyName(name) || slices.Contains(lay.policies, name) {
+				return lay, herr(-1, label, "a policy column pi_e:NAME needs a name of letters, digits, '_', '.' or '-', given once")
 			}
 			lay.index[i] = numCols + len(lay.policies)
 			lay.policies = append(lay.policies, name)
-			lay.label = append(lay.label, n)
+			lay.label = append(lay.label, label)
 			lay.byName[n] = lay.index[i]
 			continue
 		}
@@ -746,6 +785,9 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 			return lay, herr(cStep, "", "a step column without an episode column: map both (-columns episode=...,step=...) or neither")
 		}
 	}
+	if seen[cPiE] && len(lay.policies) > 0 {
+		return lay, herr(cPiE, "", "the data has both a pi_e column and policy columns (%s): give either one pi_e column or one pi_e:NAME column per candidate policy", strings.Join(lay.label[numCols:], ", "))
+	}
 	for c := first; c <= cPiE; c++ {
 		if !seen[c] && c == cPiE && len(lay.policies) > 0 {
 			lay.noPiE = true
@@ -764,8 +806,8 @@ func setColumns(names []string, f Format, opt Options, line int) (layout, error)
 	}
 	cols, err := optionalColumns(&seen, func(c int, format string, args ...any) error { return herr(c, "", format, args...) })
 	lay.cols = cols
-	if err == nil && len(lay.policies) > 0 && (cols.Options || cols.IDs) {
-		err = herr(numCols, "", "the policy columns pi_e:NAME are read on primitive data without the id columns (obs, action) only, so far")
+	if err == nil && len(lay.policies) > 0 && cols.Options {
+		err = herr(numCols, "", "the policy columns pi_e:NAME are read on primitive data only: options data has one evaluation policy (mu_e)")
 	}
 	return lay, err
 }

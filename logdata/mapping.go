@@ -19,6 +19,53 @@ type Mapping struct {
 	// none): its names apply to our columns that Names does not map.
 	Preset string
 	names  [numCols]string // our column -> the file's name ("" not mapped)
+	// policies maps candidate policies: pi_e:NAME=THEIRS, in the order given
+	policies []policyName
+}
+
+// policyName is one pi_e:NAME=THEIRS of a Mapping.
+type policyName struct{ name, theirs string }
+
+// ValidPolicyName reports whether name may name a candidate policy (the
+// NAME of a pi_e:NAME column): at least one letter, digit, '_', '.' or
+// '-', and nothing else.
+func ValidPolicyName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		ok := r == '_' || r == '.' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// policyOf returns the candidate policy that the file's column n holds:
+// the one mapped to it, or NAME for a column pi_e:NAME that no mapping
+// takes.
+func (m Mapping) policyOf(n string) (name string, ok bool) {
+	for _, p := range m.policies {
+		if p.theirs == n {
+			return p.name, true
+		}
+	}
+	return strings.CutPrefix(n, policyPrefix)
+}
+
+// mappedTo returns the column of ours (or pi_e:NAME) that the file's
+// name n is mapped to, "" when none.
+func (m Mapping) mappedTo(n string) string {
+	if k := slices.Index(m.names[:], n); k >= 0 {
+		return colNames[k]
+	}
+	for _, p := range m.policies {
+		if p.theirs == n {
+			return policyPrefix + p.name
+		}
+	}
+	return ""
 }
 
 // episodeMode is where a file's episodes come from.
@@ -95,19 +142,42 @@ func ParseMapping(s string) (Mapping, error) {
 			m.Preset = theirs
 			continue
 		}
+		if name, ok := strings.CutPrefix(our, policyPrefix); ok {
+			if err := m.addPolicy(pair, name, theirs); err != nil {
+				return m, err
+			}
+			continue
+		}
 		c := colIndex(our)
 		if c < 0 {
-			return m, inputerr.Errorf("%q: unknown column %q (ours: %s; or preset=NAME)", pair, our, strings.Join(colNames[:], ", "))
+			return m, inputerr.Errorf("%q: unknown column %q (ours: %s, pi_e:NAME; or preset=NAME)", pair, our, strings.Join(colNames[:], ", "))
 		}
 		if m.names[c] != "" {
 			return m, inputerr.Errorf("%q: column %s mapped twice (to %q before)", pair, our, m.names[c])
 		}
-		if k := slices.Index(m.names[:], theirs); k >= 0 {
-			return m, inputerr.Errorf("%q: %q is mapped to %s already: one file column holds one of ours", pair, theirs, colNames[k])
+		if to := m.mappedTo(theirs); to != "" {
+			return m, inputerr.Errorf("%q: %q is mapped to %s already: one file column holds one of ours", pair, theirs, to)
 		}
 		m.names[c] = theirs
 	}
 	return m, nil
+}
+
+// addPolicy adds pi_e:name=theirs to m, from pair.
+func (m *Mapping) addPolicy(pair, name, theirs string) error {
+	switch {
+	case !ValidPolicyName(name):
+		return inputerr.Errorf("%q: policy name %q: want letters, digits, '_', '.' or '-' (at least one)", pair, name)
+	case m.mappedTo(theirs) != "":
+		return inputerr.Errorf("%q: %q is mapped to %s already: one file column holds one of ours", pair, theirs, m.mappedTo(theirs))
+	}
+	for _, p := range m.policies {
+		if p.name == name {
+			return inputerr.Errorf("%q: policy pi_e:%s mapped twice (to %q before)", pair, name, p.theirs)
+		}
+	}
+	m.policies = append(m.policies, policyName{name, theirs})
+	return nil
 }
 
 // String writes m back as ParseMapping reads it.
@@ -120,6 +190,9 @@ func (m Mapping) String() string {
 		if n != "" {
 			parts = append(parts, colNames[c]+"="+n)
 		}
+	}
+	for _, p := range m.policies {
+		parts = append(parts, policyPrefix+p.name+"="+p.theirs)
 	}
 	return strings.Join(parts, ",")
 }
@@ -238,17 +311,21 @@ func (bd *builder) policies(cells *[numCols]cell, piB float64) (float64, *fieldE
 		}
 		bd.polPiE[k] = p
 	}
-	if bd.noPiE {
+	if len(bd.pol) > 0 {
 		return bd.polPiE[0], nil
 	}
 	return bd.prob(cells[cPiE], cPiE, true)
 }
 
 // PolicyBatch returns b with the ratios (and, when kept, pi_e) of policy
-// k of in.Policies: the batch of that candidate policy. It shares every
-// other slice with b, which it must not change.
+// k of in.Policies: the batch of that candidate policy, a view that shares
+// every other slice with b (rewards, offsets, pi_b, ids, model columns),
+// which it must not change. Policy 0's is b itself.
 func (in Info) PolicyBatch(b *trajectory.Batch, k int) trajectory.Batch {
 	pb := *b
+	if k == 0 {
+		return pb
+	}
 	pb.Ratio, pb.OptionRatio, pb.Moments = in.PolicyRatio[k], in.PolicyRatio[k], nil
 	if in.PolicyPiE != nil && b.PiE != nil {
 		pb.PiE = in.PolicyPiE[k]

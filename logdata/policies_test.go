@@ -3,6 +3,7 @@ package logdata_test
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,12 +56,6 @@ func TestPolicies(t *testing.T) {
 			t.Errorf("%v: policies %v, ratios %v, per policy %v, B's batch %v (pi_e %v)", f, info.Policies, b.Ratio, info.PolicyRatio, pb.Ratio, pb.PiE)
 		}
 	}
-	// with a pi_e column too, the batch is pi_e's and the policies come beside it
-	var b trajectory.Batch
-	info, err := logdata.Read(strings.NewReader("episode,step,reward,pi_b,pi_e,pi_e:A\nx,0,1,0.5,0.5,0.25\n"), logdata.CSV, &b, logdata.Options{})
-	if err != nil || !reflect.DeepEqual(b.Ratio, []float64{1}) || !reflect.DeepEqual(info.PolicyRatio, [][]float64{{0.5}}) {
-		t.Errorf("pi_e and pi_e:A: %v, ratio %v, policy ratios %v; want 1 and 0.5", err, b.Ratio, info.PolicyRatio)
-	}
 }
 
 // TestPolicyErrors: hostile policy columns.
@@ -77,7 +72,11 @@ func TestPolicyErrors(t *testing.T) {
 		{"not a probability", head + "x,0,1,0.5,0.25,2\n", logdata.CSV, 2, []string{`column "pi_e:B"`, "[0, 1]"}},
 		{"empty", head + "x,0,1,0.5,,0.5\n", logdata.CSV, 2, []string{`column "pi_e:A"`, "empty, want a number"}},
 		{"overflow", head + "x,0,1,1e-320,1,1\n", logdata.CSV, 2, []string{`column "pi_b"`, "pi_e:A/pi_b", "overflows"}},
-		{"with ids", "episode,step,reward,pi_b,pi_e:A,obs,action\nx,0,1,1,1,s,a\n", logdata.CSV, 1, []string{`column "pi_e:A"`, "without the id columns"}},
+		{"pi_e and pi_e:A", "episode,step,reward,pi_b,pi_e,pi_e:A\nx,0,1,0.5,0.5,0.25\n", logdata.CSV, 1, []string{`column "pi_e"`, "both a pi_e column and policy columns (pi_e:A)"}},
+		{"bad name", "episode,step,reward,pi_b,pi_e:a b\nx,0,1,1,1\n", logdata.CSV, 1, []string{`column "pi_e:a b"`, "letters, digits"}},
+		{"with options", "episode,step,reward,pi_b,pi_e:A,option_start,mu_b,mu_e\nx,0,1,1,1,1,1,1\n", logdata.CSV, 1, []string{`column "pi_e:A"`, "primitive data only"}},
+		{"ids disagree", "episode,step,reward,pi_b,pi_e:A,pi_e:B,obs,action\nx,0,1,0.5,0.5,0.5,s,a\nx,1,1,0.5,0.5,0.25,s,a\n", logdata.CSV, 3, []string{`column "pi_e:B"`, "which line 2 gave pi_e = 0.5"}},
+		{"ids mass", "episode,step,reward,pi_b,pi_e:A,pi_e:B,obs,action\nx,0,1,0.5,0.5,0.5,s,a\nx,1,1,0.5,0.5,0.75,s,b\n", logdata.CSV, 3, []string{`column "pi_e:B"`, "above 1"}},
 		{"jsonl missing later", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:A":1}` + "\n" + `{"episode":"x","step":1,"reward":1,"pi_b":1}`, logdata.JSONL, 2, []string{`field "pi_e:A"`, "missing or null"}},
 		{"jsonl twice in a record", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:A":1,"pi_e:A":1}`, logdata.JSONL, 1, []string{`field "pi_e:A"`, "given once"}},
 		{"jsonl twice in a later record", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:A":1}` + "\n" + `{"episode":"x","step":1,"reward":1,"pi_b":1,"pi_e:A":1,"pi_e:A":1}`, logdata.JSONL, 2, []string{`field "pi_e:A"`, "twice"}},
@@ -86,5 +85,62 @@ func TestPolicyErrors(t *testing.T) {
 	for _, tt := range tests {
 		_, _, err := readLayout(t, tt.text, tt.f, "", false)
 		t.Run(tt.name, func(t *testing.T) { wantBadInput(t, err, tt.line, tt.want...) })
+	}
+	mapped := []struct {
+		name, text, cols string
+		want             []string
+	}{
+		{"pi_e and pi_e:A", "episode,step,reward,pi_b,p,pi_e:A\nx,0,1,0.5,0.5,0.25\n", "pi_e=p", []string{`column "p (pi_e)"`, "both"}},
+		{"missing", "episode,step,reward,pi_b,pi_e:A\nx,0,1,1,1\n", "pi_e:g=eval_g", []string{`column "eval_g"`, "maps pi_e:g"}},
+		{"name twice", "episode,step,reward,pi_b,pi_e:A,e\nx,0,1,1,1,1\n", "pi_e:A=e", []string{`column "e (pi_e:A)"`, "given once"}},
+		{"bad value", "episode,step,reward,pi_b,e\nx,0,1,1,1\nx,1,1,1,-1\n", "pi_e:g=e", []string{`column "e (pi_e:g)"`, "[0, 1]"}},
+	}
+	for _, tt := range mapped {
+		_, _, err := readLayout(t, tt.text, logdata.CSV, tt.cols, false)
+		line := strings.Count(tt.text, "\n")
+		if tt.name != "bad value" {
+			line = 1
+		}
+		t.Run("mapped "+tt.name, func(t *testing.T) { wantBadInput(t, err, line, tt.want...) })
+	}
+}
+
+// TestPolicyMapping: -columns pi_e:NAME=THEIRS names a policy column in
+// every format's reading path (CSV here, the mapping is format-blind), and
+// hostile pairs are refused naming the pair.
+func TestPolicyMapping(t *testing.T) {
+	b, info, err := readLayout(t, "episode,step,reward,pi_b,eval_g,eval_s\nx,0,1,0.5,0.25,0.5\n", logdata.CSV, "pi_e:greedy=eval_g,pi_e:soft=eval_s", false)
+	// by hand: greedy 0.25/0.5 = 0.5, soft 0.5/0.5 = 1
+	if err != nil || !reflect.DeepEqual(info.Policies, []string{"greedy", "soft"}) || !reflect.DeepEqual(b.Ratio, []float64{0.5}) || !reflect.DeepEqual(info.PolicyRatio[1], []float64{1}) {
+		t.Fatalf("%v: policies %v, ratio %v, %v", err, info.Policies, b.Ratio, info.PolicyRatio)
+	}
+	for _, tt := range []struct{ cols, want string }{
+		{"pi_e:=x", "policy name"},
+		{"pi_e:a/b=x", "policy name"},
+		{"pi_e:a=x,pi_e:a=y", "mapped twice"},
+		{"pi_e:a=x,pi_e:b=x", "mapped to pi_e:a already"},
+		{"pi_b=x,pi_e:b=x", "mapped to pi_b already"},
+	} {
+		if _, err := logdata.ParseMapping(tt.cols); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.cols, err, tt.want)
+		}
+	}
+}
+
+// TestPolicyIDs: with the id columns, each policy has its own pi_e table
+// (by hand: obs s has actions a, b; A gives 0.25, 0.5 and B 1, 0).
+func TestPolicyIDs(t *testing.T) {
+	_, info, err := readLayout(t, "episode,step,reward,pi_b,pi_e:A,pi_e:B,obs,action\nx,0,1,0.5,0.25,1,s,a\nx,1,1,0.5,0.5,0,s,b\ny,0,0,0.5,0.25,1,s,a\n", logdata.CSV, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float64, 2)
+	got := [][]float64{}
+	for k := range info.PolicyIDs {
+		info.PolicyIDs[k].PiE(0, dst)
+		got = append(got, slices.Clone(dst))
+	}
+	if info.IDs != info.PolicyIDs[0] || !reflect.DeepEqual(got, [][]float64{{0.25, 0.5}, {1, 0}}) {
+		t.Errorf("pi_e tables %v, want [[0.25 0.5] [1 0]]", got)
 	}
 }
