@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/experiments/config"
-	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/external"
 	"github.com/ope-lab/longhorizon/reference"
 
@@ -76,6 +76,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	extTimeout := fs.Duration("external-timeout", config.DefaultTimeout, "most time an external estimator may take to answer one request")
 	var plot plotFlags
 	plot.add(fs)
+	csvPath := fs.String("csv", "", "FILE: also write the estimates as CSV rows policy,estimator,estimate,ci_low,ci_high,ess (policy pi_e for a file's one pi_e column)")
+	truthFlag := fs.String("truth", "", "the policies' true values, NAME=V,... or a CSV file with the header policy,value: shown beside the estimates and drawn in -plot; with several policies, each estimator's Spearman's rank correlation and regret@1, regret@3 (docs/estimate/policies.md)")
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
 		note := func(text string) { fmt.Fprintf(stderr, "runexp estimate: note: %s\n", text) }
@@ -97,6 +99,17 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		}
 		if plotNote != "" {
 			notes = append(notes, plotNote)
+		}
+		var truths []truthPair
+		if *truthFlag != "" {
+			if truths, err = parseTruth(*truthFlag); err != nil {
+				return usageErr("%v", err)
+			}
+		}
+		if *csvPath != "" {
+			if err := checkCSVPath(*csvPath); err != nil {
+				return usageErr("%v", err)
+			}
 		}
 		specs, err := externals.specs(*extTimeout)
 		if err != nil {
@@ -126,12 +139,24 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 			}
 			note("ignoring columns " + strings.Join(info.Extra, ", ") + why)
 		}
-		if len(info.Policies) > 0 {
-			note(policiesNote(info.Policies))
+		pols := policyViews(&b, info)
+		polNames := make([]string, len(pols))
+		for k, p := range pols {
+			polNames[k] = p.name
 		}
-		if ids := info.IDs; ids != nil {
-			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
+		var truthValues []float64
+		if truths != nil {
+			if truthValues, err = matchTruths(truths, polNames, where); err != nil {
+				return usageErr("%v", err)
+			}
+			if !math.IsNaN(truth) {
+				return usageErr("-truth and -plot-truth both give the true value: give one")
+			}
 		}
+		if len(pols) > 1 && !math.IsNaN(truth) {
+			return usageErr("-plot-truth is the true value of a file's one pi_e; %s has %d policies: give -truth NAME=V,...", where, len(pols))
+		}
+		job.setIDs(pols[0].ids)
 		job.setData(dataOf(info.Columns), where, names)
 		if len(specs) > 0 {
 			var procs external.Set
@@ -147,35 +172,70 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 				job.Methods = append(job.Methods, external.NewMethod(pr, info.Columns))
 			}
 		}
-		more, err := job.check(&b)
+		more, err := job.check(&pols[0].b)
 		for _, n := range append(notes, more...) {
 			note(n)
 		}
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		rep, err := job.run(&b)
-		if err != nil {
-			return dataError(err, usageErr)
-		}
-		var out bytes.Buffer
-		if *asJSON {
-			if err := rep.WriteJSON(&out); err != nil {
-				return err
+		reps := make([]*estimateReport, len(pols))
+		for k := range pols {
+			if k > 0 {
+				// the checks hold for every policy: one shape, one data
+				job.setIDs(pols[k].ids)
+				if _, err := job.setModel(&pols[k].b); err != nil {
+					return usageErr("%v", err)
+				}
 			}
-		} else {
-			rep.WriteTable(&out)
+			if reps[k], err = job.run(&pols[k].b); err != nil {
+				if len(pols) > 1 {
+					err = fmt.Errorf("policy %s: %w", pols[k].name, err)
+				}
+				return dataError(err, usageErr)
+			}
 		}
-		if _, err := stdout.Write(out.Bytes()); err != nil {
+		pr := newPoliciesReport(polNames, reps, truthValues)
+		if len(pols) == 1 && truthValues != nil {
+			truth = truthValues[0]
+		}
+		if err := writeEstimates(pr, info.Policies != nil, *asJSON, stdout); err != nil {
 			return err
 		}
+		if *csvPath != "" {
+			if err := pr.writeCSV(*csvPath); err != nil {
+				return err
+			}
+		}
 		if plot.path != "" {
-			if err := figure.WriteEstimates(rep.estimatesFigure(where, truth), plot.path); err != nil {
+			if err := pr.plot(where, truth, plot.path); err != nil {
 				return fmt.Errorf("estimate: -plot: %w", err)
 			}
 		}
-		return rep.WriteFailures(stderr, "runexp estimate: ")
+		return pr.WriteFailures(stderr, "runexp estimate: ")
 	}
+}
+
+// writeEstimates prints pr as a table or JSON: a file with one pi_e
+// column (not several) as it always has, without a policy column.
+func writeEstimates(pr *policiesReport, several, asJSON bool, stdout io.Writer) error {
+	var out bytes.Buffer
+	switch {
+	case several && asJSON:
+		if err := pr.WriteJSON(&out); err != nil {
+			return err
+		}
+	case several:
+		pr.WriteTable(&out)
+	case asJSON:
+		if err := pr.reps[0].WriteJSON(&out); err != nil {
+			return err
+		}
+	default:
+		pr.reps[0].WriteTable(&out)
+	}
+	_, err := stdout.Write(out.Bytes())
+	return err
 }
 
 // dataError is err as the command reports it: bad input as a usage error,
@@ -192,17 +252,4 @@ func explicit(fs *flag.FlagSet) func(string) bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return func(name string) bool { return set[name] }
-}
-
-// policiesNote says which of the data's candidate policies (pi_e:NAME
-// columns) is estimated: the pi_e column's, or without one the first
-// policy's; the others are read (logdata.Info.PolicyRatio) but not yet
-// estimated.
-func policiesNote(names []string) string {
-	cols := make([]string, len(names))
-	for k, n := range names {
-		cols[k] = "pi_e:" + n
-	}
-	return fmt.Sprintf("the data has candidate policies %s; estimating one per run: the pi_e column's, or without one %s's (-columns pi_e=pi_e:NAME picks another)",
-		strings.Join(cols, ", "), cols[0])
 }

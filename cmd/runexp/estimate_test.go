@@ -1293,25 +1293,3 @@ func TestEstimateBoundsFailure(t *testing.T) {
 		t.Errorf("is: lower %v, lower_errors %v; want the two bounds' errors only", is["lower"], is["lower_errors"])
 	}
 }
-
-// TestEstimatePolicies: a file with candidate policies pi_e:A and pi_e:B
-// and no pi_e is estimated for A, with a note, and -columns pi_e=pi_e:B
-// estimates B. By hand, is = mean over episodes of W G: A: x has W =
-// (0.25/0.5)(1/0.5) = 1, G = 1; y has W = 0.5/0.25 = 2, G = 2; (1 + 4)/2
-// = 2.5. B: x has W = (0.75/0.5)(0/0.5) = 0; y 2 x 2 = 4; (0 + 4)/2 = 2.
-func TestEstimatePolicies(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "policies.csv")
-	data := "episode,step,reward,pi_b,pi_e:A,pi_e:B\nx,0,1,0.5,0.25,0.75\nx,1,0,0.5,1,0\ny,0,2,0.25,0.5,0.5\n"
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		cols string
-		want string
-	}{{"", "is 2.5 "}, {"pi_e=pi_e:B", "is 2 "}} {
-		code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "is", "-columns", tt.cols, path)
-		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), tt.want) || !strings.Contains(errOut, "candidate policies pi_e:") {
-			t.Errorf("-columns %q: exit %d, output %q, stderr %q; want %q and a note", tt.cols, code, out, errOut, tt.want)
-		}
-	}
-}

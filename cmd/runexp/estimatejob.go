@@ -9,6 +9,7 @@ import (
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
+	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -50,6 +51,15 @@ func (j *estimateJob) setData(have estimators.Data, where string, names []string
 	for _, n := range names {
 		m, _ := evaluate.RegistryModel(n, j.kind.Name) // parseEstimators knows n; adaptive fits -model's kind
 		j.Methods = append(j.Methods, m)
+	}
+}
+
+// setIDs gives j the pi_e table over the observation and action ids of
+// the policy it estimates (nil without the id columns).
+func (j *estimateJob) setIDs(ids *logdata.IDs) {
+	j.ids = nil
+	if ids != nil {
+		j.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
 	}
 }
 

@@ -73,3 +73,22 @@ func (r *estimateReport) estimatesFigure(where string, truth float64) figure.Est
 	}
 	return e
 }
+
+// plot draws pr into path: a file's one policy as before
+// (figure.WriteEstimates, truth NaN for none); several policies on one
+// figure, policies on the y axis and estimators as colours, with their
+// true values (-truth) as marks.
+func (pr *policiesReport) plot(where string, truth float64, path string) error {
+	if len(pr.reps) == 1 {
+		return figure.WriteEstimates(pr.reps[0].estimatesFigure(where, truth), path)
+	}
+	one := pr.reps[0].estimatesFigure(where, math.NaN())
+	e := figure.PolicyEstimates{
+		Title: fmt.Sprintf("%s: %d episodes, horizon %d, %d policies", filepath.Base(where), pr.reps[0].Episodes, pr.reps[0].Horizon, len(pr.names)),
+		Note:  one.Note, Policies: pr.names, Estimators: pr.reps[0].names, Truths: pr.truth,
+	}
+	for _, r := range pr.reps {
+		e.Rows = append(e.Rows, r.estimatesFigure(where, math.NaN()).Rows)
+	}
+	return figure.WritePolicyEstimates(e, path)
+}

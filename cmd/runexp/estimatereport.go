@@ -215,16 +215,35 @@ func (r *estimateReport) WriteJSON(w io.Writer) error {
 // WriteTable writes the report as an aligned text table (the default
 // output of `runexp estimate`).
 func (r *estimateReport) WriteTable(w io.Writer) {
+	r.writeShape(w, "")
+	r.writeWeights(w, "")
+	r.writeMethod(w)
+	writeAligned(w, r.rows())
+}
+
+// writeShape writes the table's first line, the data's shape, with more
+// at its end.
+func (r *estimateReport) writeShape(w io.Writer, more string) {
 	fmt.Fprintf(w, "%d episodes, %d steps, horizon %d", r.Episodes, r.Steps, r.Horizon)
 	if r.Gamma != nil {
 		fmt.Fprintf(w, ", discounted with gamma = %v", *r.Gamma)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "importance weights: ESS %.4g of %d episodes, smallest per-step ESS %.4g (step %d)", r.Weights.ESS, r.Episodes, r.Weights.MinStepESS, r.Weights.MinStep)
+	fmt.Fprintln(w, more)
+}
+
+// writeWeights writes the line of the importance weights (of the policy
+// named by of, "" for the file's one pi_e).
+func (r *estimateReport) writeWeights(w io.Writer, of string) {
+	fmt.Fprintf(w, "importance weights%s: ESS %.4g of %d episodes, smallest per-step ESS %.4g (step %d)", of, r.Weights.ESS, r.Episodes, r.Weights.MinStepESS, r.Weights.MinStep)
 	if k := r.Weights.Overflow + r.Weights.Underflow; k > 0 {
 		fmt.Fprintf(w, ", %d outside float64's range", k)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeMethod writes the lines saying how intervals and bounds were
+// computed, and the blank line before the table.
+func (r *estimateReport) writeMethod(w io.Writer) {
 	if r.Bootstrap != nil {
 		method := "percentile"
 		if r.bca {
@@ -242,6 +261,10 @@ func (r *estimateReport) WriteTable(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// rows returns the table's header and one row per estimator.
+func (r *estimateReport) rows() [][]string {
 	head := []string{"estimator", "estimate", "ci_low", "ci_high", "ess"}
 	for _, k := range r.kinds {
 		head = append(head, k+" lower "+percent(1-r.delta))
@@ -269,7 +292,7 @@ func (r *estimateReport) WriteTable(w io.Writer) {
 		}
 		rows = append(rows, row)
 	}
-	writeAligned(w, rows)
+	return rows
 }
 
 // WriteFailures writes failed estimates, bounds and bootstrap replicates
@@ -316,6 +339,12 @@ func (r *estimateReport) WriteFailures(stderr io.Writer, prefix string) error {
 // writeAligned writes rows as columns two spaces apart, the first
 // left-aligned and the others (numbers) right-aligned.
 func writeAligned(w io.Writer, rows [][]string) {
+	writeAlignedLeft(w, rows, 1)
+}
+
+// writeAlignedLeft writes rows as columns two spaces apart, the first
+// left of them left-aligned and the others right-aligned.
+func writeAlignedLeft(w io.Writer, rows [][]string, left int) {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for c, s := range r {
@@ -325,9 +354,12 @@ func writeAligned(w io.Writer, rows [][]string) {
 	for _, r := range rows {
 		var line strings.Builder
 		for c, s := range r {
-			if c == 0 {
+			switch {
+			case c == 0:
 				fmt.Fprintf(&line, "%-*s", width[c], s)
-			} else {
+			case c < left:
+				fmt.Fprintf(&line, "  %-*s", width[c], s)
+			default:
 				fmt.Fprintf(&line, "  %*s", width[c], s)
 			}
 		}
