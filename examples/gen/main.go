@@ -21,6 +21,11 @@
 // (SCOPE-RL's names), OUT/obp.json (an OBP bandit feedback of the first
 // step of each, one round each, with pi_e) and OUT/d3rlpy.parquet
 // (d3rlpy's MDPDataset arrays with pi_b and pi_e).
+//
+// And OUT/policies.csv: the episodes of subepisode_obs.csv with five
+// candidate evaluation policies, one pi_e:NAME column each, and
+// OUT/policies_truth.csv, their true values (docs/estimate/policies.md);
+// -policies K -n N -subepisodes S writes only these, with K candidates.
 package main
 
 import (
@@ -42,8 +47,19 @@ func main() {
 	n := flag.Int("n", 200, "episodes")
 	seed := flag.Uint64("seed", 2017, "random seed")
 	out := flag.String("out", "examples", "output directory")
+	pols := flag.Int("policies", 0, "write only OUT/policies.csv (and policies_truth.csv) with this many candidate policies (docs/estimate/policies.md)")
+	sub := flag.Int("subepisodes", 5, "sub-episodes of policies.csv (H = 2 x this)")
 	flag.Parse()
-	if err := run(*n, *seed, *out); err != nil {
+	err := error(nil)
+	if *pols > 0 {
+		err = writePolicies(*out, *n, *sub, *pols, *seed)
+	} else {
+		err = run(*n, *seed, *out)
+		if err == nil {
+			err = writePolicies(*out, *n, 5, 5, *seed)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

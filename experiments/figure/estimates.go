@@ -180,6 +180,15 @@ type forestRow struct{ y, v, lo, hi float64 }
 type forest struct {
 	rows  []forestRow
 	color color.Color
+	shape draw.GlyphDrawer // the estimate's glyph; nil: a circle
+}
+
+// glyphOr returns g, or a circle when g is nil.
+func glyphOr(g draw.GlyphDrawer) draw.GlyphDrawer {
+	if g == nil {
+		return draw.CircleGlyph{}
+	}
+	return g
 }
 
 func (f *forest) anyInterval() bool {
@@ -196,7 +205,7 @@ func (f *forest) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	sty := draw.LineStyle{Color: f.color, Width: vg.Points(1.4)}
 	half := vg.Points(barCapWidth) / 2
-	dot := draw.GlyphStyle{Color: f.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+	dot := draw.GlyphStyle{Color: f.color, Radius: vg.Points(3.5), Shape: glyphOr(f.shape)}
 	for _, r := range f.rows {
 		y := trY(r.y)
 		if finite(r.lo) && finite(r.hi) && r.hi >= r.lo {
@@ -223,13 +232,14 @@ func (f *forest) Plot(c draw.Canvas, plt *plot.Plot) {
 type forestThumb struct {
 	color color.Color
 	dot   bool
+	shape draw.GlyphDrawer // nil: a circle
 }
 
 // Thumbnail implements plot.Thumbnailer.
 func (t forestThumb) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
 	if t.dot {
-		c.DrawGlyph(draw.GlyphStyle{Color: t.color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y})
+		c.DrawGlyph(draw.GlyphStyle{Color: t.color, Radius: vg.Points(3.5), Shape: glyphOr(t.shape)}, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y})
 		return
 	}
 	sty := draw.LineStyle{Color: t.color, Width: vg.Points(1.4)}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
@@ -73,8 +74,10 @@ func buildPolicyEstimates(e PolicyEstimates) (*single, error) {
 	p.Y.Tick.Label.Font = font.From(sans, vg.Points(11))
 	xr := newRange()
 	forests := make([]*forest, m)
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
 	for j := range forests {
-		forests[j] = &forest{color: palette[j%len(palette)]}
+		// past the palette's ten colours, the next shape
+		forests[j] = &forest{color: palette[j%len(palette)], shape: shapes[j/len(palette)%len(shapes)]}
 	}
 	var ticks []plot.Tick
 	for i, name := range e.Policies {
@@ -108,7 +111,7 @@ func buildPolicyEstimates(e PolicyEstimates) (*single, error) {
 	leg := newLegend()
 	for j, f := range forests {
 		p.Add(f)
-		leg.Add(e.Estimators[j], forestThumb{color: f.color, dot: true})
+		leg.Add(e.Estimators[j], forestThumb{color: f.color, dot: true, shape: f.shape})
 	}
 	if e.Truths != nil {
 		var first *plotter.Line
