@@ -347,6 +347,7 @@ type builder struct {
 	pol      []cell         // the policy columns' cells of the record
 	polPiE   []float64      // and their probabilities
 	polPiE1  [1]float64     // pi_e of a file without policy columns, for the ids
+	polLast  []recentCells  // each policy column's previous cell (policyProb)
 	noPiE    bool           // the file has policy columns and no pi_e
 	need     *[numCols]bool // the columns every JSON record gives (missingField)
 	doneLine int            // line of the current episode's done (0: none)
@@ -359,7 +360,7 @@ func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builde
 	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int),
 		mode: lay.mode, label: lay.label, byName: lay.byName}
 	if k := len(lay.policies); k > 0 {
-		bd.pol, bd.polPiE, bd.noPiE = make([]cell, k), make([]float64, k), lay.noPiE
+		bd.pol, bd.polPiE, bd.noPiE, bd.polLast = make([]cell, k), make([]float64, k), lay.noPiE, make([]recentCells, k)
 		bd.info.Policies = slices.Clone(lay.policies)
 		bd.info.PolicyRatio = make([][]float64, k)
 		if opt.KeepProbs || cols.IDs {

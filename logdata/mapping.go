@@ -302,7 +302,7 @@ func (bd *builder) setCell(cells *[numCols]cell, c int, v cell) {
 // and returns pi_e: the pi_e column's, or without one the first policy's.
 func (bd *builder) policies(cells *[numCols]cell, piB float64) (float64, *fieldErr) {
 	for k := range bd.pol {
-		p, fe := bd.prob(bd.pol[k], numCols+k, true)
+		p, fe := bd.policyProb(k)
 		if fe != nil {
 			return 0, fe
 		}
@@ -315,6 +315,43 @@ func (bd *builder) policies(cells *[numCols]cell, piB float64) (float64, *fieldE
 		return bd.polPiE[0], nil
 	}
 	return bd.prob(cells[cPiE], cPiE, true)
+}
+
+// recentCells are a policy column's last distinct text cells and their
+// probabilities: candidates' columns hold few distinct probabilities (a
+// policy's pi_e(a|o) over few observations and actions), so most cells
+// repeat a recent text, and the same text is the same number. On 20
+// policy columns of 10^6 rows (examples/gen -policies 20) the reading
+// takes about half the time.
+type recentCells struct {
+	next int // the entry replaced next
+	e    [4]struct {
+		n   int // bytes of text held; 0: none
+		buf [24]byte
+		p   float64
+	}
+}
+
+// policyProb returns policy k's probability of the record's action,
+// from its cell.
+func (bd *builder) policyProb(k int) (float64, *fieldErr) {
+	c := bd.pol[k]
+	rc := &bd.polLast[k]
+	textual := c.kind == cellText || c.kind == cellNumber
+	if textual {
+		for i := range rc.e {
+			if e := &rc.e[i]; e.n > 0 && c.s == string(e.buf[:e.n]) {
+				return e.p, nil
+			}
+		}
+	}
+	p, fe := bd.prob(c, numCols+k, true)
+	if fe == nil && textual && len(c.s) > 0 && len(c.s) <= len(rc.e[0].buf) {
+		e := &rc.e[rc.next]
+		e.n, e.p = copy(e.buf[:], c.s), p
+		rc.next = (rc.next + 1) % len(rc.e)
+	}
+	return p, fe
 }
 
 // PolicyBatch returns b with the ratios (and, when kept, pi_e) of policy
