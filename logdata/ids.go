@@ -17,9 +17,14 @@ type IDs struct {
 	// ids.
 	Obs, Actions int
 	// observation o's pairs are act[start[o]:start[o+1]], with pi_e in pie
+	// and the line of their first row in line
 	start []int
 	act   []int32
 	pie   []float64
+	line  []int
+	// the ids' texts, by dense id (for a policy table's rows)
+	obsName, actName []string
+	lineWord         string // "line", or "row" in Parquet
 }
 
 // PiE writes pi_e(a|o) into dst[a] for every action a seen at observation
@@ -41,6 +46,8 @@ func (t *IDs) Pairs() int { return len(t.act) }
 // most 1.
 type idReader struct {
 	obs, act map[string]int32 // episodeKey of the text -> dense id
+	obsName  []string         // dense id -> text
+	actName  []string
 	pairs    map[uint64]int32 // (o, a) -> its number, in order of first appearance
 	k        int              // policies
 	pie      []float64        // pair p's pi_e under policy k at p*k+k
@@ -70,8 +77,9 @@ func (bd *builder) idText(c cell, col int, what string) (string, *fieldErr) {
 	return "", ferr(col, "%s, want a string or a number", describe(c))
 }
 
-// intern returns the dense id of text in m, adding it if new.
-func intern(m map[string]int32, text string) (int32, bool) {
+// intern returns the dense id of text in m, adding it (and its text to
+// names) if new.
+func intern(m map[string]int32, names *[]string, text string) (int32, bool) {
 	k := episodeKey(text)
 	if id, ok := m[k]; ok {
 		return id, true
@@ -81,6 +89,7 @@ func intern(m map[string]int32, text string) (int32, bool) {
 	}
 	id := int32(len(m))
 	m[strings.Clone(k)] = id
+	*names = append(*names, strings.Clone(text))
 	return id, true
 }
 
@@ -95,11 +104,11 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, pies []float64, col, l
 	if fe != nil {
 		return 0, 0, fe
 	}
-	o, ok := intern(r.obs, ot)
+	o, ok := intern(r.obs, &r.obsName, ot)
 	if !ok {
 		return 0, 0, ferr(cObs, "more than %d distinct observation ids", math.MaxInt32)
 	}
-	a, ok := intern(r.act, at)
+	a, ok := intern(r.act, &r.actName, at)
 	if !ok {
 		return 0, 0, ferr(cAction, "more than %d distinct action ids", math.MaxInt32)
 	}
@@ -131,7 +140,7 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, pies []float64, col, l
 
 // tables returns the pairs as IDs, one per policy, sharing the pairs.
 func (r *idReader) tables() []*IDs {
-	t := &IDs{Obs: len(r.obs), Actions: len(r.act), start: make([]int, len(r.obs)+1)}
+	t := &IDs{Obs: len(r.obs), Actions: len(r.act), start: make([]int, len(r.obs)+1), obsName: r.obsName, actName: r.actName}
 	for key := range r.pairs {
 		t.start[key>>32+1]++
 	}
@@ -139,6 +148,7 @@ func (r *idReader) tables() []*IDs {
 		t.start[o+1] += t.start[o]
 	}
 	t.act = make([]int32, len(r.pairs))
+	t.line = make([]int, len(r.pairs))
 	out := make([]*IDs, r.k)
 	for k := range out {
 		tk := *t
@@ -148,7 +158,7 @@ func (r *idReader) tables() []*IDs {
 	next := append([]int(nil), t.start[:t.Obs]...)
 	for key, p := range r.pairs {
 		o := key >> 32
-		t.act[next[o]] = int32(key & math.MaxUint32)
+		t.act[next[o]], t.line[next[o]] = int32(key&math.MaxUint32), r.line[p]
 		for k, tk := range out {
 			tk.pie[next[o]] = r.pie[int(p)*r.k+k]
 		}

@@ -657,6 +657,9 @@ func (bd *builder) finish() (Info, error) {
 	bd.info.Columns = bd.cols
 	if bd.ids != nil {
 		tables := bd.ids.tables()
+		for _, t := range tables {
+			t.lineWord = bd.lineWord()
+		}
 		bd.info.IDs = tables[0]
 		if len(bd.pol) > 0 {
 			bd.info.PolicyIDs = tables

@@ -2,8 +2,10 @@ package logdata_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,4 +145,26 @@ func TestPolicyIDs(t *testing.T) {
 	if info.IDs != info.PolicyIDs[0] || !reflect.DeepEqual(got, [][]float64{{0.25, 0.5}, {1, 0}}) {
 		t.Errorf("pi_e tables %v, want [[0.25 0.5] [1 0]]", got)
 	}
+}
+
+// TestPolicyCellsRemembered: a policy column's remembered cells give the
+// numbers ParseFloat gives, through six distinct texts (more than the
+// four remembered) in every order, spellings of one number ("0.5",
+// "0.50", "5e-1") and a bad cell after a good one.
+func TestPolicyCellsRemembered(t *testing.T) {
+	texts := []string{"0.5", "0.25", "0.50", "5e-1", "0.125", "1", "0.0625", "0.25", "0.5", "1", "0.125", "5e-1", "0.0625", "0.50"}
+	var csv strings.Builder
+	csv.WriteString("episode,step,reward,pi_b,pi_e:A\n")
+	var want []float64
+	for i, s := range texts {
+		fmt.Fprintf(&csv, "%d,0,1,0.5,%s\n", i, s)
+		v, _ := strconv.ParseFloat(s, 64)
+		want = append(want, v/0.5)
+	}
+	b, _, err := readLayout(t, csv.String(), logdata.CSV, "", false)
+	if err != nil || !reflect.DeepEqual(b.Ratio, want) {
+		t.Errorf("%v: ratios %v, want %v", err, b.Ratio, want)
+	}
+	_, _, err = readLayout(t, csv.String()+"99,0,1,0.5,2\n", logdata.CSV, "", false)
+	wantBadInput(t, err, len(texts)+2, `column "pi_e:A"`, "[0, 1]")
 }

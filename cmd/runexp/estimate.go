@@ -77,6 +77,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	var plot plotFlags
 	plot.add(fs)
 	csvPath := fs.String("csv", "", "FILE: also write the estimates as CSV rows policy,estimator,estimate,ci_low,ci_high,ess (policy pi_e for a file's one pi_e column)")
+	tablePath := fs.String("policy-table", "", "FILE: pi_e(a|o) for every action of each observation (CSV: obs, action, and pi_e or pi_e:NAME columns), checked against the data's pi_e and handed to the models fitted from the obs and action columns (docs/estimate/policies.md)")
 	truthFlag := fs.String("truth", "", "the policies' true values, NAME=V,... or a CSV file with the header policy,value: shown beside the estimates and drawn in -plot; with several policies, each estimator's Spearman's rank correlation and regret@1, regret@3 (docs/estimate/policies.md)")
 	return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
 		usageErr := func(format string, a ...any) error { return usageError(stderr, "estimate", format, a...) }
@@ -103,6 +104,12 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		var truths []truthPair
 		if *truthFlag != "" {
 			if truths, err = parseTruth(*truthFlag); err != nil {
+				return usageErr("%v", err)
+			}
+		}
+		var table *logdata.PolicyTable
+		if *tablePath != "" {
+			if table, err = readPolicyTable(*tablePath); err != nil {
 				return usageErr("%v", err)
 			}
 		}
@@ -143,6 +150,11 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		polNames := make([]string, len(pols))
 		for k, p := range pols {
 			polNames[k] = p.name
+		}
+		if table != nil {
+			if err := applyPolicyTable(table, pols, info.IDs != nil, where); err != nil {
+				return usageErr("%v", err)
+			}
 		}
 		var truthValues []float64
 		if truths != nil {

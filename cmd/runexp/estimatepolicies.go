@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -248,6 +249,58 @@ func checkCSVPath(path string) error {
 func (pr *policiesReport) writeCSV(path string) error {
 	if err := atomicfile.WriteAll(filepath.Dir(path), []atomicfile.File{{Name: filepath.Base(path), Data: pr.CSV()}}); err != nil {
 		return fmt.Errorf("estimate: -csv: %w", err)
+	}
+	return nil
+}
+
+// readPolicyTable reads -policy-table's file.
+func readPolicyTable(path string) (*logdata.PolicyTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputerr.Errorf("-policy-table: %v", err)
+	}
+	defer f.Close()
+	t, err := logdata.ReadPolicyTable(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("-policy-table %w", err)
+	}
+	return t, nil
+}
+
+// applyPolicyTable gives each policy of pols its distribution from t:
+// the table must have a column for every policy of the data and no
+// other, and the data the id columns (hasIDs).
+func applyPolicyTable(t *logdata.PolicyTable, pols []policyView, hasIDs bool, where string) error {
+	if !hasIDs {
+		return inputerr.Errorf("-policy-table: %s has no obs and action columns: the table is for the model fitted from them (SPEC 1f)", where)
+	}
+	col := func(name string) string {
+		if name == "" || (len(pols) == 1 && name == singlePolicy) {
+			return "pi_e"
+		}
+		return "pi_e:" + name
+	}
+	var want []string
+	for k := range pols {
+		name := pols[k].name
+		if len(pols) == 1 {
+			name = ""
+		}
+		want = append(want, name)
+		p := t.Policy(name)
+		if p < 0 {
+			return inputerr.Errorf("-policy-table: the table has no column %s, the data's policy", col(name))
+		}
+		ids, err := t.Apply(pols[k].ids, p)
+		if err != nil {
+			return fmt.Errorf("-policy-table %s: %w", col(name), err)
+		}
+		pols[k].ids = ids
+	}
+	for _, n := range t.Policies {
+		if !slices.Contains(want, n) {
+			return inputerr.Errorf("-policy-table: column %s: %s has no such policy", col(n), where)
+		}
 	}
 	return nil
 }

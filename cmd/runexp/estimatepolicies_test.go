@@ -113,3 +113,78 @@ func TestEstimatePoliciesHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimatePolicyTable: -policy-table gives the fitted model pi_e at
+// actions the data never logged at an observation, and dm does not move:
+// by hand (SPEC 1f, H = 2), q(t, b) = 2 (a visit at step H: its mean
+// reward), q(s, a) = 1 + v(t) = 1 + 1 x 2 = 3, v(s) = pi_e(a|s) q(s, a)
+// = 0.5 x 3 = 1.5 = dm; the table adds pi_e(b|s) = 0.5, but q(s, b) = 0
+// (never seen), so v(s) stays 0.5 x 3 + 0.5 x 0 = 1.5.
+func TestEstimatePolicyTable(t *testing.T) {
+	dir := t.TempDir()
+	data := writeTemp(t, dir, "d.csv", "episode,step,reward,pi_b,pi_e,obs,action\nx,0,1,0.5,0.5,s,a\nx,1,2,0.5,1,t,b\n")
+	table := writeTemp(t, dir, "tab.csv", "obs,action,pi_e\ns,a,0.5\ns,b,0.5\nt,b,1\n")
+	for _, args := range [][]string{{}, {"-policy-table", table}} {
+		code, out, errOut := runMain(t, append(append([]string{"estimate", "-bootstrap", "0", "-estimators", "dm"}, args...), data)...)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "dm 1.5 -") {
+			t.Errorf("%v: exit %d (%s)\n%s\nwant dm 1.5", args, code, errOut, out)
+		}
+	}
+	noIDs := writeTemp(t, dir, "n.csv", "episode,step,reward,pi_b,pi_e\nx,0,1,0.5,0.5\n")
+	two := writeTemp(t, dir, "two.csv", "episode,step,reward,pi_b,pi_e:A,pi_e:B,obs,action\nx,0,1,0.5,0.5,1,s,a\nx,1,2,0.5,1,1,t,b\n")
+	tabA := writeTemp(t, dir, "a.csv", "obs,action,pi_e:A\ns,a,0.5\ns,b,0.5\nt,b,1\n")
+	tabABC := writeTemp(t, dir, "abc.csv", "obs,action,pi_e:A,pi_e:B,pi_e:C\ns,a,0.5,1,1\ns,b,0.5,0,0\nt,b,1,1,1\n")
+	bad := writeTemp(t, dir, "bad.csv", "obs,action,pi_e\ns,a,0.5\ns,b,0.6\nt,b,1\n")
+	for _, tt := range []struct {
+		table, data string
+		want        []string
+	}{
+		{filepath.Join(dir, "none.csv"), data, []string{"-policy-table", "none.csv", "no such file"}},
+		{bad, data, []string{"-policy-table", "bad.csv: line 2", "sums to 1.1"}},
+		{table, noIDs, []string{"-policy-table", "n.csv has no obs and action columns"}},
+		{tabA, data, []string{"-policy-table", "no column pi_e"}},
+		{tabA, two, []string{"-policy-table", "no column pi_e:B"}},
+		{tabABC, two, []string{"-policy-table", "column pi_e:C", "two.csv has no such policy"}},
+	} {
+		code, _, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "dm", "-policy-table", tt.table, tt.data)
+		if code != 2 {
+			t.Errorf("%s on %s: exit %d, want 2 (%s)", tt.table, tt.data, code, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s on %s: %q lacks %q", tt.table, tt.data, errOut, w)
+			}
+		}
+	}
+}
+
+// TestPoliciesExample: examples/policies.csv holds the episodes of
+// examples/subepisode_obs.csv (the same stream), so its candidate pe0.75
+// (pi_e = 0.75 for a1, as subepisode_obs.csv's pi_e) is estimated with
+// the same bits as that file: the policy's batch is a view of the
+// shared columns with its own ratios and pi_e table.
+func TestPoliciesExample(t *testing.T) {
+	args := []string{"estimate", "-bootstrap", "50", "-estimators", "is,pdis,wis,dm,dr,mis,drl", "-csv"}
+	dir := t.TempDir()
+	code, _, errOut := runMain(t, append(args, filepath.Join(dir, "one.csv"), "../../examples/subepisode_obs.csv")...)
+	code2, _, errOut2 := runMain(t, append(args, filepath.Join(dir, "many.csv"), "../../examples/policies.csv")...)
+	if code != 0 || code2 != 0 {
+		t.Fatalf("exit %d (%s), %d (%s)", code, errOut, code2, errOut2)
+	}
+	one, _ := os.ReadFile(filepath.Join(dir, "one.csv"))
+	many, _ := os.ReadFile(filepath.Join(dir, "many.csv"))
+	var want, got []string
+	for _, l := range strings.Split(string(one), "\n")[1:] {
+		if l != "" {
+			want = append(want, strings.TrimPrefix(l, "pi_e,"))
+		}
+	}
+	for _, l := range strings.Split(string(many), "\n") {
+		if rest, ok := strings.CutPrefix(l, "pe0.75,"); ok {
+			got = append(got, rest)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) != 7 {
+		t.Errorf("pe0.75 of policies.csv:\n%s\nsubepisode_obs.csv:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

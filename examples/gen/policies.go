@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/ope-lab/longhorizon/domains"
@@ -36,7 +37,9 @@ func policyName(pe float64) string { return "pe" + strconv.FormatFloat(pe, 'f', 
 // MDP with sub sub-episodes, drawn under the uniform behavior (as
 // subepisode_obs.csv, from the same stream), with the obs and action ids
 // and one pi_e:NAME column per candidate of policyGrid(k); and
-// OUT/policies_truth.csv, each candidate's true value
+// OUT/policies_table.csv, each candidate's pi_e(a|o) at every
+// observation of the data and both actions (runexp estimate
+// -policy-table); OUT/policies_truth.csv, each candidate's true value
 // (domains.SubepisodeValue) for runexp estimate -truth. The logged
 // action is a1 exactly when the file's evaluation policy (p_e = 0.75)
 // gave it ratio 1.5: candidate p_e's pi_e is p_e there and 1 - p_e
@@ -71,6 +74,9 @@ func writePolicies(out string, n, sub, k int, seed uint64) error {
 	if err := os.WriteFile(filepath.Join(out, "policies_truth.csv"), []byte(truth), 0o644); err != nil {
 		return err
 	}
+	if err := writeTable(filepath.Join(out, "policies_table.csv"), &b, pes); err != nil {
+		return err
+	}
 	path := filepath.Join(out, "policies.csv")
 	f, err := os.Create(path)
 	if err != nil {
@@ -102,4 +108,39 @@ func writePolicies(out string, n, sub, k int, seed uint64) error {
 	}
 	fmt.Printf("wrote %s: %d episodes, %d steps, %d candidate policies; their true values in policies_truth.csv\n", path, b.N(), b.Steps(), k)
 	return f.Close()
+}
+
+// writeTable writes the candidates' action distributions at every
+// observation id of b: a1 (the action the file's p_e = 0.75 logs with
+// ratio 1.5) with probability p_e, a2 with 1 - p_e, whatever the state
+// (the sub-episode MDP's policies are state-blind).
+func writeTable(path string, b *trajectory.Batch, pes []float64) error {
+	a1 := int32(-1)
+	for s, r := range b.Ratio {
+		if r == 1.5 {
+			a1 = b.Action[s]
+			break
+		}
+	}
+	if a1 < 0 || len(b.Obs) == 0 {
+		return fmt.Errorf("no step logs a1")
+	}
+	head := "obs,action"
+	for _, pe := range pes {
+		head += ",pi_e:" + policyName(pe)
+	}
+	text := head + "\n"
+	for o := range slices.Max(b.Obs) + 1 {
+		for a := range int32(2) {
+			text += fmt.Sprintf("s%d,a%d", o+1, a+1)
+			for _, pe := range pes {
+				if a != a1 {
+					pe = round4(1 - pe)
+				}
+				text += "," + num(pe)
+			}
+			text += "\n"
+		}
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
 }
