@@ -64,9 +64,10 @@ preset=scope-rl, obp or d3rlpy the field's layouts). JSON: one document, an
 array of records or an object of arrays, read whole (at most 1 GiB);
 Parquet: flat columns, errors
 naming the row. done and timeout end an episode: a later row of it is an
-error. Columns pi_e:NAME give candidate policies' pi_e (pi_e may then be
-left out; not with obs and action or the option columns); runexp estimate
-estimates the pi_e column's, or the first candidate's. Caps against endless input: a line (CSV: a record) holds at
+error. Columns pi_e:NAME (NAME: letters, digits, _ . -) give candidate
+policies' pi_e instead of one pi_e column (both is an error; not with the
+option columns; -columns pi_e:NAME=THEIRS maps one); runexp estimate
+estimates every candidate. Caps against endless input: a line (CSV: a record) holds at
 most 1048576 bytes (1 MiB), and the data at most 50000000 steps (the default
 of -max-steps); beyond either, reading stops with an error naming the line.
 Errors name the line and column. Episodes shorter than the longest are padded with reward 0
