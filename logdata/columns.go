@@ -7,7 +7,8 @@ import "slices"
 // columns are described.
 type Column struct {
 	Name string
-	// Presence is "required", "optional", "options" (one of the option
+	// Presence is "required", "optional" (done and timeout among them),
+	// "options" (one of the option
 	// columns, which come together) or "model" (one of the model columns
 	// q_hat and v_hat, which come together) or "ids" (one of the id
 	// columns obs and action, which come together).
@@ -35,6 +36,8 @@ var schema = [numCols]Column{
 	{ColVHat, "model", "the same model's v(o_t) = sum_a pi_e(a|o_t) q(o_t, a), the expected return from this step on under pi_e; a finite number on every row"},
 	{ColObs, "ids", "the step's observation id: any non-empty string, compared by its text (JSON: a string or a number, by its literal text). With action, a model can be fitted from the data: without q_hat and v_hat, dm, dr, wdr, magic and reg use it (SPEC 1f). Not with the option columns"},
 	{ColAction, "ids", "the logged action's id: any non-empty string, compared by its text. pi_e is pi_e(action|obs): every row with the same obs and action has the same pi_e, and pi_e over the actions seen at an obs sums to at most 1"},
+	{ColDone, "optional", "0 or 1: 1 on an episode's last step (it ends there, as by its own action: SCOPE-RL's done, d3rlpy's terminals); a later row of the same episode is an error. Without an episode column (-columns preset=d3rlpy) the next row starts a new episode"},
+	{ColTimeout, "optional", "0 or 1: 1 where an episode was cut off by a time limit (SCOPE-RL's terminal, d3rlpy's timeouts); read as done: the episode ends there and is padded after it like every shorter episode"},
 }
 
 // Rules are the format's rules beyond single columns, for help texts.
@@ -56,7 +59,14 @@ blank lines are skipped, a leading UTF-8 byte order mark is ignored. JSON
 Lines: one object per line, numbers as JSON numbers (JSON's grammar: no +,
 .5 or 5.), null as "no value"; the first record fixes the columns; a
 leading byte order mark is ignored. An unknown column is an error unless
--allow-extra. Caps against endless input: a line (CSV: a record) holds at
+-allow-extra; -columns OUR=THEIRS maps the file's names onto these (and
+preset=scope-rl, obp or d3rlpy the field's layouts). JSON: one document, an
+array of records or an object of arrays, read whole (at most 1 GiB);
+Parquet: flat columns, errors
+naming the row. done and timeout end an episode: a later row of it is an
+error. Columns pi_e:NAME give candidate policies' pi_e (pi_e may then be
+left out; not with obs and action or the option columns); runexp estimate
+estimates the pi_e column's, or the first candidate's. Caps against endless input: a line (CSV: a record) holds at
 most 1048576 bytes (1 MiB), and the data at most 50000000 steps (the default
 of -max-steps); beyond either, reading stops with an error naming the line.
 Errors name the line and column. Episodes shorter than the longest are padded with reward 0

@@ -32,14 +32,14 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		names[i] = strings.TrimSpace(h)
 	}
 	hline, _ := cr.FieldPos(0)
-	cols, index, extra, err := setColumns(names, CSV, opt.AllowExtra, hline)
+	lay, err := setColumns(names, CSV, opt, hline)
 	if err != nil {
 		return Info{}, err
 	}
+	index := lay.index
 	// the reader checks that every record has as many fields as the header
 	cr.FieldsPerRecord = len(names)
-	bd := newBuilder(b, CSV, cols, opt)
-	bd.info.Extra = extra
+	bd := newBuilder(b, CSV, &lay, opt)
 	var cells [numCols]cell
 	lineOf := func(col int) int {
 		for i, c := range index {
@@ -59,12 +59,11 @@ func ReadCSV(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		if err != nil {
 			return bd.info, csvError(err)
 		}
-		for i := range cells {
-			cells[i] = cell{}
-		}
+		// every column of the header is written on every record, and the
+		// others stay empty: no clearing
 		for i, c := range index {
 			if c >= 0 {
-				cells[c] = cell{kind: cellText, s: rec[i]}
+				bd.setCell(&cells, c, cell{kind: cellText, s: rec[i]})
 			}
 		}
 		line, _ := cr.FieldPos(0)

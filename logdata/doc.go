@@ -1,5 +1,7 @@
 // Package logdata reads a user's logged data, one record per primitive step,
-// from CSV or JSON Lines into a trajectory.Batch, and writes such files.
+// from CSV, JSON Lines, JSON (an array of records or an object of arrays)
+// or Parquet into a trajectory.Batch, and writes such files (CSV, JSON
+// Lines).
 //
 // # Records
 //
@@ -27,6 +29,17 @@
 // (in JSON Lines too). An unknown column is an error unless
 // Options.AllowExtra, which ignores it.
 //
+// # Names and layouts
+//
+// Options.Columns (a Mapping, runexp estimate's -columns) says which of
+// the file's columns holds each of ours; without one, SCOPE-RL's names are
+// read when the file has no episode column and has trajectory_id. The
+// presets obp and d3rlpy read OBP's bandit feedback (every row a one-step
+// episode) and d3rlpy's MDPDataset arrays (an episode ends at a terminal
+// or a timeout); mapping.go cites the sources of their names. The flag
+// columns done and timeout end an episode: a later row with the same
+// episode id is an error.
+//
 // # JSON Lines
 //
 // One JSON object per line, with the field names above; numbers as JSON
@@ -39,6 +52,15 @@
 // the first record did not have. Values of ignored extra
 // fields may be anything, objects and arrays included; a known field must
 // hold a scalar. A field given twice in one object is an error.
+//
+// # JSON and Parquet
+//
+// A JSON document is read whole (at most MaxJSON bytes) and scanned once,
+// its grammar checked as it goes; its records, or the rows of its arrays,
+// follow JSON Lines' rules, errors naming the line and the record. Parquet
+// (github.com/parquet-go/parquet-go) columns must be flat; errors name the
+// row. A panic of the Parquet library on a corrupt file is returned as an
+// *Error.
 //
 // # Mapping onto the batch
 //

@@ -28,7 +28,7 @@ func ReadFile(path string, stdin io.Reader, f Format, b *trajectory.Batch, opt O
 		defer file.Close()
 		if st, err := file.Stat(); err == nil {
 			if st.IsDir() {
-				return info, name, inputerr.Errorf("%s is a directory, want a CSV or JSON Lines file", path)
+				return info, name, inputerr.Errorf("%s is a directory, want a CSV, JSON Lines, JSON or Parquet file", path)
 			}
 			if st.Mode().IsRegular() {
 				opt.SizeHint = st.Size()

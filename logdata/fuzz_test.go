@@ -2,9 +2,12 @@ package logdata_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/logdata"
@@ -110,6 +113,8 @@ func FuzzParseCSV(f *testing.F) {
 		"episode,step,reward,pi_b,pi_e,obs,action\na,0,1,0.5,0.75,s,x\na,1,1,0.5,0.75,s,y\n",
 		"episode,step,reward,pi_b,pi_e,obs\na,0,1,1,1,s\n",
 		"episode,step,reward,pi_b,pi_e,option_start,mu_b,mu_e,obs,action\nx,0,1,0.5,0.25,1,0.8,0.4,s,a\n",
+		"episode,step,reward,pi_b,pi_e:A,pi_e:B,done\nx,0,1,0.5,0.25,0.75,0\nx,1,0,0.5,1,0,1\ny,0,2,0.25,0.5,0.5,1\n",
+		"trajectory_id,timestep,state,action,reward,done,terminal,pscore,evaluation_policy_pscore\n7,0,s0,a,1,0,0,0.5,0.25\n7,1,s1,b,0,1,0,0.5,1\n",
 		"",
 	} {
 		f.Add([]byte(s), false)
@@ -141,5 +146,46 @@ func FuzzParseJSONL(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, allowExtra bool) {
 		checkRead(t, logdata.JSONL, data, allowExtra)
+	})
+}
+
+// FuzzParseJSON: the same for a JSON document (records or an object of
+// arrays), and what it accepts is valid JSON (the one-pass scanner refuses
+// what json.Valid refuses).
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{
+		`[{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25},{"episode":"a","step":1,"reward":-2,"pi_b":0.5,"pi_e":0.75}]`,
+		`{"episode":["a","a","b"],"step":[0,1,0],"reward":[1,0,2],"pi_b":[0.5,0.5,0.5],"pi_e":[0.75,0.25,0.75],"done":[false,true,1]}`,
+		`{"observations":[0,1],"actions":[1,1],"rewards":[1,0],"terminals":[0,1],"timeouts":[0,0],"pi_b":[0.5,0.5],"pi_e":[1,1]}`,
+		`{"n_rounds":2,"action":[1,0],"position":[0,0],"reward":[1,0],"pscore":[0.5,0.5],"pi_e":[0.5,0.5],"context":[[1,2],[3]]}`,
+		`[{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"x":[1,{"y":"]"}]}]`,
+		"[", "{", "[]", "{}", `{"episode":[1,]}`, "",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, allowExtra bool) {
+		checkRead(t, logdata.JSON, data, allowExtra)
+		var b trajectory.Batch
+		if _, err := logdata.Read(bytes.NewReader(data), logdata.JSON, &b, logdata.Options{AllowExtra: allowExtra}); err == nil &&
+			!json.Valid(bytes.TrimPrefix(data, []byte("\ufeff"))) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+	})
+}
+
+// FuzzParseParquet: the same for Parquet, from valid files cut and
+// changed by the fuzzer: no panic reaches the caller.
+func FuzzParseParquet(f *testing.F) {
+	one := 1.0
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []parquetRow{{Episode: 1, Reward: &one, PiB: 0.5, PiE: 0.5}, {Episode: 1, Step: 1, Reward: &one, PiB: 1, PiE: 1, Done: true}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes(), true)
+	f.Add(buf.Bytes()[:len(buf.Bytes())/2], true)
+	f.Add([]byte("PAR1"), false)
+	f.Fuzz(func(t *testing.T, data []byte, allowExtra bool) {
+		checkRead(t, logdata.Parquet, data, allowExtra)
 	})
 }

@@ -58,6 +58,9 @@ func newIDReader() *idReader {
 // (JSON: a string, or a number by its literal text).
 func (bd *builder) idText(c cell, col int, what string) (string, *fieldErr) {
 	switch c.kind {
+	case cellInt, cellFloat:
+		s, _ := bd.numeral(c, col, "", "")
+		return s, nil
 	case cellText, cellString, cellNumber:
 		if c.s == "" {
 			return "", ferr(col, "empty %s id, want a non-empty string", what)
@@ -105,8 +108,8 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, piE float64, line int)
 	key := uint64(o)<<32 | uint64(a)
 	if p, seen := r.pairs[key]; seen {
 		if p.pie != piE {
-			return 0, 0, ferr(cPiE, "%v for obs %s and action %s, which line %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
-				piE, quoteCell(ot), quoteCell(at), p.line, p.pie)
+			return 0, 0, ferr(cPiE, "%v for obs %s and action %s, which %s %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
+				piE, quoteCell(ot), quoteCell(at), bd.lineWord(), p.line, p.pie)
 		}
 		return o, a, nil
 	}

@@ -1,173 +1,262 @@
 package logdata
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // ReadJSONL reads JSON Lines, one object per step (see the package doc),
 // and appends its episodes to b.
 func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
-	sc := bufio.NewScanner(r)
-	// the buffer holds a line and its line feed
-	sc.Buffer(make([]byte, 0, bufSize(opt.SizeHint)), MaxLine+1)
-	var (
-		bd       *builder
-		index    map[string]int // field name -> column; ignored extra k -> -k-1
-		cells    [numCols]cell
-		seen     [numCols]bool
-		line     int
-		record   int
-		consumed int64
-		names    []string
-		fields   []jsonField
-		// field names and columns of the previous record, by position
-		lastNames []string
-		lastCols  []int
-		extras    int   // ignored extra fields of the first record
-		extraSeen []int // extra k was seen in record extraSeen[k]
-	)
-	tooLong := func(line int) error {
-		return &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
-	}
-	for sc.Scan() {
+	ls := &lineSplitter{r: r, buf: make([]byte, bufSize(opt.SizeHint))}
+	rr := &recordReader{b: b, opt: opt, format: JSONL}
+	var line, record int
+	var consumed int64
+	for {
+		raw, ok := ls.next()
+		if !ok {
+			break
+		}
 		line++
-		raw := sc.Bytes()
-		if len(raw) > MaxLine { // the last line, without a line feed
-			return infoOf(bd), tooLong(line)
+		if len(raw) > MaxLine {
+			return infoOf(rr.bd), &Error{Line: line, Format: JSONL, Err: fmt.Errorf("line longer than %d bytes (1 MiB, the most a line may hold)", MaxLine)}
 		}
 		consumed += int64(len(raw)) + 1
 		if line == 1 {
 			// a UTF-8 byte order mark, as CSV ignores it
-			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+			raw = strings.TrimPrefix(raw, "\ufeff")
 		}
-		raw = bytes.TrimRight(raw, "\r")
-		if len(bytes.TrimSpace(raw)) == 0 {
+		raw = strings.TrimRight(raw, "\r")
+		if strings.TrimSpace(raw) == "" {
 			continue
 		}
 		record++
-		jerr := func(col string, format string, args ...any) error {
-			return &Error{Line: line, Record: record, Column: col, Format: JSONL, Err: fmt.Errorf(format, args...)}
-		}
-		var err error
-		fields, err = parseFlatObject(raw, fields[:0])
-		if err != nil {
-			return infoOf(bd), jerr("", "%v", err)
-		}
-		if bd == nil {
-			names = names[:0]
-			for _, f := range fields {
-				names = append(names, f.name)
-			}
-			cols, idx, extra, err := setColumns(names, JSONL, opt.AllowExtra, line)
-			if err != nil {
-				return Info{}, err
-			}
-			bd = newBuilder(b, JSONL, cols, opt)
-			bd.info.Extra = extra
-			// columns by name; ignored extras as -1, -2, ... to check
-			// each is given once per record in constant time
-			index = make(map[string]int, len(names))
-			for i, n := range names {
-				index[n] = idx[i]
-				if idx[i] < 0 {
-					extras++
-					index[n] = -extras
-				}
-			}
-			extraSeen = make([]int, extras)
-		}
-		for i := range cells {
-			cells[i] = cell{}
-			seen[i] = false
-		}
-		for k, f := range fields {
-			// records usually repeat the previous one's field order
-			var c int
-			var known bool
-			if k < len(lastNames) && lastNames[k] == f.name {
-				c, known = lastCols[k], true
-			} else {
-				c, known = index[f.name]
-			}
-			if known {
-				if k < len(lastNames) {
-					lastNames[k], lastCols[k] = f.name, c
-				} else {
-					lastNames, lastCols = append(lastNames, f.name), append(lastCols, c)
-				}
-			}
-			if !known {
-				if colIndex(f.name) >= 0 {
-					return bd.info, jerr(f.name, "not in the first record, which fixes the columns")
-				}
-				if !opt.AllowExtra {
-					return bd.info, jerr(f.name, "unknown field (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
-				}
-				continue
-			}
-			if c < 0 { // an ignored extra, but given once only
-				if extraSeen[-c-1] == record {
-					return bd.info, jerr(f.name, "given twice in one object")
-				}
-				extraSeen[-c-1] = record
-				continue
-			}
-			if seen[c] {
-				return bd.info, jerr(f.name, "field appears twice in the object")
-			}
-			seen[c] = true
-			cells[c] = f.val
-		}
-		for c := cEpisode; c <= cSplit; c++ {
-			if c == cSplit && !bd.cols.Split {
-				break
-			}
-			if !seen[c] {
-				return bd.info, jerr(colNames[c], "missing (every record needs it)")
-			}
-		}
-		if bd.cols.Options && !seen[cOptionStart] {
-			return bd.info, jerr(ColOptionStart, "missing (every record needs it)")
-		}
-		if bd.cols.Model {
-			for _, c := range [...]int{cQHat, cVHat} {
-				if !seen[c] {
-					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the model columns)")
-				}
-			}
-		}
-		if bd.cols.IDs {
-			for _, c := range [...]int{cObs, cAction} {
-				if !seen[c] {
-					return bd.info, jerr(colNames[c], "missing (every record needs it: the first record has the id columns)")
-				}
-			}
-		}
-		if err := bd.add(&cells, line, record, nil); err != nil {
-			return bd.info, err
+		if err := rr.add(raw, line, record); err != nil {
+			return infoOf(rr.bd), err
 		}
 		if record == 1024 {
-			bd.sizeHint(opt.SizeHint, consumed)
+			rr.bd.sizeHint(opt.SizeHint, consumed)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return infoOf(bd), tooLong(line + 1)
-		}
-		return infoOf(bd), err
+	if ls.err != nil {
+		return infoOf(rr.bd), ls.err
 	}
-	if bd == nil {
+	if rr.bd == nil {
 		return Info{}, &Error{Format: JSONL, Err: fmt.Errorf("empty input: %w", ErrNoData)}
 	}
-	return bd.finish()
+	return rr.bd.finish()
+}
+
+// lineSplitter hands out the input's lines as substrings of one string per
+// chunk read (about the buffer's size), not one allocation per line. A
+// line longer than MaxLine is handed out cut after MaxLine+1 bytes, for
+// the caller to refuse: the buffer holds at most MaxLine+1 bytes, and no
+// more is read.
+type lineSplitter struct {
+	r     io.Reader
+	buf   []byte
+	carry int    // bytes at buf's start of a line not yet complete
+	text  string // the current chunk: complete lines, or the input's last piece
+	pos   int
+	done  bool  // r is exhausted
+	err   error // r's error other than io.EOF
+}
+
+// next returns the next line without its line feed, or false at the end.
+func (l *lineSplitter) next() (string, bool) {
+	for {
+		if i := strings.IndexByte(l.text[l.pos:], '\n'); i >= 0 {
+			line := l.text[l.pos : l.pos+i]
+			l.pos += i + 1
+			return line, true
+		}
+		if l.pos < len(l.text) { // the last line, without a line feed, or one over the cap
+			line := l.text[l.pos:]
+			l.pos = len(l.text)
+			return line, true
+		}
+		if l.done && l.carry == 0 {
+			return "", false
+		}
+		l.fill()
+	}
+}
+
+// fill reads a chunk after the carried bytes: until the buffer is half
+// full and holds a line feed, or the input ends, or a line runs past the
+// cap; l.text is then its complete lines and the rest is carried.
+func (l *lineSplitter) fill() {
+	n := l.carry
+	for !l.done {
+		if n == len(l.buf) {
+			if n > MaxLine {
+				break
+			}
+			l.buf = append(l.buf, make([]byte, min(len(l.buf), MaxLine+1-n))...)
+		}
+		k, err := l.r.Read(l.buf[n:])
+		n += k
+		if err != nil {
+			l.done = true
+			if err != io.EOF {
+				l.err = err
+			}
+			break
+		}
+		if n > len(l.buf)/2 && bytes.IndexByte(l.buf[n-k:n], '\n') >= 0 {
+			break
+		}
+	}
+	cut := n
+	if j := bytes.LastIndexByte(l.buf[:n], '\n'); j >= 0 && !l.done {
+		cut = j + 1
+	}
+	l.text, l.pos = string(l.buf[:cut]), 0
+	l.carry = copy(l.buf, l.buf[cut:n])
+}
+
+// recordReader turns JSON objects, one per step, into batch steps: JSON
+// Lines and a JSON array of records. The first record fixes the columns.
+type recordReader struct {
+	b      *trajectory.Batch
+	opt    Options
+	format Format
+
+	bd     *builder
+	index  map[string]int // field name -> column; ignored extra k -> -k-1
+	cells  [numCols]cell
+	seen   [numCols]bool
+	names  []string
+	fields []flatjson.Field
+	// field names and columns of the previous record, by position
+	lastNames []string
+	lastCols  []int
+	extraSeen []int // extra k was seen in record extraSeen[k]
+	polSeen   []int // policy k was seen in record polSeen[k]
+	set       []int // the columns the last record set in cells and seen
+}
+
+// add reads the object raw (one record at line, the record-th).
+func (rr *recordReader) add(raw string, line, record int) error {
+	var err error
+	rr.fields, err = flatjson.ParseFlatObject(raw, rr.fields[:0])
+	if err != nil {
+		return &Error{Line: line, Record: record, Format: rr.format, Err: err}
+	}
+	return rr.addFields(line, record)
+}
+
+// addFields adds the record whose fields rr.fields holds.
+func (rr *recordReader) addFields(line, record int) error {
+	jerr := func(col string, format string, args ...any) error {
+		return &Error{Line: line, Record: record, Column: col, Format: rr.format, Err: fmt.Errorf(format, args...)}
+	}
+	if rr.bd == nil {
+		if err := rr.first(line); err != nil {
+			return err
+		}
+	}
+	bd, cells, seen := rr.bd, &rr.cells, &rr.seen
+	// clear what the previous record set (records usually give the same
+	// few columns of the sixteen)
+	for _, c := range rr.set {
+		cells[c], seen[c] = cell{}, false
+	}
+	rr.set = rr.set[:0]
+	clear(bd.pol)
+	for k := range rr.fields {
+		f := &rr.fields[k]
+		// records usually repeat the previous one's field order
+		var c int
+		var known bool
+		if k < len(rr.lastNames) && rr.lastNames[k] == f.Name {
+			c, known = rr.lastCols[k], true
+		} else {
+			c, known = rr.index[f.Name]
+		}
+		if known {
+			if k < len(rr.lastNames) {
+				rr.lastNames[k], rr.lastCols[k] = f.Name, c
+			} else {
+				rr.lastNames, rr.lastCols = append(rr.lastNames, f.Name), append(rr.lastCols, c)
+			}
+		}
+		if !known {
+			if bd.isColumn(f.Name) {
+				return jerr(f.Name, "not in the first record, which fixes the columns")
+			}
+			if !rr.opt.AllowExtra {
+				return jerr(f.Name, "unknown field (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			}
+			continue
+		}
+		if c < 0 { // an ignored extra, but given once only
+			if rr.extraSeen[-c-1] == record {
+				return jerr(f.Name, "given twice in one object")
+			}
+			rr.extraSeen[-c-1] = record
+			continue
+		}
+		if c >= numCols { // a policy's: given once, checked as pi_e
+			if rr.polSeen[c-numCols] == record {
+				return jerr(f.Name, "field appears twice in the object")
+			}
+			rr.polSeen[c-numCols] = record
+			bd.pol[c-numCols] = cellOf(f.Val)
+			continue
+		}
+		if seen[c] {
+			return jerr(f.Name, "field appears twice in the object")
+		}
+		seen[c] = true
+		cells[c] = cellOf(f.Val)
+		rr.set = append(rr.set, c)
+	}
+	if c := bd.missingField(seen); c >= 0 {
+		why := "every record needs it"
+		switch c {
+		case cQHat, cVHat:
+			why += ": the first record has the model columns"
+		case cObs, cAction:
+			why += ": the first record has the id columns"
+		case cDone, cTimeout, cSplit:
+			why += ": the first record has it"
+		}
+		return jerr(bd.label[c], "missing (%s)", why)
+	}
+	return bd.add(cells, line, record, nil)
+}
+
+// first fixes the columns from the first record's fields.
+func (rr *recordReader) first(line int) error {
+	rr.names = rr.names[:0]
+	for _, f := range rr.fields {
+		rr.names = append(rr.names, f.Name)
+	}
+	lay, err := setColumns(rr.names, rr.format, rr.opt, line)
+	if err != nil {
+		return err
+	}
+	rr.bd = newBuilder(rr.b, rr.format, &lay, rr.opt)
+	// columns by name; ignored extras as -1, -2, ... to check each is
+	// given once per record in constant time
+	rr.index = make(map[string]int, len(rr.names))
+	extras := 0
+	for i, n := range rr.names {
+		rr.index[n] = lay.index[i]
+		if lay.index[i] < 0 {
+			extras++
+			rr.index[n] = -extras
+		}
+	}
+	rr.extraSeen = make([]int, extras)
+	rr.polSeen = make([]int, len(lay.policies))
+	return nil
 }
 
 func infoOf(bd *builder) Info {
@@ -177,135 +266,10 @@ func infoOf(bd *builder) Info {
 	return bd.info
 }
 
-// jsonField is one member of a flat JSON object.
-type jsonField struct {
-	name string
-	val  cell
+// cellOf is a JSON value as a cell.
+func cellOf(v flatjson.Value) cell {
+	return cell{kind: jsonKinds[v.Kind], s: v.S}
 }
 
-// parseFlatObject parses one JSON object whose members the reader uses as
-// scalars. It first checks the whole text with json.Valid, so the scan
-// below may assume well-formed JSON; nested values are skipped whole and
-// marked cellOther. Names and values are substrings of one string copy of
-// the line (one allocation per record).
-func parseFlatObject(raw []byte, out []jsonField) ([]jsonField, error) {
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return out, fmt.Errorf("not valid JSON: %v (at byte %d)", se, se.Offset)
-		}
-		return out, fmt.Errorf("not valid JSON: %v", err)
-	}
-	data := string(raw)
-	i := skipSpace(data, 0)
-	if data[i] != '{' {
-		return out, fmt.Errorf("want a JSON object, got %s", kindAt(data[i]))
-	}
-	i = skipSpace(data, i+1)
-	if data[i] == '}' {
-		return out, nil
-	}
-	for {
-		name, j, err := scanString(data, i)
-		if err != nil {
-			return out, err
-		}
-		i = skipSpace(data, j)
-		i = skipSpace(data, i+1) // ':'
-		var v cell
-		switch c := data[i]; {
-		case c == '"':
-			s, j, err := scanString(data, i)
-			if err != nil {
-				return out, err
-			}
-			v, i = cell{kind: cellString, s: s}, j
-		case c == 't':
-			v, i = cell{kind: cellBool, s: "true"}, i+4
-		case c == 'f':
-			v, i = cell{kind: cellBool, s: "false"}, i+5
-		case c == 'n':
-			v, i = cell{kind: cellNone}, i+4
-		case c == '{' || c == '[':
-			v, i = cell{kind: cellOther}, skipNested(data, i)
-		default:
-			j := i
-			for j < len(data) && strings.IndexByte("+-0123456789.eE", data[j]) >= 0 {
-				j++
-			}
-			v, i = cell{kind: cellNumber, s: data[i:j]}, j
-		}
-		out = append(out, jsonField{name: name, val: v})
-		i = skipSpace(data, i)
-		if data[i] == '}' {
-			return out, nil
-		}
-		i = skipSpace(data, i+1) // ','
-	}
-}
-
-func kindAt(c byte) string {
-	switch c {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-func skipSpace(data string, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString reads the JSON string starting at data[i] == '"' and returns
-// its value and the index after its closing quote.
-func scanString(data string, i int) (string, int, error) {
-	escaped := false
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			if !escaped {
-				return data[i+1 : j], j + 1, nil
-			}
-			var s string
-			if err := json.Unmarshal([]byte(data[i:j+1]), &s); err != nil {
-				return "", j + 1, fmt.Errorf("bad string: %v", err)
-			}
-			return s, j + 1, nil
-		}
-	}
-	return "", len(data), errors.New("unterminated string")
-}
-
-// skipNested returns the index after the object or array at data[i].
-func skipNested(data string, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			_, j, _ := scanString(data, i)
-			i = j - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return i
-}
+var jsonKinds = [...]cellKind{flatjson.Null: cellNone, flatjson.String: cellString, flatjson.Number: cellNumber,
+	flatjson.Bool: cellBool, flatjson.Nested: cellOther}

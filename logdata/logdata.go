@@ -21,33 +21,45 @@ type Format int
 const (
 	CSV Format = iota
 	JSONL
+	// JSON is one JSON document: an array of records, or an object of
+	// arrays, one per column (a "dict of arrays").
+	JSON
+	// Parquet is an Apache Parquet file of flat columns.
+	Parquet
 )
 
+var formatNames = [...]string{CSV: "csv", JSONL: "jsonl", JSON: "json", Parquet: "parquet"}
+
 func (f Format) String() string {
-	if f == JSONL {
-		return "jsonl"
+	if int(f) < len(formatNames) {
+		return formatNames[f]
 	}
 	return "csv"
 }
 
-// ParseFormat returns the format called s ("csv" or "jsonl"); an unknown
-// name is bad input (inputerr).
+// ParseFormat returns the format called s ("csv", "jsonl", "json" or
+// "parquet"); an unknown name is bad input (inputerr).
 func ParseFormat(s string) (Format, error) {
-	switch s {
-	case "csv":
-		return CSV, nil
-	case "jsonl":
-		return JSONL, nil
+	for f, n := range formatNames {
+		if n == s {
+			return Format(f), nil
+		}
 	}
-	return CSV, inputerr.Errorf("unknown format %q (known: csv, jsonl)", s)
+	return CSV, inputerr.Errorf("unknown format %q (known: %s)", s, strings.Join(formatNames[:], ", "))
 }
 
 // FormatOf guesses the format from a file name: JSONL for names ending in
-// .jsonl or .ndjson, CSV otherwise.
+// .jsonl or .ndjson, JSON for .json, Parquet for .parquet or .pq, CSV
+// otherwise.
 func FormatOf(path string) Format {
 	p := strings.ToLower(path)
-	if strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson") {
+	switch {
+	case strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson"):
 		return JSONL
+	case strings.HasSuffix(p, ".json"):
+		return JSON
+	case strings.HasSuffix(p, ".parquet") || strings.HasSuffix(p, ".pq"):
+		return Parquet
 	}
 	return CSV
 }
@@ -68,6 +80,8 @@ const (
 	ColVHat          = "v_hat"
 	ColObs           = "obs"
 	ColAction        = "action"
+	ColDone          = "done"
+	ColTimeout       = "timeout"
 )
 
 // column indices into a record's cells
@@ -86,10 +100,12 @@ const (
 	cVHat
 	cObs
 	cAction
+	cDone
+	cTimeout
 	numCols
 )
 
-var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat, ColObs, ColAction}
+var colNames = [numCols]string{ColEpisode, ColStep, ColReward, ColPiB, ColPiE, ColSplit, ColOptionStart, ColMuB, ColMuE, ColOptionChanged, ColQHat, ColVHat, ColObs, ColAction, ColDone, ColTimeout}
 
 func colIndex(name string) int {
 	for i, n := range colNames {
@@ -114,6 +130,9 @@ type Columns struct {
 	// IDs: the file has the columns obs and action of SPEC 1f, which come
 	// together (trajectory.Batch.Obs and Action; Info.IDs).
 	IDs bool
+	// Done and Timeout: the file has the flag columns done and timeout,
+	// which end an episode.
+	Done, Timeout bool
 }
 
 // MaxLine is the most bytes a line may hold, not counting its line feed:
@@ -154,6 +173,8 @@ type Options struct {
 	// the batch can be written back (WriteBatch): what an external
 	// estimator reads. 16 bytes a step more (options data: 33).
 	KeepProbs bool
+	// Columns maps the file's names onto ours (-columns).
+	Columns Mapping
 }
 
 // maxSteps is o.MaxSteps or its default.
@@ -175,6 +196,14 @@ type Info struct {
 	// IDs is pi_e on the (observation, action) pairs of data with the obs
 	// and action columns (nil without them).
 	IDs *IDs
+	// Policies names the candidate evaluation policies of the pi_e:NAME
+	// columns, in file order (nil without them); PolicyRatio[k] is
+	// pi_e:NAME/pi_b of every step, in the batch's order, and PolicyPiE[k]
+	// its pi_e (with Options.KeepProbs). Without a pi_e column the batch
+	// holds the first policy's. PolicyBatch gives policy k's batch.
+	Policies    []string
+	PolicyRatio [][]float64
+	PolicyPiE   [][]float64
 }
 
 // Error is a bad record or header. It is bad input: errors.Is(err,
@@ -197,15 +226,18 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var s strings.Builder
-	if e.Line > 0 {
+	switch {
+	case e.Format == Parquet && e.Record > 0:
+		fmt.Fprintf(&s, "row %d: ", e.Record)
+	case e.Line > 0:
 		fmt.Fprintf(&s, "line %d", e.Line)
-		if e.Format == JSONL && e.Record > 0 && e.Record != e.Line {
+		if e.Format != CSV && e.Record > 0 && e.Record != e.Line {
 			fmt.Fprintf(&s, " (record %d)", e.Record)
 		}
 		s.WriteString(": ")
 	}
 	if e.Column != "" {
-		if e.Format == JSONL {
+		if e.Format == JSONL || e.Format == JSON {
 			fmt.Fprintf(&s, "field %q: ", e.Column)
 		} else {
 			fmt.Fprintf(&s, "column %q: ", e.Column)
@@ -229,8 +261,13 @@ var ErrNoData = inputerr.Mark(errors.New("no data records"))
 // Every error caused by the data is an *Error (bad input: inputerr.Is holds);
 // an error of r itself is returned as it is.
 func Read(r io.Reader, f Format, b *trajectory.Batch, opt Options) (Info, error) {
-	if f == JSONL {
+	switch f {
+	case JSONL:
 		return ReadJSONL(r, b, opt)
+	case JSON:
+		return ReadJSON(r, b, opt)
+	case Parquet:
+		return ReadParquet(r, b, opt)
 	}
 	return ReadCSV(r, b, opt)
 }
@@ -245,12 +282,15 @@ const (
 	cellString                 // a JSON string (s is its value)
 	cellBool                   // JSON true or false (s is "true" or "false")
 	cellOther                  // a JSON object or array
+	cellFloat                  // a Parquet FLOAT or DOUBLE (n holds its bits)
+	cellInt                    // a Parquet integer (n holds it as int64)
 )
 
 // cell is one value of a record before conversion.
 type cell struct {
 	kind cellKind
 	s    string
+	n    uint64
 }
 
 // fieldErr is a conversion error of one column, before the reader adds
@@ -295,11 +335,31 @@ type builder struct {
 	ids       *idReader // with the obs and action columns
 	keepProbs bool      // Options.KeepProbs
 
+	mode     episodeMode
+	label    []string       // the columns' names in errors (ours, then the policies')
+	byName   map[string]int // the file's name -> our column
+	pol      []cell         // the policy columns' cells of the record
+	polPiE   []float64      // and their probabilities
+	noPiE    bool           // the file has policy columns and no pi_e
+	need     *[numCols]bool // the columns every JSON record gives (missingField)
+	doneLine int            // line of the current episode's done (0: none)
+
 	info Info
 }
 
-func newBuilder(b *trajectory.Batch, f Format, cols Columns, opt Options) *builder {
-	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int)}
+func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builder {
+	cols := lay.cols
+	bd := &builder{b: b, format: f, cols: cols, maxSteps: opt.maxSteps(), keepProbs: opt.KeepProbs, finished: make(map[string]int),
+		mode: lay.mode, label: lay.label, byName: lay.byName}
+	if k := len(lay.policies); k > 0 {
+		bd.pol, bd.polPiE, bd.noPiE = make([]cell, k), make([]float64, k), lay.noPiE
+		bd.info.Policies = slices.Clone(lay.policies)
+		bd.info.PolicyRatio = make([][]float64, k)
+		if opt.KeepProbs {
+			bd.info.PolicyPiE = make([][]float64, k)
+		}
+	}
+	bd.info.Extra = lay.extra
 	if cols.IDs {
 		bd.ids = newIDReader()
 	}
@@ -319,238 +379,6 @@ func episodeKey(id string) string {
 	return string(sum[:]) + "#"
 }
 
-// missing describes a cell with no value in the input's wording.
-func (bd *builder) missing() string {
-	if bd.format == JSONL {
-		return "missing or null"
-	}
-	return "empty"
-}
-
-// numeral returns the text of a numeric cell: a CSV field (trimmed) or a
-// JSON number; want names the expected kind in errors ("a number").
-func (bd *builder) numeral(c cell, col int, want, wantJSON string) (string, *fieldErr) {
-	switch c.kind {
-	case cellNone:
-		return "", ferr(col, "%s, want %s", bd.missing(), want)
-	case cellText:
-		if s := strings.TrimSpace(c.s); s != "" {
-			return s, nil
-		}
-		return "", ferr(col, "%s, want %s", bd.missing(), want)
-	case cellNumber:
-		return c.s, nil
-	}
-	return "", ferr(col, "%s, want %s", describe(c), wantJSON)
-}
-
-// numberForms and integerForms say in errors which texts are read.
-const (
-	numberForms  = "want decimal or exponent notation such as 2, -0.5, .5, 5., 1e-3 or 1E+3 (no hexadecimal, underscores, Inf or NaN)"
-	integerForms = "want decimal digits such as 0, 1, 2 (no sign, decimal point, exponent, hexadecimal or underscores)"
-)
-
-// isDecimal reports whether s is a number in decimal or exponent notation:
-// an optional sign (+ or -); digits with an optional decimal point, at least
-// one digit before or after it; an optional exponent, e or E, an optional
-// sign and digits. JSON numbers are a subset. strconv.ParseFloat reads more
-// (hexadecimal, underscores, Inf, NaN), which the format refuses.
-func isDecimal(s string) bool {
-	i := skipSign(s, 0)
-	j := skipDigits(s, i)
-	digits := j - i
-	if j < len(s) && s[j] == '.' {
-		k := skipDigits(s, j+1)
-		digits += k - (j + 1)
-		j = k
-	}
-	if digits == 0 {
-		return false
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := skipSign(s, j+1)
-		if j = skipDigits(s, k); j == k {
-			return false
-		}
-	}
-	return j == len(s)
-}
-
-// isStepNumber reports whether s is decimal digits, the only form of the one
-// integer column, step (0, 1, 2, ...: no sign).
-func isStepNumber(s string) bool {
-	return s != "" && skipDigits(s, 0) == len(s)
-}
-
-func skipSign(s string, i int) int {
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		return i + 1
-	}
-	return i
-}
-
-func skipDigits(s string, i int) int {
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// isNonFinite reports whether s spells NaN or an infinity as
-// strconv.ParseFloat would read it.
-func isNonFinite(s string) bool {
-	switch strings.ToLower(s[skipSign(s, 0):]) {
-	case "nan", "inf", "infinity":
-		return true
-	}
-	return false
-}
-
-func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
-	s, fe := bd.numeral(c, col, "a number", "a JSON number")
-	if fe != nil {
-		return 0, fe
-	}
-	if !isDecimal(s) {
-		if isNonFinite(s) {
-			return 0, ferr(col, "%s: NaN and infinities are not allowed (%s)", quoteCell(s), numberForms)
-		}
-		return 0, ferr(col, "%s is not a number: %s", quoteCell(s), numberForms)
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
-			// underflow: ParseFloat returns the nearest value (0 or a
-			// subnormal), which is what the text means
-			return v, nil
-		}
-		if errors.Is(err, strconv.ErrRange) {
-			return 0, ferr(col, "%s is out of the float64 range (a number must be finite)", quoteCell(s))
-		}
-		return 0, ferr(col, "%s is not a number: %s", quoteCell(s), numberForms)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) { // unreachable after isDecimal; kept so no such value can pass
-		return 0, ferr(col, "%s: NaN and infinities are not allowed", quoteCell(s))
-	}
-	return v, nil
-}
-
-// optNumber is number for a cell that may be empty.
-func (bd *builder) optNumber(c cell, col int) (float64, bool, *fieldErr) {
-	if c.kind == cellNone || (c.kind == cellText && strings.TrimSpace(c.s) == "") {
-		return 0, false, nil
-	}
-	v, err := bd.number(c, col)
-	return v, err == nil, err
-}
-
-func (bd *builder) prob(c cell, col int, zeroOK bool) (float64, *fieldErr) {
-	v, err := bd.number(c, col)
-	if err != nil {
-		return 0, err
-	}
-	return v, checkProb(v, col, zeroOK)
-}
-
-func checkProb(v float64, col int, zeroOK bool) *fieldErr {
-	if zeroOK && !(v >= 0 && v <= 1) {
-		return ferr(col, "%v is not a probability in [0, 1]", v)
-	}
-	if !zeroOK && !(v > 0 && v <= 1) {
-		why := "not a probability"
-		if v <= 0 {
-			why = "the behavior policy must give what it logged positive probability"
-		}
-		return ferr(col, "%v is not in (0, 1]: %s", v, why)
-	}
-	return nil
-}
-
-func (bd *builder) integer(c cell, col int) (int, *fieldErr) {
-	s, fe := bd.numeral(c, col, "an integer", "an integer")
-	if fe != nil {
-		return 0, fe
-	}
-	if !isStepNumber(s) {
-		return 0, ferr(col, "%s is not an integer in decimal digits: %s", quoteCell(s), integerForms)
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, ferr(col, "%s is out of the integer range", quoteCell(s))
-	}
-	return v, nil
-}
-
-// flag converts a 0/1 cell; ok is false for an empty cell.
-func (bd *builder) flag(c cell, col int) (v, ok bool, e *fieldErr) {
-	switch c.kind {
-	case cellNone:
-		return false, false, nil
-	case cellBool:
-		return c.s == "true", true, nil
-	case cellNumber, cellText:
-		s := strings.TrimSpace(c.s)
-		switch strings.ToLower(s) {
-		case "":
-			if c.kind == cellText {
-				return false, false, nil
-			}
-		case "0", "false":
-			if c.kind == cellText || s == "0" {
-				return false, true, nil
-			}
-		case "1", "true":
-			if c.kind == cellText || s == "1" {
-				return true, true, nil
-			}
-		}
-		return false, false, ferr(col, "%s is not 0 or 1", quoteCell(s))
-	}
-	return false, false, ferr(col, "%s, want 0 or 1", describe(c))
-}
-
-func (bd *builder) reqFlag(c cell, col int) (bool, *fieldErr) {
-	v, ok, err := bd.flag(c, col)
-	if err == nil && !ok {
-		err = ferr(col, "%s, want 0 or 1", bd.missing())
-	}
-	return v, err
-}
-
-func (bd *builder) id(c cell, col int) (string, *fieldErr) {
-	switch c.kind {
-	case cellText, cellString, cellNumber:
-		if c.s == "" {
-			return "", ferr(col, "empty episode id")
-		}
-		return c.s, nil
-	case cellNone:
-		return "", ferr(col, "%s, want an episode id", bd.missing())
-	}
-	return "", ferr(col, "%s, want a string or a number", describe(c))
-}
-
-func describe(c cell) string {
-	switch c.kind {
-	case cellString:
-		return fmt.Sprintf("the string %q", c.s)
-	case cellBool:
-		return c.s
-	case cellOther:
-		return "an object or array"
-	case cellNumber:
-		return "the number " + c.s
-	}
-	return fmt.Sprintf("%q", c.s)
-}
-
-func quoteCell(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "..."
-	}
-	return strconv.Quote(s)
-}
-
 // add converts one record (cells indexed by column) and appends its step.
 // line and record locate it for errors; lineOf returns the line of a column
 // (CSV fields can span lines).
@@ -560,18 +388,14 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		if lineOf != nil {
 			l = lineOf(fe.col)
 		}
-		return &Error{Line: l, Record: record, Column: colNames[fe.col], Format: bd.format, Err: fe.err}
+		return &Error{Line: l, Record: record, Column: bd.label[fe.col], Format: bd.format, Err: fe.err}
 	}
 	// the cap comes first: nothing of the refused step is kept or allocated
 	if bd.info.Steps >= bd.maxSteps {
 		return &Error{Line: line, Record: record, Format: bd.format,
 			Err: fmt.Errorf("more than %d steps (the cap): raise -max-steps or split the data", bd.maxSteps)}
 	}
-	id, fe := bd.id(cells[cEpisode], cEpisode)
-	if fe != nil {
-		return wrap(fe)
-	}
-	step, fe := bd.integer(cells[cStep], cStep)
+	id, step, fe := bd.idStep(cells)
 	if fe != nil {
 		return wrap(fe)
 	}
@@ -583,7 +407,7 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if fe != nil {
 		return wrap(fe)
 	}
-	piE, fe := bd.prob(cells[cPiE], cPiE, true)
+	piE, fe := bd.policies(cells, piB)
 	if fe != nil {
 		return wrap(fe)
 	}
@@ -606,6 +430,10 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 		}
 	}
 
+	ends, fe := bd.ends(cells)
+	if fe != nil {
+		return wrap(fe)
+	}
 	var obs, action int32
 	if bd.ids != nil {
 		if obs, action, fe = bd.ids.add(bd, cells, piE, line); fe != nil {
@@ -614,15 +442,19 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	}
 
 	// episode and step order
-	newEpisode := !bd.started || id != bd.cur
-	if newEpisode {
+	newEpisode := !bd.started || id != bd.cur || bd.mode == byRow
+	switch {
+	case bd.mode != byColumn:
+	case !newEpisode && bd.doneLine > 0:
+		return wrap(ferr(cStep, "step %d of episode %q comes after the episode's done (%s %d): an episode ends at done; give the next episode a new id", step, id, bd.lineWord(), bd.doneLine))
+	case newEpisode:
 		if first, seen := bd.finished[episodeKey(id)]; seen {
-			return wrap(ferr(cEpisode, "episode %q (first seen on line %d) appears again after episode %q: an episode's records must be contiguous", id, first, bd.cur))
+			return wrap(ferr(cEpisode, "episode %q (first seen on %s %d) appears again after episode %q: an episode's records must be contiguous", id, bd.lineWord(), first, bd.cur))
 		}
 		if step != 0 {
 			return wrap(ferr(cStep, "episode %q starts at step %d, want 0 (steps are 0, 1, 2, ...)", id, step))
 		}
-	} else if step != bd.nextStep {
+	case step != bd.nextStep:
 		what := "is out of order"
 		switch {
 		case step == bd.nextStep-1:
@@ -631,6 +463,12 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 			what = fmt.Sprintf("skips step %d", bd.nextStep)
 		}
 		return wrap(ferr(cStep, "step %d of episode %q %s: after step %d comes step %d", step, id, what, bd.nextStep-1, bd.nextStep))
+	}
+	if newEpisode {
+		bd.doneLine = 0
+	}
+	if ends {
+		bd.doneLine = line
 	}
 
 	// option structure
@@ -697,7 +535,9 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if newEpisode {
 		if bd.started {
 			bd.b.End()
-			bd.finished[episodeKey(bd.cur)] = bd.curLine
+			if bd.mode == byColumn {
+				bd.finished[episodeKey(bd.cur)] = bd.curLine
+			}
 		}
 		bd.started = true
 		bd.cur = strings.Clone(id)
@@ -728,8 +568,62 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if split {
 		bd.b.MarkSplit()
 	}
+	for k, p := range bd.polPiE {
+		bd.info.PolicyRatio[k] = append(bd.info.PolicyRatio[k], p/piB)
+		if bd.keepProbs {
+			bd.info.PolicyPiE[k] = append(bd.info.PolicyPiE[k], p)
+		}
+	}
 	bd.info.Steps++
 	return nil
+}
+
+// idStep returns the record's episode id and step: from the episode and
+// step columns, or, without them, numbered as the rows come (byRow: every
+// row an episode; byDone: a new episode after a done or timeout).
+func (bd *builder) idStep(cells *[numCols]cell) (string, int, *fieldErr) {
+	switch bd.mode {
+	case byRow:
+		return "", 0, nil
+	case byDone:
+		if !bd.started || bd.doneLine > 0 {
+			return strconv.Itoa(bd.info.Episodes + 1), 0, nil
+		}
+		return bd.cur, bd.nextStep, nil
+	}
+	id, fe := bd.id(cells[cEpisode], cEpisode)
+	if fe != nil {
+		return "", 0, fe
+	}
+	step, fe := bd.integer(cells[cStep], cStep)
+	return id, step, fe
+}
+
+// ends reads the done and timeout flags: whether the episode ends with
+// this step.
+func (bd *builder) ends(cells *[numCols]cell) (bool, *fieldErr) {
+	done, timeout := false, false
+	var fe *fieldErr
+	if bd.cols.Done {
+		if done, fe = bd.reqFlag(cells[cDone], cDone); fe != nil {
+			return false, fe
+		}
+	}
+	if bd.cols.Timeout {
+		if timeout, fe = bd.reqFlag(cells[cTimeout], cTimeout); fe != nil {
+			return false, fe
+		}
+	}
+	return done || timeout, nil
+}
+
+// lineWord is what the format's positions are called in messages: rows
+// in Parquet, lines in the text formats.
+func (bd *builder) lineWord() string {
+	if bd.format == Parquet {
+		return "row"
+	}
+	return "line"
 }
 
 func bit(v bool) string {
@@ -786,51 +680,100 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	}
 }
 
-// setColumns checks a header (CSV) or the first record's field names
-// (JSONL): required columns present, no duplicates, option columns and
-// model columns complete, unknown ones allowed only with AllowExtra. index
-// maps each position to a column index, -1 for an ignored extra.
-func setColumns(names []string, f Format, allowExtra bool, line int) (cols Columns, index []int, extra []string, err error) {
-	index = make([]int, len(names))
+// setColumns checks a header (CSV, Parquet) or the first record's field
+// names (JSON): resolved against opt.Columns (resolve), required columns
+// present, no duplicates, option, model and id columns complete, unknown
+// ones allowed only with AllowExtra (or a preset's ignored names).
+func setColumns(names []string, f Format, opt Options, line int) (layout, error) {
+	var lay layout
+	theirs, mode, ignore := resolve(names, opt.Columns)
+	lay.mode, lay.index, lay.byName = mode, make([]int, len(names)), make(map[string]int, len(names))
+	lay.label = make([]string, numCols)
+	for c := range lay.label[:numCols] {
+		lay.label[c] = errLabel(theirs[c], c)
+	}
 	var seen [numCols]bool
 	extraSeen := make(map[string]bool) // a map: a 1 MiB header has 100000s of names
-	herr := func(col string, format string, args ...any) error {
-		return &Error{Line: line, Record: 0, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	record := 0
+	if f == JSONL || f == JSON {
+		record = 1
 	}
-	if f == JSONL {
-		herr = func(col string, format string, args ...any) error {
-			return &Error{Line: line, Record: 1, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	herr := func(c int, col string, format string, args ...any) error {
+		if c >= 0 {
+			col = lay.label[c]
+		}
+		return &Error{Line: line, Record: record, Column: col, Format: f, Err: fmt.Errorf(format, args...)}
+	}
+	for c, n := range opt.Columns.names {
+		if n != "" && !slices.Contains(names, n) {
+			return lay, herr(-1, n, "-columns maps %s to %q, which the data does not have (it has: %s)", colNames[c], n, quoteList(names))
 		}
 	}
 	for i, n := range names {
-		c := colIndex(n)
-		index[i] = c
+		c := slices.Index(theirs[:], n)
+		lay.index[i] = c
+		if name, ok := strings.CutPrefix(n, policyPrefix); ok && c < 0 {
+			if name == "" || slices.Contains(lay.policies, name) {
+				return lay, herr(-1, n, "a policy column pi_e:NAME needs a name given once")
+			}
+			lay.index[i] = numCols + len(lay.policies)
+			lay.policies = append(lay.policies, name)
+			lay.label = append(lay.label, n)
+			lay.byName[n] = lay.index[i]
+			continue
+		}
 		if c < 0 {
-			if !allowExtra {
-				return cols, nil, nil, herr(n, "unknown column (known: %s; -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
+			if !opt.AllowExtra && !slices.Contains(ignore, n) {
+				return lay, herr(-1, n, "unknown column (known: %s; -columns our=THEIRS maps a name, -allow-extra ignores unknown ones)", strings.Join(colNames[:], ", "))
 			}
 			if extraSeen[n] {
-				return cols, nil, nil, herr(n, "column appears twice")
+				return lay, herr(-1, n, "column appears twice")
 			}
 			extraSeen[n] = true
-			extra = append(extra, n)
+			lay.extra = append(lay.extra, n)
 			continue
 		}
 		if seen[c] {
-			return cols, nil, nil, herr(n, "column appears twice")
+			return lay, herr(c, "", "column appears twice")
 		}
 		seen[c] = true
+		lay.byName[n] = c
 	}
-	for c := cEpisode; c <= cPiE; c++ {
-		if !seen[c] {
-			what := "header"
-			if f == JSONL {
-				what = "first record (it fixes the columns)"
-			}
-			return cols, nil, nil, herr(colNames[c], "required column missing from the %s (required: episode, step, reward, pi_b, pi_e)", what)
+	first := cEpisode
+	if mode != byColumn {
+		first = cReward
+		if seen[cStep] {
+			return lay, herr(cStep, "", "a step column without an episode column: map both (-columns episode=...,step=...) or neither")
 		}
 	}
-	cols.Split = seen[cSplit]
+	for c := first; c <= cPiE; c++ {
+		if !seen[c] && c == cPiE && len(lay.policies) > 0 {
+			lay.noPiE = true
+			continue
+		}
+		if !seen[c] {
+			what := "header"
+			if f == JSONL || f == JSON {
+				what = "first record (it fixes the columns)"
+			}
+			return lay, herr(c, "", "required column missing from the %s (required: episode, step, reward, pi_b, pi_e; -columns %s=THEIRS maps another name, presets: %s)", what, colNames[c], strings.Join(PresetNames(), ", "))
+		}
+	}
+	if mode == byDone && !seen[cDone] && !seen[cTimeout] {
+		return lay, herr(cDone, "", "missing: without an episode column, episodes end at done or timeout, and the data has neither")
+	}
+	cols, err := optionalColumns(&seen, func(c int, format string, args ...any) error { return herr(c, "", format, args...) })
+	lay.cols = cols
+	if err == nil && len(lay.policies) > 0 && (cols.Options || cols.IDs) {
+		err = herr(numCols, "", "the policy columns pi_e:NAME are read on primitive data without the id columns (obs, action) only, so far")
+	}
+	return lay, err
+}
+
+// optionalColumns checks that the optional columns come in their groups.
+func optionalColumns(seen *[numCols]bool, herr func(c int, format string, args ...any) error) (Columns, error) {
+	var cols Columns
+	cols.Split, cols.Done, cols.Timeout = seen[cSplit], seen[cDone], seen[cTimeout]
 	nOpt := 0
 	for _, c := range []int{cOptionStart, cMuB, cMuE} {
 		if seen[c] {
@@ -840,7 +783,7 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 	if nOpt > 0 || seen[cOptionChanged] {
 		for _, c := range []int{cOptionStart, cMuB, cMuE} {
 			if !seen[c] {
-				return cols, nil, nil, herr(colNames[c], "missing: option columns come together (option_start, mu_b, mu_e; option_changed optional)")
+				return cols, herr(c, "missing: option columns come together (option_start, mu_b, mu_e; option_changed optional)")
 			}
 		}
 		cols.Options = true
@@ -851,7 +794,7 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		if seen[cQHat] {
 			c = cVHat
 		}
-		return cols, nil, nil, herr(colNames[c], "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
+		return cols, herr(c, "missing: the model columns come together (q_hat and v_hat, SPEC 1d)")
 	}
 	cols.Model = seen[cQHat]
 	if seen[cObs] != seen[cAction] {
@@ -859,11 +802,24 @@ func setColumns(names []string, f Format, allowExtra bool, line int) (cols Colum
 		if seen[cObs] {
 			c = cAction
 		}
-		return cols, nil, nil, herr(colNames[c], "missing: the id columns come together (obs and action, SPEC 1f)")
+		return cols, herr(c, "missing: the id columns come together (obs and action, SPEC 1f)")
 	}
 	if seen[cObs] && cols.Options {
-		return cols, nil, nil, herr(ColObs, "the id columns obs and action are for primitive data, and the data has the option columns (SPEC 1f: no observation and action ids on options data)")
+		return cols, herr(cObs, "the id columns obs and action are for primitive data, and the data has the option columns (SPEC 1f: no observation and action ids on options data)")
 	}
 	cols.IDs = seen[cObs]
-	return cols, index, extra, nil
+	return cols, nil
+}
+
+// quoteList quotes names for a message, at most 20 of them.
+func quoteList(names []string) string {
+	var parts []string
+	for i, n := range names {
+		if i == 20 {
+			parts = append(parts, fmt.Sprintf("... (%d in all)", len(names)))
+			break
+		}
+		parts = append(parts, quoteCell(n))
+	}
+	return strings.Join(parts, ", ")
 }

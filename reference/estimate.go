@@ -16,8 +16,17 @@ func EstimateAbout() string {
 	return `Estimates the value of an evaluation policy from episodes logged under a
 behavior policy, with percentile bootstrap confidence intervals over
 episodes. DATA is a CSV file with a header row, a JSON Lines file (name
-ending in .jsonl, or -format jsonl: one object per step, same field names,
-numbers as JSON numbers), or - for standard input (CSV unless -format jsonl).
+ending in .jsonl or .ndjson: one object per step, same field names, numbers
+as JSON numbers), a JSON file (.json: an array of such objects, or an
+object of arrays, one per column), a Parquet file (.parquet or .pq: flat
+columns), or - for standard input (CSV unless -format); -format csv, jsonl,
+json or parquet overrides the name. -columns OUR=THEIRS,... reads other
+names (episode=trajectory_id,pi_b=pscore); SCOPE-RL's names (trajectory_id,
+timestep, state, action, reward, done, terminal, pscore,
+evaluation_policy_pscore) are read without it when the file has no episode
+column; -columns preset=obp reads an OBP bandit feedback (one round, one
+episode), preset=d3rlpy d3rlpy's arrays (episodes end at terminals or
+timeouts). docs/estimate/formats.md and docs/estimate/columns.md.
 
 Columns (runexp help data for the whole format):
 ` + columnsText() + `

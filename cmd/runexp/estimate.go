@@ -25,7 +25,7 @@ import (
 
 var estimateCommand = command{
 	name: "estimate", args: "[flags] DATA", minArgs: 1, maxArgs: 1, want: "exactly one DATA file (or - for standard input)",
-	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV/JSONL)",
+	summary: "off-policy estimates with bootstrap intervals from logged episodes (CSV, JSON Lines, JSON, Parquet)",
 	about:   reference.EstimateAbout(),
 	flags:   estimateFlags,
 }
@@ -56,7 +56,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 	fs.Float64Var(&lf.Confidence, "confidence", 0.95, "confidence level of the intervals, in (0, 1)")
 	fs.Uint64Var(&lf.Seed, "seed", 1, "seed of the bootstrap's random streams")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	format := fs.String("format", "", "input format, csv or jsonl (default: jsonl for names ending in .jsonl, else csv)")
+	format := fs.String("format", "", "input format, csv, jsonl, json or parquet (default: by the name's ending, .jsonl or .ndjson, .json, .parquet or .pq, else csv)")
+	columns := fs.String("columns", "", "OUR=THEIRS,...: the data's name for each of our columns (episode=trajectory_id,pi_b=pscore), and preset=NAME for a layout of the field: "+strings.Join(logdata.PresetNames(), ", ")+" (docs/estimate/columns.md)")
 	allowExtra := fs.Bool("allow-extra", false, "ignore unknown columns instead of rejecting them")
 	fs.IntVar(&lf.Workers, "workers", runtime.NumCPU(), "goroutines for the estimates and the bootstrap; results do not depend on it")
 	var maxMemory membudget.Flag
@@ -107,15 +108,26 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 				return usageErr("-format: %v", err)
 			}
 		}
+		mapping, err := logdata.ParseMapping(*columns)
+		if err != nil {
+			return usageErr("-columns for %s: %v", path, err)
+		}
 		var b trajectory.Batch
 		// an external estimator reads the data written back, with its
 		// probabilities (logdata.WriteBatch)
-		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0})
+		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0, Columns: mapping})
 		if err != nil {
 			return dataError(err, usageErr)
 		}
 		if len(info.Extra) > 0 {
-			note("ignoring columns " + strings.Join(info.Extra, ", ") + " (-allow-extra)")
+			why := " (-allow-extra)"
+			if !*allowExtra {
+				why = " (-columns preset=" + mapping.Preset + " ignores them)"
+			}
+			note("ignoring columns " + strings.Join(info.Extra, ", ") + why)
+		}
+		if len(info.Policies) > 0 {
+			note(policiesNote(info.Policies))
 		}
 		if ids := info.IDs; ids != nil {
 			job.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
@@ -180,4 +192,17 @@ func explicit(fs *flag.FlagSet) func(string) bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return func(name string) bool { return set[name] }
+}
+
+// policiesNote says which of the data's candidate policies (pi_e:NAME
+// columns) is estimated: the pi_e column's, or without one the first
+// policy's; the others are read (logdata.Info.PolicyRatio) but not yet
+// estimated.
+func policiesNote(names []string) string {
+	cols := make([]string, len(names))
+	for k, n := range names {
+		cols[k] = "pi_e:" + n
+	}
+	return fmt.Sprintf("the data has candidate policies %s; estimating one per run: the pi_e column's, or without one %s's (-columns pi_e=pi_e:NAME picks another)",
+		strings.Join(cols, ", "), cols[0])
 }

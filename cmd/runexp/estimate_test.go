@@ -342,6 +342,20 @@ func TestEstimateBadInput(t *testing.T) {
 		{"vempty.csv", modelHead + "a,0,1,1,1,2,\n", nil, []string{"vempty.csv: line 2", `column "v_hat"`, "empty, want a number"}},
 		{"vnan.csv", modelHead + "a,0,1,1,1,2,nan\n", nil, []string{"vnan.csv: line 2", `column "v_hat"`, "NaN and infinities"}},
 		{"qstring.jsonl", `{"episode":"a","step":0,"reward":1,"pi_b":1,"pi_e":1,"q_hat":"2","v_hat":2}` + "\n", nil, []string{"qstring.jsonl: line 1", `field "q_hat"`, "want a JSON number"}},
+		// -columns, the field's layouts and the JSON and Parquet formats (issue 32)
+		{"cols-unknown.csv", ok, []string{"-columns", "bogus=x"}, []string{"-columns for", "cols-unknown.csv", `unknown column "bogus"`}},
+		{"cols-dup.csv", ok, []string{"-columns", "pi_b=a,pi_b=b"}, []string{"-columns for", "cols-dup.csv", "mapped twice"}},
+		{"cols-dup2.csv", ok, []string{"-columns", "pi_b=p,pi_e=p"}, []string{"-columns for", "cols-dup2.csv", `"p" is mapped to pi_b already`}},
+		{"cols-missing.csv", ok, []string{"-columns", "pi_b=pscore"}, []string{"cols-missing.csv: line 1", `-columns maps pi_b to "pscore"`, "does not have"}},
+		{"cols-preset.csv", ok, []string{"-columns", "preset=rllib"}, []string{"-columns for", `unknown preset`, "d3rlpy, obp, scope-rl"}},
+		{"scope.csv", "trajectory_id,timestep,reward,pscore,evaluation_policy_pscore\n1,0,1,0,1\n", nil, []string{"scope.csv: line 2", `column "pscore (pi_b)"`, "(0, 1]"}},
+		{"scope-done.csv", "trajectory_id,timestep,reward,pscore,evaluation_policy_pscore,done\n1,0,1,1,1,1\n1,1,1,1,1,0\n", nil, []string{"scope-done.csv: line 3", "after the episode's done (line 2)"}},
+		{"notrecords.json", "[1,2]", nil, []string{"notrecords.json: line 1", "want an object"}},
+		{"short.json", `{"episode":["a","b"],"step":[0],"reward":[1,1],"pi_b":[1,1],"pi_e":[1,1]}`, nil, []string{"short.json: line 1 (record 2)", `field "step"`, "1 values"}},
+		{"bad.parquet", "PAR1 not parquet", nil, []string{"bad.parquet", "not a Parquet file"}},
+		{"csv-as-parquet.csv", ok, []string{"-format", "parquet"}, []string{"csv-as-parquet.csv", "not a Parquet file", "not PAR1"}},
+		{"csv-as-json.csv", ok, []string{"-format", "json"}, []string{"csv-as-json.csv: line 1", "want a JSON array of records or an object of arrays"}},
+		{"d3-noterm.csv", "rewards,pi_b,pi_e\n1,1,1\n", []string{"-columns", "preset=d3rlpy"}, []string{"d3-noterm.csv: line 1", `column "done"`, "neither"}},
 	}
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
@@ -1277,5 +1291,27 @@ func TestEstimateBoundsFailure(t *testing.T) {
 	is := res["estimates"].(map[string]any)["is"].(map[string]any)
 	if errs, _ := is["lower_errors"].(map[string]any); len(errs) != 2 || is["lower"] != nil {
 		t.Errorf("is: lower %v, lower_errors %v; want the two bounds' errors only", is["lower"], is["lower_errors"])
+	}
+}
+
+// TestEstimatePolicies: a file with candidate policies pi_e:A and pi_e:B
+// and no pi_e is estimated for A, with a note, and -columns pi_e=pi_e:B
+// estimates B. By hand, is = mean over episodes of W G: A: x has W =
+// (0.25/0.5)(1/0.5) = 1, G = 1; y has W = 0.5/0.25 = 2, G = 2; (1 + 4)/2
+// = 2.5. B: x has W = (0.75/0.5)(0/0.5) = 0; y 2 x 2 = 4; (0 + 4)/2 = 2.
+func TestEstimatePolicies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policies.csv")
+	data := "episode,step,reward,pi_b,pi_e:A,pi_e:B\nx,0,1,0.5,0.25,0.75\nx,1,0,0.5,1,0\ny,0,2,0.25,0.5,0.5\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cols string
+		want string
+	}{{"", "is 2.5 "}, {"pi_e=pi_e:B", "is 2 "}} {
+		code, out, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "is", "-columns", tt.cols, path)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), tt.want) || !strings.Contains(errOut, "candidate policies pi_e:") {
+			t.Errorf("-columns %q: exit %d, output %q, stderr %q; want %q and a note", tt.cols, code, out, errOut, tt.want)
+		}
 	}
 }

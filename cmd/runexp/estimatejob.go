@@ -145,7 +145,7 @@ func (j *estimateJob) check(b *trajectory.Batch) (notes []string, err error) {
 // modelWays ends the refusal of a model estimator on data without a
 // model: the two ways to give it one.
 const modelWays = "; give it a model either way: the columns q_hat and v_hat (a model of your own), " +
-	"or the id columns obs and action, from which the model of kind -model is fitted (docs/estimate.md)"
+	"or the id columns obs and action, from which the model of kind -model is fitted (docs/estimate/models.md)"
 
 // sizeFlags names the flag behind each setting that sizes an estimate's
 // memory (evaluate.Part.By), for the memory budget's refusal.

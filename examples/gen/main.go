@@ -15,6 +15,12 @@
 // (models.Fitter: a tabular maximum-likelihood model over (state, action)
 // fitted on these 200 episodes, evaluated by dynamic programming without
 // discounting, gamma = 1).
+//
+// It also writes the first 20 of those episodes in the layouts of the
+// field's libraries (docs/estimate/columns.md): OUT/scope-rl.csv
+// (SCOPE-RL's names), OUT/obp.json (an OBP bandit feedback of the first
+// step of each, one round each, with pi_e) and OUT/d3rlpy.parquet
+// (d3rlpy's MDPDataset arrays with pi_b and pi_e).
 package main
 
 import (
@@ -97,7 +103,7 @@ func run(n int, seed uint64, out string) error {
 		return err
 	}
 	fmt.Printf("wrote %s: the same episodes with obs and action ids\n", path)
-	return nil
+	return writeField(out, &mb, p["p_b"])
 }
 
 // sameSteps reports whether a and b hold the same episodes: offsets,

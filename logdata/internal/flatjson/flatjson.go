@@ -1,0 +1,272 @@
+// Package flatjson scans JSON objects whose members logdata reads as
+// scalars, in one pass that checks JSON's grammar (RFC 8259) as it goes:
+// valid input is read without a json.Valid pass before, and text that is
+// not JSON is reported as encoding/json words it. Nested values are
+// skipped whole and checked with json.Valid.
+package flatjson
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind is the kind of a member's value.
+type Kind uint8
+
+// The kinds of values.
+const (
+	Null   Kind = iota // null
+	String             // a string (Value.S is its value, unescaped)
+	Number             // a number (Value.S is its literal)
+	Bool               // true or false (Value.S is "true" or "false")
+	Nested             // an object or an array
+)
+
+// Value is a member's value.
+type Value struct {
+	Kind Kind
+	S    string
+}
+
+// Field is one member of a flat JSON object.
+type Field struct {
+	Name string
+	Val  Value
+}
+
+// ParseFlatObject parses data, one JSON object and nothing else but
+// spaces, appending its members to out (names and values are substrings
+// of data); text that is not JSON gets encoding/json's description
+// (SyntaxError).
+func ParseFlatObject(data string, out []Field) ([]Field, error) {
+	out, end, err := ParseObject(data, out)
+	if err == nil && SkipSpace(data, end) != len(data) {
+		err = ErrSyntax
+	}
+	if err == ErrSyntax || (err != nil && !json.Valid([]byte(data))) {
+		return out, SyntaxError([]byte(data), end)
+	}
+	return out, err
+}
+
+// ErrSyntax is the scanners' mark of text that is not JSON; SyntaxError
+// then says what encoding/json says of it.
+var ErrSyntax = errors.New("not valid JSON")
+
+// SyntaxError describes the JSON syntax error in raw as encoding/json
+// does; at is where the scanner stopped, for the rare text it accepts.
+func SyntaxError(raw []byte, at int) error {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("not valid JSON: %v (at byte %d)", se, se.Offset)
+	}
+	if err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	return fmt.Errorf("not valid JSON at byte %d", at)
+}
+
+// ParseObject reads the JSON object at the start of data (after spaces)
+// and returns its members and the index after it. It checks JSON's
+// grammar as it goes (ErrSyntax), so that valid input is read in one pass;
+// nested values are skipped whole and checked with json.Valid.
+func ParseObject(data string, out []Field) ([]Field, int, error) {
+	i := SkipSpace(data, 0)
+	if i == len(data) {
+		return out, i, ErrSyntax
+	}
+	if data[i] != '{' {
+		return out, i, fmt.Errorf("want a JSON object, got %s", KindAt(data[i]))
+	}
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return out, i + 1, nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return out, i, ErrSyntax
+		}
+		name, j, err := ScanString(data, i)
+		if err != nil {
+			return out, j, ErrSyntax
+		}
+		if i = SkipSpace(data, j); i >= len(data) || data[i] != ':' {
+			return out, i, ErrSyntax
+		}
+		var v Value
+		if v, i, err = ParseValue(data, SkipSpace(data, i+1)); err != nil {
+			return out, i, err
+		}
+		out = append(out, Field{Name: name, Val: v})
+		if i = SkipSpace(data, i); i >= len(data) {
+			return out, i, ErrSyntax
+		}
+		switch data[i] {
+		case '}':
+			return out, i + 1, nil
+		case ',':
+			i = SkipSpace(data, i+1)
+		default:
+			return out, i, ErrSyntax
+		}
+	}
+}
+
+// ParseValue reads the JSON value at data[i] and returns the
+// index after it (ErrSyntax if there is none); an object or array is
+// skipped whole and checked with json.Valid.
+func ParseValue(data string, i int) (Value, int, error) {
+	if i >= len(data) {
+		return Value{}, i, ErrSyntax
+	}
+	switch c := data[i]; c {
+	case '"':
+		s, j, err := ScanString(data, i)
+		if err != nil {
+			return Value{}, j, ErrSyntax
+		}
+		return Value{Kind: String, S: s}, j, nil
+	case 't', 'f', 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(data[i:], lit) {
+				if c == 'n' {
+					return Value{}, i + 4, nil
+				}
+				return Value{Kind: Bool, S: lit}, i + len(lit), nil
+			}
+		}
+		return Value{}, i, ErrSyntax
+	case '{', '[':
+		j := SkipNested(data, i)
+		if !json.Valid([]byte(data[i:j])) {
+			return Value{}, i, ErrSyntax
+		}
+		return Value{Kind: Nested}, j, nil
+	}
+	j := ScanNumber(data, i)
+	if j == i {
+		return Value{}, i, ErrSyntax
+	}
+	return Value{Kind: Number, S: data[i:j]}, j, nil
+}
+
+// ScanNumber returns the index after the JSON number at data[i] (RFC 8259
+// section 6: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or i if there
+// is none.
+func ScanNumber(data string, i int) int {
+	j := i
+	if j < len(data) && data[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(data) && data[j] == '0':
+		j++
+	case j < len(data) && '1' <= data[j] && data[j] <= '9':
+		j = skipDigits(data, j)
+	default:
+		return i
+	}
+	if j < len(data) && data[j] == '.' {
+		k := skipDigits(data, j+1)
+		if k == j+1 {
+			return i
+		}
+		j = k
+	}
+	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
+		k := skipSign(data, j+1)
+		m := skipDigits(data, k)
+		if m == k {
+			return i
+		}
+		j = m
+	}
+	return j
+}
+
+func KindAt(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func SkipSpace(data string, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// ScanString reads the JSON string starting at data[i] == '"' and returns
+// its value and the index after its closing quote.
+func ScanString(data string, i int) (string, int, error) {
+	escaped := false
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			escaped = true
+			j++
+		default:
+			if data[j] < 0x20 { // JSON strings hold no control characters
+				return "", j, errors.New("control character in a string")
+			}
+			continue
+		case '"':
+			if !escaped {
+				return data[i+1 : j], j + 1, nil
+			}
+			var s string
+			if err := json.Unmarshal([]byte(data[i:j+1]), &s); err != nil {
+				return "", j + 1, fmt.Errorf("bad string: %v", err)
+			}
+			return s, j + 1, nil
+		}
+	}
+	return "", len(data), errors.New("unterminated string")
+}
+
+// SkipNested returns the index after the object or array at data[i].
+func SkipNested(data string, i int) int {
+	depth := 0
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			_, j, _ := ScanString(data, i)
+			i = j - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return i
+}
+
+func skipSign(s string, i int) int {
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		return i + 1
+	}
+	return i
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
