@@ -210,6 +210,20 @@ type Info struct {
 	// PolicyIDs[k] is IDs for policy k (with the id columns and policy
 	// columns); PolicyIDs[0] is IDs.
 	PolicyIDs []*IDs
+	// Last is the data's last episode, for the note on a file cut
+	// mid-episode.
+	Last LastEpisode
+}
+
+// LastEpisode describes the last episode of the data.
+type LastEpisode struct {
+	// ID is its id as the file writes it ("" when every row is an
+	// episode; its 1-based number when episodes end at done or timeout).
+	ID string
+	// Line is its first line (CSV, JSON Lines) or row (JSON, Parquet).
+	Line int
+	// Ended says that its last step carries a done or timeout flag.
+	Ended bool
 }
 
 // Error is a bad record or header. It is bad input: errors.Is(err,
@@ -655,6 +669,7 @@ func (bd *builder) finish() (Info, error) {
 	}
 	bd.b.End()
 	bd.info.Columns = bd.cols
+	bd.info.Last = LastEpisode{ID: bd.cur, Line: bd.curLine, Ended: bd.doneLine > 0}
 	if bd.ids != nil {
 		tables := bd.ids.tables()
 		for _, t := range tables {

@@ -139,6 +139,9 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		if err != nil {
 			return dataError(err, usageErr)
 		}
+		if t := truncationNote(info, &b, where, f); t != "" {
+			note(t)
+		}
 		if len(info.Extra) > 0 {
 			why := " (-allow-extra)"
 			if !*allowExtra {

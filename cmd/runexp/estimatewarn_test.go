@@ -66,3 +66,34 @@ func TestEstimateWarnsOnWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateNamesCutEpisode: a last episode shorter than the others
+// without a done or timeout flag is named with its id and first line
+// (issue 32 item 3); complete data, episodes of varying length without
+// flags, and a last episode that ends at done say nothing.
+func TestEstimateNamesCutEpisode(t *testing.T) {
+	dir := t.TempDir()
+	const head = "episode,step,reward,pi_b,pi_e\n"
+	full := "a,0,1,0.5,0.5\na,1,1,0.5,0.5\na,2,1,0.5,0.5\nb,0,1,0.5,0.5\nb,1,1,0.5,0.5\nb,2,1,0.5,0.5\n"
+	for _, tc := range []struct {
+		name, data, want string // want "": no note
+	}{
+		{"complete", head + full, ""},
+		// c starts on line 8 (the header is line 1) and has 1 of 3 steps
+		{"cut", head + full + "c,0,1,0.5,0.5\n", `the last episode, "c" (from line 8), has 1 steps where every other episode has 3, and the data has no done or timeout column`},
+		{"varying lengths", head + full + "c,0,1,0.5,0.5\nc,1,1,0.5,0.5\nc,2,1,0.5,0.5\nc,3,1,0.5,0.5\nd,0,1,0.5,0.5\n", ""},
+		{"ends at done", "episode,step,reward,pi_b,pi_e,done\na,0,1,0.5,0.5,0\na,1,1,0.5,0.5,1\nb,0,1,0.5,0.5,1\n", ""},
+		{"flags, no done at the end", "episode,step,reward,pi_b,pi_e,done\na,0,1,0.5,0.5,0\na,1,1,0.5,0.5,1\nb,0,1,0.5,0.5,0\n",
+			`the last episode, "b" (from line 4), has 1 steps where every other episode has 2, and its last step has no done or timeout flag`},
+	} {
+		path := writeTemp(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", tc.data)
+		code, _, errOut := runMain(t, "estimate", "-bootstrap", "0", "-ess-warn", "0", "-estimators", "wis", path)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.name, code, errOut)
+			continue
+		}
+		if got := strings.Contains(errOut, "the last episode"); got != (tc.want != "") || tc.want != "" && !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: stderr %q, want %q", tc.name, errOut, tc.want)
+		}
+	}
+}

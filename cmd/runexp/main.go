@@ -240,6 +240,22 @@ func usageError(stderr io.Writer, name, format string, a ...any) error {
 	return errUsage
 }
 
+// loadPlan loads the config at path for run and select: -trials and
+// -seed applied, and the output directory (-out, or results/<name>).
+func loadPlan(stderr io.Writer, cmd, path string, trials int, seed, out string) (*config.Plan, string, error) {
+	plan, err := config.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := plan.Override(trials, seed); err != nil {
+		return nil, "", usageError(stderr, cmd, "%v", err)
+	}
+	if out == "" {
+		out = filepath.Join("results", plan.Name)
+	}
+	return plan, out, nil
+}
+
 var runCommand = command{
 	name: "run", args: "[flags] CONFIG.yaml", minArgs: 1, maxArgs: 1, want: "exactly one CONFIG.yaml",
 	summary: "run a config: curve.csv, claims, meta.json and the figure",
@@ -268,16 +284,9 @@ var runCommand = command{
 					return usageError(stderr, "run", "-shard: %v", err)
 				}
 			}
-			plan, err := config.Load(fs.Arg(0))
+			plan, dir, err := loadPlan(stderr, "run", fs.Arg(0), *trials, *seed, *out)
 			if err != nil {
 				return err
-			}
-			if err := plan.Override(*trials, *seed); err != nil {
-				return usageError(stderr, "run", "%v", err)
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("results", plan.Name)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()

@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/ope-lab/longhorizon/experiments"
-	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/reference"
 )
@@ -30,19 +28,15 @@ var selectCommand = command{
 		var maxMemory membudget.Flag
 		fs.Var(&maxMemory, "max-memory", maxMemoryUsage)
 		return func(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writer) error {
-			if *workers < 1 {
+			switch {
+			case *workers < 1:
 				return usageError(stderr, "select", "-workers %d, want >= 1", *workers)
+			case *trials < 0:
+				return usageError(stderr, "select", "-trials %d, want >= 2 (or 0 to keep the config's)", *trials)
 			}
-			plan, err := config.Load(fs.Arg(0))
+			plan, dir, err := loadPlan(stderr, "select", fs.Arg(0), *trials, *seed, *out)
 			if err != nil {
 				return err
-			}
-			if err := plan.Override(*trials, *seed); err != nil {
-				return usageError(stderr, "select", "%v", err)
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("results", plan.Name)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
