@@ -1,63 +1,10 @@
 package logdata
 
-import (
-	"fmt"
-	"math"
-	"strings"
-)
+import "github.com/ope-lab/longhorizon/logdata/idtable"
 
 // IDs is pi_e on the (observation, action) pairs that data with the obs
-// and action columns holds (SPEC 1f): the evaluation policy's probability
-// of every action logged at an observation, read from the rows' pi_e
-// (every row with that obs and action gives the same one). The ids are
-// dense, numbered from 0 in order of first appearance, as in
-// trajectory.Batch.Obs and Action.
-type IDs struct {
-	// Obs and Actions are the numbers of distinct observation and action
-	// ids.
-	Obs, Actions int
-	// observation o's pairs are act[start[o]:start[o+1]], with pi_e in pie
-	// and the line of their first row in line
-	start []int
-	act   []int32
-	pie   []float64
-	line  []int
-	// the ids' texts, by dense id (for a policy table's rows)
-	obsName, actName []string
-	lineWord         string // "line", or "row" in Parquet
-}
-
-// PiE writes pi_e(a|o) into dst[a] for every action a seen at observation
-// o, and 0 for the others (dst has at least Actions entries).
-func (t *IDs) PiE(o int, dst []float64) {
-	clear(dst)
-	for k := t.start[o]; k < t.start[o+1]; k++ {
-		dst[t.act[k]] = t.pie[k]
-	}
-}
-
-// Pairs returns the number of distinct (observation, action) pairs.
-func (t *IDs) Pairs() int { return len(t.act) }
-
-// idReader maps the text of obs and action cells to dense ids and keeps
-// pi_e of every pair for each of K policies (the pi_e column, or the
-// pi_e:NAME columns), checking that every row of a pair gives the same
-// pi_e and that pi_e's mass over the actions seen at an observation is at
-// most 1.
-type idReader struct {
-	obs, act map[string]int32 // episodeKey of the text -> dense id
-	obsName  []string         // dense id -> text
-	actName  []string
-	pairs    map[uint64]int32 // (o, a) -> its number, in order of first appearance
-	k        int              // policies
-	pie      []float64        // pair p's pi_e under policy k at p*k+k
-	line     []int            // pair p's first line
-	mass     []float64        // observation o's pi_e summed over its actions seen, policy k at o*k+k
-}
-
-func newIDReader(k int) *idReader {
-	return &idReader{obs: make(map[string]int32), act: make(map[string]int32), pairs: make(map[uint64]int32), k: max(k, 1)}
-}
+// and action columns holds (SPEC 1f), per policy (package idtable).
+type IDs = idtable.IDs
 
 // idText returns the text of an obs or action cell: a non-empty string
 // (JSON: a string, or a number by its literal text).
@@ -77,25 +24,9 @@ func (bd *builder) idText(c cell, col int, what string) (string, *fieldErr) {
 	return "", ferr(col, "%s, want a string or a number", describe(c))
 }
 
-// intern returns the dense id of text in m, adding it (and its text to
-// names) if new.
-func intern(m map[string]int32, names *[]string, text string) (int32, bool) {
-	k := episodeKey(text)
-	if id, ok := m[k]; ok {
-		return id, true
-	}
-	if len(m) >= math.MaxInt32 {
-		return 0, false
-	}
-	id := int32(len(m))
-	m[strings.Clone(k)] = id
-	*names = append(*names, strings.Clone(text))
-	return id, true
-}
-
-// add reads the record's obs and action and checks its pi_e under each
-// policy (pies[k], from column col+k) against the pair's earlier rows.
-func (r *idReader) add(bd *builder, cells *[numCols]cell, pies []float64, col, line int) (obs, action int32, fe *fieldErr) {
+// addIDs reads the record's obs and action into bd.ids, which checks its
+// pi_e under each policy (pies[k], from column col+k).
+func (bd *builder) addIDs(cells *[numCols]cell, pies []float64, col, line int) (obs, action int32, fe *fieldErr) {
 	ot, fe := bd.idText(cells[cObs], cObs, "observation")
 	if fe != nil {
 		return 0, 0, fe
@@ -104,70 +35,16 @@ func (r *idReader) add(bd *builder, cells *[numCols]cell, pies []float64, col, l
 	if fe != nil {
 		return 0, 0, fe
 	}
-	o, ok := intern(r.obs, &r.obsName, ot)
-	if !ok {
-		return 0, 0, ferr(cObs, "more than %d distinct observation ids", math.MaxInt32)
-	}
-	a, ok := intern(r.act, &r.actName, at)
-	if !ok {
-		return 0, 0, ferr(cAction, "more than %d distinct action ids", math.MaxInt32)
-	}
-	key := uint64(o)<<32 | uint64(a)
-	if p, seen := r.pairs[key]; seen {
-		for k, piE := range pies {
-			if was := r.pie[int(p)*r.k+k]; was != piE {
-				return 0, 0, ferr(col+k, "%v for obs %s and action %s, which %s %d gave pi_e = %v: pi_e(a|o) must be the same on every row with the same obs and action (SPEC 1f)",
-					piE, quoteCell(ot), quoteCell(at), bd.lineWord(), r.line[p], was)
-			}
-		}
+	o, a, bad, err := bd.ids.Add(ot, at, pies, line)
+	switch {
+	case err == nil:
 		return o, a, nil
+	case bad == idtable.BadObs:
+		col = cObs
+	case bad == idtable.BadAction:
+		col = cAction
+	default:
+		col += bad
 	}
-	r.pairs[key] = int32(len(r.line))
-	r.line = append(r.line, line)
-	r.pie = append(r.pie, pies...)
-	for int(o)*r.k >= len(r.mass) {
-		r.mass = append(r.mass, make([]float64, r.k)...)
-	}
-	for k, piE := range pies {
-		m := &r.mass[int(o)*r.k+k]
-		*m += piE
-		if *m > 1+1e-9 {
-			return 0, 0, ferr(col+k, "%v for obs %s and action %s brings pi_e over the actions seen at that obs to %v, above 1: pi_e(.|o) is a distribution", piE, quoteCell(ot), quoteCell(at), *m)
-		}
-	}
-	return o, a, nil
-}
-
-// tables returns the pairs as IDs, one per policy, sharing the pairs.
-func (r *idReader) tables() []*IDs {
-	t := &IDs{Obs: len(r.obs), Actions: len(r.act), start: make([]int, len(r.obs)+1), obsName: r.obsName, actName: r.actName}
-	for key := range r.pairs {
-		t.start[key>>32+1]++
-	}
-	for o := range t.Obs {
-		t.start[o+1] += t.start[o]
-	}
-	t.act = make([]int32, len(r.pairs))
-	t.line = make([]int, len(r.pairs))
-	out := make([]*IDs, r.k)
-	for k := range out {
-		tk := *t
-		tk.pie = make([]float64, len(r.pairs))
-		out[k] = &tk
-	}
-	next := append([]int(nil), t.start[:t.Obs]...)
-	for key, p := range r.pairs {
-		o := key >> 32
-		t.act[next[o]], t.line[next[o]] = int32(key&math.MaxUint32), r.line[p]
-		for k, tk := range out {
-			tk.pie[next[o]] = r.pie[int(p)*r.k+k]
-		}
-		next[o]++
-	}
-	return out
-}
-
-// String describes t for messages.
-func (t *IDs) String() string {
-	return fmt.Sprintf("%d observations, %d actions, %d (observation, action) pairs", t.Obs, t.Actions, len(t.act))
+	return 0, 0, &fieldErr{col: col, err: err}
 }

@@ -1,7 +1,6 @@
 package logdata
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/logdata/idtable"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -352,8 +352,8 @@ type builder struct {
 	muB, muE float64
 	changed  bool
 
-	ids       *idReader // with the obs and action columns
-	keepProbs bool      // Options.KeepProbs
+	ids       *idtable.Reader // with the obs and action columns
+	keepProbs bool            // Options.KeepProbs
 
 	mode     episodeMode
 	label    []string       // the columns' names in errors (ours, then the policies')
@@ -383,23 +383,15 @@ func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builde
 	}
 	bd.info.Extra = lay.extra
 	if cols.IDs {
-		bd.ids = newIDReader(len(lay.policies))
+		bd.ids = idtable.NewReader(len(lay.policies), bd.lineWord())
 	}
 	return bd
 }
 
-// episodeKey is an episode id's key in builder.finished: the id itself
-// when it is at most sha256.Size bytes, else its SHA-256 digest and a
-// marker byte (sha256.Size+1 bytes, so no short id equals it). The map's
-// memory is then bounded by the number of episodes, itself bounded by
-// Options.MaxSteps, however long the ids (up to MaxLine).
-func episodeKey(id string) string {
-	if len(id) <= sha256.Size {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return string(sum[:]) + "#"
-}
+// episodeKey is an episode id's key in builder.finished (idtable.Key),
+// so that the map's memory is bounded by the number of episodes, itself
+// bounded by Options.MaxSteps, however long the ids (up to MaxLine).
+var episodeKey = idtable.Key
 
 // add converts one record (cells indexed by column) and appends its step.
 // line and record locate it for errors; lineOf returns the line of a column
@@ -463,7 +455,7 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 			bd.polPiE1[0], col = piE, cPiE
 			pies = bd.polPiE1[:]
 		}
-		if obs, action, fe = bd.ids.add(bd, cells, pies, col, line); fe != nil {
+		if obs, action, fe = bd.addIDs(cells, pies, col, line); fe != nil {
 			return wrap(fe)
 		}
 	}
@@ -671,10 +663,7 @@ func (bd *builder) finish() (Info, error) {
 	bd.info.Columns = bd.cols
 	bd.info.Last = LastEpisode{ID: bd.cur, Line: bd.curLine, Ended: bd.doneLine > 0}
 	if bd.ids != nil {
-		tables := bd.ids.tables()
-		for _, t := range tables {
-			t.lineWord = bd.lineWord()
-		}
+		tables := bd.ids.Tables()
 		bd.info.IDs = tables[0]
 		if len(bd.pol) > 0 {
 			bd.info.PolicyIDs = tables

@@ -19,6 +19,7 @@ import (
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/logdata/policytable"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -107,7 +108,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 				return usageErr("%v", err)
 			}
 		}
-		var table *logdata.PolicyTable
+		var table *policytable.PolicyTable
 		if *tablePath != "" {
 			if table, err = readPolicyTable(*tablePath); err != nil {
 				return usageErr("%v", err)
@@ -171,7 +172,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		if len(pols) > 1 && !math.IsNaN(truth) {
 			return usageErr("-plot-truth is the true value of a file's one pi_e; %s has %d policies: give -truth NAME=V,...", where, len(pols))
 		}
-		job.setIDs(pols[0].ids)
+		job.setIDs(pols[0])
 		job.setData(dataOf(info.Columns), where, names)
 		if len(specs) > 0 {
 			var procs external.Set
@@ -198,7 +199,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		for k := range pols {
 			if k > 0 {
 				// the checks hold for every policy: one shape, one data
-				job.setIDs(pols[k].ids)
+				job.setIDs(pols[k])
 				if _, err := job.setModel(&pols[k].b); err != nil {
 					return usageErr("%v", err)
 				}

@@ -9,7 +9,6 @@ import (
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/membudget"
-	"github.com/ope-lab/longhorizon/logdata"
 	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -55,11 +54,15 @@ func (j *estimateJob) setData(have estimators.Data, where string, names []string
 }
 
 // setIDs gives j the pi_e table over the observation and action ids of
-// the policy it estimates (nil without the id columns).
-func (j *estimateJob) setIDs(ids *logdata.IDs) {
+// the policy p it estimates (none without the id columns): the data's, or
+// -policy-table's.
+func (j *estimateJob) setIDs(p policyView) {
 	j.ids = nil
-	if ids != nil {
+	if ids := p.ids; ids != nil {
 		j.ids = &evaluate.LoggedIDs{Obs: ids.Obs, Actions: ids.Actions, PiE: ids.PiE}
+		if p.table != nil {
+			j.ids.PiE = p.table.PiE
+		}
 	}
 }
 

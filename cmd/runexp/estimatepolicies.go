@@ -18,6 +18,7 @@ import (
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/outdir"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/logdata/policytable"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -32,6 +33,8 @@ type policyView struct {
 	name string
 	b    trajectory.Batch
 	ids  *logdata.IDs
+	// table is its distribution from -policy-table (nil without)
+	table *policytable.Dist
 }
 
 // policyViews returns the data's policies: one per pi_e:NAME column, or
@@ -254,13 +257,13 @@ func (pr *policiesReport) writeCSV(path string) error {
 }
 
 // readPolicyTable reads -policy-table's file.
-func readPolicyTable(path string) (*logdata.PolicyTable, error) {
+func readPolicyTable(path string) (*policytable.PolicyTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, inputerr.Errorf("-policy-table: %v", err)
 	}
 	defer f.Close()
-	t, err := logdata.ReadPolicyTable(f, path)
+	t, err := policytable.ReadPolicyTable(f, path)
 	if err != nil {
 		return nil, fmt.Errorf("-policy-table %w", err)
 	}
@@ -270,7 +273,7 @@ func readPolicyTable(path string) (*logdata.PolicyTable, error) {
 // applyPolicyTable gives each policy of pols its distribution from t:
 // the table must have a column for every policy of the data and no
 // other, and the data the id columns (hasIDs).
-func applyPolicyTable(t *logdata.PolicyTable, pols []policyView, hasIDs bool, where string) error {
+func applyPolicyTable(t *policytable.PolicyTable, pols []policyView, hasIDs bool, where string) error {
 	if !hasIDs {
 		return inputerr.Errorf("-policy-table: %s has no obs and action columns: the table is for the model fitted from them (SPEC 1f)", where)
 	}
@@ -291,11 +294,11 @@ func applyPolicyTable(t *logdata.PolicyTable, pols []policyView, hasIDs bool, wh
 		if p < 0 {
 			return inputerr.Errorf("-policy-table: the table has no column %s, the data's policy", col(name))
 		}
-		ids, err := t.Apply(pols[k].ids, p)
+		d, err := t.Apply(pols[k].ids, p)
 		if err != nil {
 			return fmt.Errorf("-policy-table %s: %w", col(name), err)
 		}
-		pols[k].ids = ids
+		pols[k].table = d
 	}
 	for _, n := range t.Policies {
 		if !slices.Contains(want, n) {

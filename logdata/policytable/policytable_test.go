@@ -1,4 +1,4 @@
-package logdata_test
+package policytable_test
 
 import (
 	"reflect"
@@ -7,15 +7,27 @@ import (
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/logdata"
+	"github.com/ope-lab/longhorizon/logdata/policytable"
+	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // tableData logs obs s with action a only (pi_e 0.5) and obs t with
 // action b (pi_e 1): the data's pi_e table knows pi_e(a|s) and pi_e(b|t).
 const tableData = "episode,step,reward,pi_b,pi_e,obs,action\nx,0,1,0.5,0.5,s,a\nx,1,2,0.5,1,t,b\n"
 
-func readTable(t *testing.T, text string) (*logdata.PolicyTable, error) {
+func readData(t *testing.T) logdata.Info {
 	t.Helper()
-	return logdata.ReadPolicyTable(strings.NewReader(text), "tab.csv")
+	var b trajectory.Batch
+	info, err := logdata.Read(strings.NewReader(tableData), logdata.CSV, &b, logdata.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func readTable(t *testing.T, text string) (*policytable.PolicyTable, error) {
+	t.Helper()
+	return policytable.ReadPolicyTable(strings.NewReader(text), "tab.csv")
 }
 
 // TestPolicyTableApply: the table fills in pi_e at the actions the data
@@ -24,10 +36,7 @@ func readTable(t *testing.T, text string) (*logdata.PolicyTable, error) {
 // an observation the data never visits (u) and of an action it never
 // logs (c, taking t's mass 0) are ignored.
 func TestPolicyTableApply(t *testing.T) {
-	_, info, err := readLayout(t, tableData, logdata.CSV, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := readData(t)
 	tab, err := readTable(t, "obs,action,pi_e\ns,a,0.5\ns,b,0.5\nt,b,1\nt,c,0\nu,a,1\n")
 	if err != nil {
 		t.Fatal(err)
@@ -37,12 +46,12 @@ func TestPolicyTableApply(t *testing.T) {
 	if !reflect.DeepEqual(dst, []float64{0.5, 0}) {
 		t.Fatalf("the data's pi_e(.|s) = %v, want [0.5 0]", dst)
 	}
-	ids, err := tab.Apply(info.IDs, tab.Policy(""))
+	dist, err := tab.Apply(info.IDs, tab.Policy(""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for o, want := range [][]float64{{0.5, 0.5}, {0, 1}} {
-		ids.PiE(o, dst)
+		dist.PiE(o, dst)
 		if !reflect.DeepEqual(dst, want) {
 			t.Errorf("pi_e(.|%d) = %v, want %v", o, dst, want)
 		}
@@ -88,10 +97,7 @@ func TestPolicyTableHostile(t *testing.T) {
 		}
 	}
 	// the data's pi_e against the table
-	_, info, err := readLayout(t, tableData, logdata.CSV, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := readData(t)
 	for _, tt := range []struct{ name, text, want string }{
 		{"obs missing", "obs,action,pi_e\ns,a,0.5\ns,b,0.5\n", `no row for obs "t", which the data visits (its line 3)`},
 		{"disagree", "obs,action,pi_e\ns,a,0.4\ns,b,0.6\nt,b,1\n", `tab.csv: line 2 gives pi_e = 0.4 for obs "s" and action "a", and the data's line 2 gives pi_e = 0.5`},

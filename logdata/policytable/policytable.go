@@ -1,4 +1,9 @@
-package logdata
+// Package policytable reads an action-distribution input (runexp
+// estimate -policy-table): pi_e(a|o) for every action of each
+// observation, of one or several evaluation policies, checked on its own
+// and against the pi_e that logged data with the obs and action columns
+// gives (logdata.IDs).
+package policytable
 
 import (
 	"encoding/csv"
@@ -6,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/internal/inputerr"
+	"github.com/ope-lab/longhorizon/logdata"
 )
 
 // PolicyTable is an action-distribution input (runexp estimate
@@ -102,7 +109,7 @@ func ReadPolicyTable(r io.Reader, path string) (*PolicyTable, error) {
 		for p, c := range cols {
 			s := strings.TrimSpace(rec[c])
 			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || !isDecimal(s) || !(v >= 0 && v <= 1) {
+			if err != nil || !decimal.MatchString(s) || !(v >= 0 && v <= 1) {
 				return nil, bad(line, head[c], "%s is not a probability in [0, 1] (decimal notation)", quoteCell(rec[c]))
 			}
 			t.pie[p] = append(t.pie[p], v)
@@ -128,18 +135,18 @@ func (t *PolicyTable) header(head []string, bad func(int, string, string, ...any
 	iObs, iAct = -1, -1
 	plain := false
 	for i, h := range head {
-		switch name, isPol := strings.CutPrefix(h, policyPrefix); {
+		switch name, isPol := strings.CutPrefix(h, "pi_e:"); {
 		case slices.Index(head, h) != i:
 			return 0, 0, nil, bad(1, h, "column appears twice")
-		case h == ColObs:
+		case h == logdata.ColObs:
 			iObs = i
-		case h == ColAction:
+		case h == logdata.ColAction:
 			iAct = i
-		case h == ColPiE:
+		case h == logdata.ColPiE:
 			plain = true
 			cols = append(cols, i)
 			t.Policies = append(t.Policies, "")
-		case isPol && ValidPolicyName(name):
+		case isPol && logdata.ValidPolicyName(name):
 			cols = append(cols, i)
 			t.Policies = append(t.Policies, name)
 		default:
@@ -152,7 +159,7 @@ func (t *PolicyTable) header(head []string, bad func(int, string, string, ...any
 	case len(cols) == 0:
 		return 0, 0, nil, bad(1, "", "header %q: want a pi_e column or pi_e:NAME columns", strings.Join(head, ","))
 	case plain && len(cols) > 1:
-		return 0, 0, nil, bad(1, ColPiE, "the table has both a pi_e column and pi_e:NAME columns: give either")
+		return 0, 0, nil, bad(1, logdata.ColPiE, "the table has both a pi_e column and pi_e:NAME columns: give either")
 	}
 	return iObs, iAct, cols, nil
 }
@@ -161,69 +168,80 @@ func (t *PolicyTable) header(head []string, bad func(int, string, string, ...any
 // -1 when the table has none.
 func (t *PolicyTable) Policy(name string) int { return slices.Index(t.Policies, name) }
 
-// Apply returns ids (the data's pi_e on its logged pairs) with pi_e(a|o)
-// of the table's policy p for every action of the data at each of the
-// data's observations: what evaluate.LoggedIDs.Space then hands the
-// model. Rows of observations the data never visits are ignored, and the
-// mass of actions the data never logs goes to the space's extra action
-// (their q is 0: SPEC 1f). It is bad input, naming the table's and the
-// data's lines, when an observation of the data has no row, or the table
-// and the data disagree by more than AgreeTol on a logged pair.
-func (t *PolicyTable) Apply(ids *IDs, p int) (*IDs, error) {
-	obsID := make(map[string]int32, len(ids.obsName))
-	for i, n := range ids.obsName {
-		obsID[n] = int32(i)
-	}
-	actID := make(map[string]int32, len(ids.actName))
-	for i, n := range ids.actName {
-		actID[n] = int32(i)
-	}
-	// the table's rows of each data observation, in data order
-	per := make([][]int, ids.Obs)
-	for r, o := range t.obs {
-		if id, ok := obsID[o]; ok {
-			per[id] = append(per[id], r)
-		}
-	}
-	out := &IDs{Obs: ids.Obs, Actions: ids.Actions, start: make([]int, ids.Obs+1), obsName: ids.obsName, actName: ids.actName}
-	dst := make([]float64, ids.Actions)
-	for o := range ids.Obs {
-		if len(per[o]) == 0 {
-			return nil, inputerr.Errorf("%s: no row for obs %s, which the data visits (its %s): the table gives pi_e(.|o) at every observation of the data",
-				t.path, quoteCell(ids.obsName[o]), ids.pairWhere(ids.start[o]))
-		}
-		clear(dst)
-		rowOf := make(map[int32]int, len(per[o]))
-		for _, r := range per[o] {
-			if a, ok := actID[t.act[r]]; ok {
-				dst[a], rowOf[a] = t.pie[p][r], r
-				out.act = append(out.act, a)
-				out.pie = append(out.pie, t.pie[p][r])
-				out.line = append(out.line, t.line[r])
-			}
-		}
-		for k := ids.start[o]; k < ids.start[o+1]; k++ {
-			a, logged := ids.act[k], ids.pie[k]
-			if d := math.Abs(dst[a] - logged); d > AgreeTol || math.IsNaN(d) {
-				row := "has no row for them (pi_e 0)"
-				if r, ok := rowOf[a]; ok {
-					row = fmt.Sprintf("line %d gives pi_e = %v", t.line[r], t.pie[p][r])
-				}
-				return nil, inputerr.Errorf("%s: %s for obs %s and action %s, and the data's %s gives pi_e = %v: they must agree within %g",
-					t.path, row, quoteCell(ids.obsName[o]), quoteCell(ids.actName[a]), ids.pairWhere(k), logged, AgreeTol)
-			}
-		}
-		out.start[o+1] = len(out.act)
-	}
-	return out, nil
+// Dist is one policy's pi_e(a|o) at every observation of the data,
+// over the data's actions (Apply).
+type Dist struct {
+	actions int
+	pie     []float64 // observation o's at pie[o*actions:(o+1)*actions]
 }
 
-// pairWhere names the first data line of pair k.
-func (t *IDs) pairWhere(k int) string {
-	if t.line == nil {
-		return "rows"
+// PiE writes pi_e(a|o) into dst[a] for every action a of the data (dst
+// has at least as many entries), as logdata.IDs.PiE does.
+func (d *Dist) PiE(o int, dst []float64) {
+	copy(dst[:d.actions], d.pie[o*d.actions:(o+1)*d.actions])
+}
+
+// Apply returns the distribution of the table's policy p at every
+// observation of ids (the data's pi_e on its logged pairs), over the
+// data's actions: what evaluate.LoggedIDs.PiE then hands the model.
+// Rows of observations the data never visits are ignored, and the mass
+// of actions the data never logs goes to the space's extra action (their
+// q is 0: SPEC 1f). It is bad input, naming the table's and the data's
+// lines, when an observation of the data has no row, or the table and the
+// data disagree by more than AgreeTol on a logged pair.
+func (t *PolicyTable) Apply(ids *logdata.IDs, p int) (*Dist, error) {
+	obsID := make(map[string]int, ids.Obs)
+	for o := range ids.Obs {
+		obsID[ids.ObsName(o)] = o
 	}
-	return fmt.Sprintf("%s %d", t.lineWord, t.line[k])
+	actID := make(map[string]int, ids.Actions)
+	for a := range ids.Actions {
+		actID[ids.ActionName(a)] = a
+	}
+	d := &Dist{actions: ids.Actions, pie: make([]float64, ids.Obs*ids.Actions)}
+	rowOf := make([]int, ids.Obs*ids.Actions) // 1 + the table's row, 0 none
+	seen := make([]bool, ids.Obs)
+	for r, on := range t.obs {
+		o, ok := obsID[on]
+		if !ok {
+			continue
+		}
+		seen[o] = true
+		if a, ok := actID[t.act[r]]; ok {
+			d.pie[o*d.actions+a], rowOf[o*d.actions+a] = t.pie[p][r], r+1
+		}
+	}
+	for o := range ids.Obs {
+		act, pie := ids.Logged(o)
+		if !seen[o] {
+			return nil, inputerr.Errorf("%s: no row for obs %s, which the data visits (its %s): the table gives pi_e(.|o) at every observation of the data",
+				t.path, quoteCell(ids.ObsName(o)), ids.Where(o, 0))
+		}
+		for i, a := range act {
+			got := d.pie[o*d.actions+int(a)]
+			if diff := math.Abs(got - pie[i]); diff > AgreeTol || math.IsNaN(diff) {
+				row := "has no row for them (pi_e 0)"
+				if r := rowOf[o*d.actions+int(a)]; r > 0 {
+					row = fmt.Sprintf("line %d gives pi_e = %v", t.line[r-1], got)
+				}
+				return nil, inputerr.Errorf("%s: %s for obs %s and action %s, and the data's %s gives pi_e = %v: they must agree within %g",
+					t.path, row, quoteCell(ids.ObsName(o)), quoteCell(ids.ActionName(int(a))), ids.Where(o, i), pie[i], AgreeTol)
+			}
+		}
+	}
+	return d, nil
+}
+
+// decimal is a number in decimal or exponent notation, as logged data
+// writes them (no hexadecimal, Inf or NaN).
+var decimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// quoteCell quotes an id or cell for a message, cut at 40 bytes.
+func quoteCell(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // unwrapCSV drops encoding/csv's position prefix (the line is said
