@@ -175,6 +175,11 @@ type Options struct {
 	KeepProbs bool
 	// Columns maps the file's names onto ours (-columns).
 	Columns Mapping
+	// MaxPolicyBytes, when above 0, bounds the memory of the candidate
+	// policies' own columns (8 bytes a step for each pi_e:NAME beyond the
+	// first, twice that when pi_e is kept): reading stops with an *Error
+	// at the record that would pass it, and the batch never grows past it.
+	MaxPolicyBytes float64
 }
 
 // maxSteps is o.MaxSteps or its default.
@@ -362,6 +367,8 @@ type builder struct {
 	polPiE   []float64      // and their probabilities
 	polPiE1  [1]float64     // pi_e of a file without policy columns, for the ids
 	polLast  []recentCells  // each policy column's previous cell (policyProb)
+	polStep  float64        // bytes a step of the policies' own columns
+	polMax   float64        // Options.MaxPolicyBytes
 	noPiE    bool           // the file has policy columns and no pi_e
 	need     *[numCols]bool // the columns every JSON record gives (missingField)
 	doneLine int            // line of the current episode's done (0: none)
@@ -377,8 +384,10 @@ func newBuilder(b *trajectory.Batch, f Format, lay *layout, opt Options) *builde
 		bd.pol, bd.polPiE, bd.noPiE, bd.polLast = make([]cell, k), make([]float64, k), lay.noPiE, make([]recentCells, k)
 		bd.info.Policies = slices.Clone(lay.policies)
 		bd.info.PolicyRatio = make([][]float64, k)
+		bd.polStep, bd.polMax = 8*float64(k-1), opt.MaxPolicyBytes
 		if opt.KeepProbs || cols.IDs {
 			bd.info.PolicyPiE = make([][]float64, k)
+			bd.polStep *= 2
 		}
 	}
 	bd.info.Extra = lay.extra
@@ -408,6 +417,10 @@ func (bd *builder) add(cells *[numCols]cell, line, record int, lineOf func(col i
 	if bd.info.Steps >= bd.maxSteps {
 		return &Error{Line: line, Record: record, Format: bd.format,
 			Err: fmt.Errorf("more than %d steps (the cap): raise -max-steps or split the data", bd.maxSteps)}
+	}
+	if bd.polMax > 0 && float64(bd.info.Steps+1)*bd.polStep > bd.polMax {
+		return &Error{Line: line, Record: record, Format: bd.format,
+			Err: fmt.Errorf("the %d candidate policies' columns would take more than %.4g bytes (the budget, -max-memory) at this step: give fewer policy columns per file, or raise -max-memory", len(bd.pol), bd.polMax)}
 	}
 	id, step, fe := bd.idStep(cells)
 	if fe != nil {
@@ -688,6 +701,9 @@ func (bd *builder) sizeHint(total, consumed int64) {
 	perStep := float64(consumed) / float64(bd.info.Steps)
 	more := float64(total-consumed)/perStep*1.02 + 16
 	more = min(more, float64(bd.maxSteps-bd.info.Steps))
+	if bd.polMax > 0 && bd.polStep > 0 {
+		more = min(more, bd.polMax/bd.polStep-float64(bd.info.Steps))
+	}
 	perEp := float64(bd.info.Steps) / float64(max(bd.info.Episodes, 1))
 	if more <= 0 || more > 1<<40 {
 		return

@@ -168,3 +168,19 @@ func TestPolicyCellsRemembered(t *testing.T) {
 	_, _, err = readLayout(t, csv.String()+"99,0,1,0.5,2\n", logdata.CSV, "", false)
 	wantBadInput(t, err, len(texts)+2, `column "pi_e:A"`, "[0, 1]")
 }
+
+// TestPolicyBudget: Options.MaxPolicyBytes bounds the candidates' own
+// columns: by hand, 3 policies take 2 x 8 = 16 bytes a step beyond the
+// batch, so a budget of 40 bytes holds 2 steps and refuses the third
+// record (line 4); one policy takes none.
+func TestPolicyBudget(t *testing.T) {
+	text := "episode,step,reward,pi_b,pi_e:A,pi_e:B,pi_e:C\nx,0,1,1,1,1,1\nx,1,1,1,1,1,1\nx,2,1,1,1,1,1\n"
+	var b trajectory.Batch
+	_, err := logdata.Read(strings.NewReader(text), logdata.CSV, &b, logdata.Options{MaxPolicyBytes: 40})
+	wantBadInput(t, err, 4, "3 candidate policies", "-max-memory")
+	b = trajectory.Batch{}
+	one := "episode,step,reward,pi_b,pi_e:A\nx,0,1,1,1\nx,1,1,1,1\nx,2,1,1,1\n"
+	if _, err := logdata.Read(strings.NewReader(one), logdata.CSV, &b, logdata.Options{MaxPolicyBytes: 1}); err != nil {
+		t.Errorf("one policy: %v", err)
+	}
+}

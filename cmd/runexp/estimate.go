@@ -136,7 +136,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		var b trajectory.Batch
 		// an external estimator reads the data written back, with its
 		// probabilities (logdata.WriteBatch)
-		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0, Columns: mapping})
+		info, where, err := logdata.ReadFile(path, stdin, f, &b, logdata.Options{AllowExtra: *allowExtra, MaxSteps: *maxSteps, KeepProbs: len(specs) > 0, Columns: mapping, MaxPolicyBytes: lf.MaxMemory})
 		if err != nil {
 			return dataError(err, usageErr)
 		}

@@ -98,6 +98,7 @@ func TestEstimatePoliciesHostile(t *testing.T) {
 		{[]string{"-truth", fields}, []string{"f.csv: line 2", "3 fields"}},
 		{[]string{"-csv", dir}, []string{"-csv", "is a directory"}},
 		{[]string{"-plot-truth", "1"}, []string{"-plot-truth", "2 policies", "-truth"}},
+		{[]string{"-max-memory", "1"}, []string{"policies.csv: line 2", "2 candidate policies' columns would take more than 1 bytes", "-max-memory"}},
 	}
 	for _, tt := range tests {
 		args := append(append([]string{"estimate", "-bootstrap", "0", "-estimators", "is"}, tt.args...), path)
