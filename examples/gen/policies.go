@@ -106,7 +106,7 @@ func writePolicies(out string, n, sub, k int, seed uint64) error {
 		f.Close()
 		return err
 	}
-	fmt.Printf("wrote %s: %d episodes, %d steps, %d candidate policies; their true values in policies_truth.csv\n", path, b.N(), b.Steps(), k)
+	fmt.Printf("wrote %s: %d episodes, %d steps, %d candidate policies (their true values in policies_truth.csv)\n", path, b.N(), b.Steps(), k)
 	return f.Close()
 }
 
