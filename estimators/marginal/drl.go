@@ -20,16 +20,16 @@ import (
 // trajectory of the whole data set, and
 //
 //   - "drl" (docs/drl.md section 1, Kallus & Uehara's finite-horizon
-//     form): the marginal ratio w_t(o, a) = d^e_t(o) pi_e(a|o) /
-//     (n_t(o, a)/m), with n_t(o, a) F's visits of (o, a) at step t and d^e_t
+//     form): W_t = w_t(o) rho_t, with the marginal state ratio w_t(o) =
+//     d^e_t(o) / (n_t(o)/m), n_t(o) F's visits of o at step t and d^e_t
 //     the distribution at step t of pi_e run through F's model
 //     (time-indexed with fitted-t, time-homogeneous otherwise) from F's
-//     empirical initial distribution; 0 where n_t(o, a) = 0;
+//     empirical initial distribution; 0 where n_t(o) = 0;
 //   - "drl-mis" (SPEC 1f's definition, NewDRLMIS): w_t(o) rho_t, with
 //     w_t(o) = d_t(o) / (n_t(o)/m), d_t and n_t those of mis over F (0
 //     where n_t(o) = 0).
 //
-// Then, W_t the step's weight (w_t(o_t, a_t), or w_t(o_t) rho_t),
+// Then, W_t the step's weight w_t(o_t) rho_t,
 //
 //	phi^i = v_1(o^i_1) + sum_t gamma^(t-1) W^i_t (r^i_t + gamma v_{t+1}(o^i_{t+1}) - q_t(o^i_t, a^i_t)),
 //	DRL = (1/n) sum_i phi^i,

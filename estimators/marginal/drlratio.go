@@ -6,16 +6,19 @@ import (
 )
 
 // transitions is the workspace of drl's marginal ratio (docs/drl.md
-// section 1): per compact (observation, action) pair p = o na + a the
-// visits of the fold F at the current step (count), and for a
+// section 1): per compact observation and per compact (observation,
+// action) pair p = o na + a the visits of the fold F at the current step
+// (obsCount, count), and for a
 // time-homogeneous model F's uncensored visits (visits) and its
 // transitions grouped by pair, each pair's distinct successors
 // next[start[p]:end[p]] with their counts.
 type transitions struct {
+	obsCount      []int32
 	count, visits []int32
 	start, end    []int32
 	next, times   []int32
 	mark, slot    []int32 // per observation: the pair (+1) whose successors slot indexes
+	known         []float64 // per observation: pi_e's mass on the actions the model knows there
 }
 
 // ratios writes drl's w_t(o_t, a_t) into e.w at every step of the last
@@ -28,27 +31,32 @@ func (e *DRL) ratios(h, m int) {
 	e.dn = scratch.Grow(e.dn, m)
 	tr := &e.tr
 	tr.count = scratch.Grow(tr.count, m*na)
+	tr.obsCount = scratch.Grow(tr.obsCount, m)
+	tr.known = scratch.Grow(tr.known, m)
 	clear(tr.count)
+	clear(tr.obsCount)
+	clear(tr.known)
 	timed := e.cf.Kind == "fitted-t"
 	for k := range 2 {
 		from, to := e.cf.Fold(1-k), e.cf.Fold(k)
 		if !timed {
-			tr.build(from, h, m, na)
+			tr.build(from, pie, h, m, na)
 		}
 		w := e.w[base[k] : base[k]+to.Steps()]
 		e.ratiosOf(from, to, w, pie, na, timed)
 	}
 }
 
-// ratiosOf writes into w, at every step of fold to, w_t(o_t, a_t) =
-// d^e_t(o_t) pi_e(a_t|o_t) / (n_t(o_t, a_t)/m) from fold from (m
-// trajectories), 0 where from has no visit of (o_t, a_t) at step t.
-// d^e_t is propagated through from's time-indexed model (timed) or
-// through e.tr's time-homogeneous one, built on from. e.tr.count is zero
-// and left zero.
+// ratiosOf writes into w, at every step of fold to, w_t(o_t) rho_t =
+// d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold from (m trajectories), 0
+// where from has no visit of o_t at step t. d^e_t is propagated through
+// from's time-indexed model (timed) or through e.tr's time-homogeneous
+// one, built on from, with pi_e(.|o) renormalised over the actions the
+// model knows at o (docs/drl.md: known_t(o), the pi_e mass of the actions
+// with an uncensored visit). e.tr's counts are zero and left zero.
 func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, timed bool) {
 	clear(w)
-	d, dn, count := e.d, e.dn, e.tr.count
+	d, dn, count, ocount, known := e.d, e.dn, e.tr.count, e.tr.obsCount, e.tr.known
 	clear(d)
 	clear(dn)
 	mf := float64(from.N())
@@ -71,15 +79,18 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	for t := 0; len(src) > 0 && len(dst) > 0; t++ {
 		for _, i := range src {
 			s := fo[i] + t
-			count[int(fobs[s])*na+int(fact[s])]++
+			p := int(fobs[s])*na + int(fact[s])
+			if count[p]++; timed && count[p] == 1 {
+				known[fobs[s]] += pie[p]
+			}
+			ocount[fobs[s]]++
 		}
 		k := 0
 		for _, i := range dst {
 			s := to.Offsets[i] + t
-			o := int(to.Obs[s])
-			p := o*na + int(to.Action[s])
-			if c := count[p]; c > 0 {
-				w[s] = d[o] * pie[p] / (float64(c) / mf)
+			o := to.Obs[s]
+			if c := ocount[o]; c > 0 {
+				w[s] = d[o] / (float64(c) / mf) * to.Ratio[s]
 			}
 			if s+1 < to.Offsets[i+1] {
 				dst[k] = i
@@ -89,13 +100,14 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 		dst = dst[:k]
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
-			// d^e_t(o) pi_e(a|o) / k_t(o, a) to o' (k_t = count_t for t < H)
+			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
+			// count_t for t < H)
 			for _, i := range src {
 				s := fo[i] + t
-				if s+1 < fo[i+1] {
-					o := int(fobs[s])
-					p := o*na + int(fact[s])
-					dn[fobs[s+1]] += d[o] * pie[p] / float64(count[p])
+				o := int(fobs[s])
+				p := o*na + int(fact[s])
+				if s+1 < fo[i+1] && pie[p] > 0 {
+					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
 				}
 			}
 		} else {
@@ -105,6 +117,10 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 		for _, i := range src {
 			s := fo[i] + t
 			count[int(fobs[s])*na+int(fact[s])] = 0
+			ocount[fobs[s]] = 0
+			if timed {
+				known[fobs[s]] = 0
+			}
 			if s+1 < fo[i+1] {
 				src[k] = i
 				k++
@@ -119,16 +135,19 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 }
 
 // build fills tr with the time-homogeneous transitions of fold f (m
-// compact observations, na compact actions, h the whole batch's horizon):
-// a visit at 1-based step t < h is uncensored (SPEC 1f), and one followed
-// by o' adds to (p, o'). tr.count is used as a cursor and left zero.
-func (tr *transitions) build(f *trajectory.Batch, h, m, na int) {
+// compact observations, na compact actions, pi_e per pair pie, h the
+// whole batch's horizon): a visit at 1-based step t < h is uncensored
+// (SPEC 1f), and one followed by o' adds to (p, o'); known(o) sums pi_e
+// over the pairs of o with an uncensored visit. tr.count is used as a
+// cursor and left zero.
+func (tr *transitions) build(f *trajectory.Batch, pie []float64, h, m, na int) {
 	np := m * na
 	tr.visits = scratch.Grow(tr.visits, np)
 	tr.start = scratch.Grow(tr.start, np+1)
 	tr.end = scratch.Grow(tr.end, np)
 	clear(tr.visits)
 	clear(tr.start)
+	clear(tr.known)
 	off, obs, act := f.Offsets, f.Obs, f.Action
 	moves := 0
 	for i := range f.N() {
@@ -143,6 +162,9 @@ func (tr *transitions) build(f *trajectory.Batch, h, m, na int) {
 	}
 	for p := range np {
 		tr.start[p+1] += tr.start[p]
+		if tr.visits[p] > 0 {
+			tr.known[p/na] += pie[p]
+		}
 	}
 	tr.next = scratch.Grow(tr.next, moves)
 	tr.times = scratch.Grow(tr.times, moves)
@@ -175,14 +197,15 @@ func (tr *transitions) build(f *trajectory.Batch, h, m, na int) {
 	}
 }
 
-// propagate adds to dn d^e_{t+1}(o') = sum_{(o, a)} d(o) pi_e(a|o) P(o'|o,
-// a) over the pairs with an uncensored visit, P = times / visits.
+// propagate adds to dn d^e_{t+1}(o') = sum_{(o, a)} d(o) pi_e(a|o) /
+// known(o) P(o'|o, a) over the pairs with an uncensored visit, P = times /
+// visits.
 func (tr *transitions) propagate(d, dn, pie []float64, na int) {
 	for p, v := range tr.visits {
-		if v == 0 {
+		if v == 0 || pie[p] == 0 {
 			continue
 		}
-		x := d[p/na] * pie[p]
+		x := d[p/na] * (pie[p] / tr.known[p/na])
 		if x == 0 {
 			continue
 		}

@@ -32,17 +32,20 @@ func referenceRatioDRL(raw *trajectory.Batch, gamma float64, timed bool) float64
 		}
 		return key{0, o, a}
 	}
-	type nuis struct{ q, v, w func(t int, o, a int32) float64 }
+	type nuis struct {
+		q, v func(t int, o, a int32) float64
+		w    func(t int, o int32) float64
+	}
 	fit := func(lo, hi int) nuis {
 		rsum, vis, unc := map[key]float64{}, map[key]float64{}, map[key]float64{}
 		tr := map[key]map[int32]float64{}
-		cnt := map[key]float64{} // n_t(o, a), always time-indexed
+		cnt := map[key]float64{} // n_t(o), always time-indexed (a = 0)
 		start := map[int32]float64{}
 		for i := lo; i < hi; i++ {
 			for s := raw.Offsets[i]; s < raw.Offsets[i+1]; s++ {
 				t := s - raw.Offsets[i] + 1
 				k := keyOf(t, raw.Obs[s], raw.Action[s])
-				cnt[key{t, raw.Obs[s], raw.Action[s]}]++
+				cnt[key{t, raw.Obs[s], 0}]++
 				if t == 1 {
 					start[raw.Obs[s]]++
 				}
@@ -87,25 +90,32 @@ func referenceRatioDRL(raw *trajectory.Batch, gamma float64, timed bool) float64
 			d[1][o] = c / m
 		}
 		for t := 1; t <= h; t++ {
+			// pi_e renormalised over the actions with an uncensored visit
+			known := map[int32]float64{}
+			for k := range unc {
+				if !timed || k.t == t {
+					known[k.o] += pie[pair{k.o, k.a}]
+				}
+			}
 			d[t+1] = map[int32]float64{}
 			for k, u := range unc {
-				if timed && k.t != t {
+				if timed && k.t != t || pie[pair{k.o, k.a}] == 0 {
 					continue
 				}
 				for o2, c := range tr[k] {
-					d[t+1][o2] += d[t][k.o] * pie[pair{k.o, k.a}] * c / u
+					d[t+1][o2] += d[t][k.o] * pie[pair{k.o, k.a}] / known[k.o] * c / u
 				}
 			}
 		}
 		return nuis{
 			q: func(t int, o, a int32) float64 { return Q[t][pair{o, a}] },
 			v: func(t int, o, _ int32) float64 { return V[t][o] },
-			w: func(t int, o, a int32) float64 {
-				c := cnt[key{t, o, a}]
+			w: func(t int, o int32) float64 {
+				c := cnt[key{t, o, 0}]
 				if c == 0 {
 					return 0
 				}
-				return d[t][o] * pie[pair{o, a}] / (c / m)
+				return d[t][o] / (c / m)
 			},
 		}
 	}
@@ -128,7 +138,7 @@ func referenceRatioDRL(raw *trajectory.Batch, gamma float64, timed bool) float64
 			if s+1 < hi {
 				next = f.v(t+1, raw.Obs[s+1], 0)
 			}
-			phi += math.Pow(gamma, float64(t-1)) * f.w(t, o, a) * (raw.Reward[s] + gamma*next - f.q(t, o, a))
+			phi += math.Pow(gamma, float64(t-1)) * f.w(t, o) * raw.Ratio[s] * (raw.Reward[s] + gamma*next - f.q(t, o, a))
 		}
 		total += phi
 	}
@@ -189,7 +199,7 @@ func TestDRLMatchesReference(t *testing.T) {
 func handBatch() *trajectory.Batch {
 	var b trajectory.Batch
 	pe := map[[2]int32]float64{{0, 0}: 0.75, {0, 1}: 0.25, {1, 0}: 1, {2, 0}: 1}
-	pb := map[[2]int32]float64{{0, 0}: 0.5, {0, 1}: 0.5, {1, 0}: 1, {2, 0}: 1}
+	pb := map[[2]int32]float64{{0, 0}: 0.375, {0, 1}: 0.625, {1, 0}: 1, {2, 0}: 1}
 	for _, tr := range [][2][3]float64{
 		{{0, 0, 1}, {1, 0, 2}},
 		{{0, 1, 0}, {2, 0, 1}},
@@ -242,10 +252,10 @@ func tmis(t *testing.T, b *trajectory.Batch, gamma float64) float64 {
 	return v / float64(c.N())
 }
 
-// TestDRLHandComputed: docs/drl.md section 2's closed form: phi = 2.25,
-// 2.25, 1, 6.5, DRL = 3 with fitted and with fitted-t (each observation
-// occurs at one step only, so the two models agree), and TMIS 3.125 on the
-// same data; drl-mis differs (its weights are mis's).
+// TestDRLHandComputed: docs/drl.md section 2's closed form: phi = 1.75,
+// 2.55, 1.5, 6.3, DRL = 3.025 with fitted and with fitted-t (each
+// observation occurs at one step only, so the two models agree), and TMIS
+// 3.125 on the same data.
 func TestDRLHandComputed(t *testing.T) {
 	b := handBatch()
 	for _, kind := range []string{"fitted", "fitted-t"} {
@@ -255,13 +265,15 @@ func TestDRLHandComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, want := range []float64{3.75 + 1.5*(1+2-4) + 1*(2-2), 3.75 + 0.5*(0+0-3), 2.5 + 1.5*(2+2-3) + 1.5*(0-2), 2.5 + 0.5*(1+2-1) + 1.5*(4-2)} {
+		// w_1(0) rho = 1 x 2 or 1 x 0.4; fold A: w_2(1) = 1/(2/2), w_2(2) = 0;
+		// fold B: w_2(1) = 0.75/(1/2)
+		for i, want := range []float64{3.75 + 2*(1+2-4) + 1*(2-2), 3.75 + 0.4*(0+0-3), 2.5 + 2*(2+2-3) + 1.5*(0-2), 2.5 + 0.4*(1+2-1) + 1.5*(4-2)} {
 			if !near(phi[i], want, 1e-14) {
 				t.Errorf("%s: phi^%d = %v, want %v", kind, i+1, phi[i], want)
 			}
 		}
-		if v, _ := e.Estimate(b); !near(v, (2.25+2.25+1+6.5)/4, 1e-14) {
-			t.Errorf("%s: drl %v, want 3", kind, v)
+		if v, _ := e.Estimate(b); !near(v, (1.75+2.55+1.5+6.3)/4, 1e-14) {
+			t.Errorf("%s: drl %v, want 3.025", kind, v)
 		}
 	}
 	if v := tmis(t, b, 1); !near(v, 0.75*(1.5+2)+0.25*(0.5+(1+2)/2.0), 1e-14) {
@@ -269,37 +281,71 @@ func TestDRLHandComputed(t *testing.T) {
 	}
 }
 
-// TestDRLEqualsTMISWhereFoldsAgree: when fold B is a copy of fold A (2k
-// trajectories, the last k repeating the first k), each fold's fitted-t
-// model is the model of the other's own data, every cell's residuals sum
-// to 0 (q_t(o, a) is their mean), and drl over fitted-t equals TMIS (dm
-// over fitted-t on the whole data) to 1e-12 relative, with random rewards,
-// lengths and unlogged pi_e mass, for gamma 1 and 0.8.
-func TestDRLEqualsTMISWhereFoldsAgree(t *testing.T) {
+// TestDRLExactWhereTheModelIs: on a time-indexed MDP with deterministic
+// rewards r(t, o, a) and transitions o' = f(t, o, a) (3 observations, 2
+// actions, H = 6, pi_b uniform, pi_e random), with n = 400 trajectories
+// every (t, o, a) reached is visited in both folds (checked), so each
+// fold's fitted-t model is exact where pi_e goes, every residual r_t +
+// v_{t+1} - q_t is 0, and drl over fitted-t equals TMIS (dm over fitted-t)
+// and the DP value of the empirical start distribution, (1/n) sum_i
+// V_1(o^i_1), to 1e-12 relative, for gamma 1 and 0.8.
+func TestDRLExactWhereTheModelIs(t *testing.T) {
+	const nObs, nAct, h, n = 3, 2, 6, 400
 	rng := rand.New(rand.NewPCG(37, 38))
-	e := NewDRL()
-	e.UseModel("fitted-t")
-	var disc trajectory.Discounted
-	for trial := range 30 {
-		one := randomIDBatch(rng)
+	for trial := range 5 {
+		r, f := make([]float64, h*nObs*nAct), make([]int32, h*nObs*nAct)
+		for j := range r {
+			r[j], f[j] = rng.NormFloat64(), int32(rng.IntN(nObs))
+		}
+		pe := make([]float64, nObs*nAct)
+		for o := range nObs {
+			p := 0.1 + 0.8*rng.Float64()
+			pe[o*nAct], pe[o*nAct+1] = p, 1-p
+		}
 		var b trajectory.Batch
-		for range 2 {
-			for i := range one.N() {
-				for s := one.Offsets[i]; s < one.Offsets[i+1]; s++ {
-					b.Add(one.Reward[s], one.Ratio[s])
-					b.AddIDs(one.Obs[s], one.Action[s])
-					b.PiB, b.PiE = append(b.PiB, one.PiB[s]), append(b.PiE, one.PiE[s])
-				}
-				b.End()
+		seen := [2]map[int]bool{{}, {}}
+		for i := range n {
+			o := int32(rng.IntN(nObs))
+			for st := range h {
+				a := int32(rng.IntN(nAct))
+				j := (st*nObs+int(o))*nAct + int(a)
+				seen[2*i/n][j] = true
+				b.Add(r[j], pe[int(o)*nAct+int(a)]/0.5)
+				b.AddIDs(o, a)
+				b.PiB, b.PiE = append(b.PiB, 0.5), append(b.PiE, pe[int(o)*nAct+int(a)])
+				o = f[j]
+			}
+			b.End()
+		}
+		for j := range seen[0] {
+			if !seen[1][j] {
+				t.Fatalf("trial %d: cell %d visited in fold A only", trial, j)
 			}
 		}
 		for _, gamma := range []float64{1, 0.8} {
+			// V_t(o) by backward induction over the true model
+			v := make([]float64, (h+1)*nObs)
+			for st := h - 1; st >= 0; st-- {
+				for o := range nObs {
+					for a := range nAct {
+						j := (st*nObs+o)*nAct + a
+						v[st*nObs+o] += pe[o*nAct+a] * (r[j] + gamma*v[(st+1)*nObs+int(f[j])])
+					}
+				}
+			}
+			exact := 0.0
+			for i := range n {
+				exact += v[b.Obs[b.Offsets[i]]] / n
+			}
+			e := NewDRL()
+			e.UseModel("fitted-t")
+			var disc trajectory.Discounted
 			got, err := e.Estimate(disc.Of(&b, gamma))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := tmis(t, &b, gamma); !near(got, want, 1e-12) {
-				t.Errorf("trial %d, gamma %v: drl %v, TMIS %v", trial, gamma, got, want)
+			if tm := tmis(t, &b, gamma); !near(got, tm, 1e-12) || !near(got, exact, 1e-12) {
+				t.Errorf("trial %d, gamma %v: drl %v, TMIS %v, exact %v", trial, gamma, got, tm, exact)
 			}
 		}
 	}

@@ -18,10 +18,10 @@ func init() {
 			Source: "tabular time-indexed marginalized importance sampling, Xie, Ma & Wang 2019; SPEC 1f (assumes Markov observations: biased on subepisode by design)",
 			MinN:   1, Class: estimators.ModelBased, Needs: estimators.IDs, Bytes: misBytes, BytesDoc: misBytesDoc,
 			New: func() estimators.Estimator { return NewMIS() }},
-		{Name: "drl", Rank: 180, Formula: "(1/n) sum_i phi^i, phi^i = v_1(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t, a^i_t) (r^i_t + gamma v_{t+1}(o^i_{t+1}) - q_t(o^i_t, a^i_t)): " +
+		{Name: "drl", Rank: 180, Formula: "(1/n) sum_i phi^i, phi^i = v_1(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v_{t+1}(o^i_{t+1}) - q_t(o^i_t, a^i_t)): " +
 			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), every nuisance from the other fold F (m trajectories): q_t, v_t from the series' learned model (fitted, SPEC 1d censored at H, by default; fitted-t for Kallus & Uehara's time-indexed q_t), " +
-			"w_t(o, a) = d^e_t(o) pi_e(a|o) / (n_t(o, a)/m), n_t(o, a) F's visits of (o, a) at step t (w := 0 where 0), d^e_1(o) = n_1(o)/m, d^e_{t+1}(o') = sum_{o,a} d^e_t(o) pi_e(a|o) P_t(o'|o, a) with P_t F's maximum-likelihood transitions (time-indexed with fitted-t, time-homogeneous otherwise; mass of unlogged actions, unvisited pairs and ended episodes dropped); pi_e(a|o) read from the rows",
-			Source: "finite-horizon double reinforcement learning, Kallus & Uehara 2020 (time-indexed q_t, normalised marginal ratio w_t), cross-fitted with 2 folds; docs/drl.md (issue 31; SPEC 1f's weights are drl-mis; H = the longest trajectory of the data)",
+			"w_t(o) = d^e_t(o) / (n_t(o)/m), n_t(o) F's visits of o at step t (w := 0 where 0), d^e_1(o) = n_1(o)/m, d^e_{t+1}(o') = sum_{o,a} d^e_t(o) pi_e(a|o) P_t(o'|o, a) with P_t F's maximum-likelihood transitions (time-indexed with fitted-t, time-homogeneous otherwise; mass of unlogged actions, unvisited pairs and ended episodes dropped); pi_e(a|o) read from the rows",
+			Source: "finite-horizon double reinforcement learning, Kallus & Uehara 2020 (time-indexed q_t, normalised marginal state ratio w_t times the policy ratio), cross-fitted with 2 folds; docs/drl.md (issue 31; SPEC 1f's weights are drl-mis; H = the longest trajectory of the data)",
 			MinN:   2, Class: estimators.ModelBased, Needs: estimators.IDs | estimators.Probs, FitsModel: true, Bytes: drlBytes, BytesDoc: drlBytesDoc,
 			Bounds: []string{confidence.T},
 			New:    func() estimators.Estimator { return NewDRL() }},
