@@ -17,7 +17,7 @@ type transitions struct {
 	count, visits []int32
 	start, end    []int32
 	next, times   []int32
-	mark, slot    []int32 // per observation: the pair (+1) whose successors slot indexes
+	mark, slot    []int32   // per observation: the pair (+1) whose successors slot indexes
 	known         []float64 // per observation: pi_e's mass on the actions the model knows there
 }
 
