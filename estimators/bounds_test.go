@@ -100,10 +100,10 @@ func TestTermsMatchEstimate(t *testing.T) {
 // estimator implements what they need for (Termer for the t bound,
 // ScaledReturner for hcope), and the registry lists is: t, hcope; pdis,
 // options-pdis, partitioned-pdis (means of per-trajectory terms,
-// TestTermsMatchEstimate), dr, drl (marginal's TestDRLTerms): t.
+// TestTermsMatchEstimate), dr, drl, drl-mis (marginal's TestDRLTerms): t.
 func TestBoundsImplemented(t *testing.T) {
 	want := map[string][]string{"is": {confidence.T, confidence.HCOPE}, "pdis": {confidence.T}, "options-pdis": {confidence.T},
-		"partitioned-pdis": {confidence.T}, "dr": {confidence.T}, "drl": {confidence.T}}
+		"partitioned-pdis": {confidence.T}, "dr": {confidence.T}, "drl": {confidence.T}, "drl-mis": {confidence.T}}
 	for _, info := range estimators.All() {
 		if !slices.Equal(info.Bounds, want[info.Name]) {
 			t.Errorf("%s: Bounds %v, want %v", info.Name, info.Bounds, want[info.Name])

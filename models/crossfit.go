@@ -148,6 +148,12 @@ func distinct(values, steps float64) float64 {
 	return steps
 }
 
+// PiE returns pi_e per (compact observation, compact action) of the last
+// Fit, row-major with na compact actions (pi_e(a|o) at o*na + a; the
+// extra action of the mass never logged is not in it). The slice is the
+// CrossFit's and changes with the next Fit.
+func (c *CrossFit) PiE() (pie []float64, na int) { return c.pie, c.na }
+
 // Half returns the number of trajectories of fold A, ceil(n/2), of the
 // last Fit.
 func (c *CrossFit) Half() int { return c.half }

@@ -3,10 +3,14 @@
 // (ErrNoIDs without them):
 //   - mis: tabular, time-indexed marginalized importance sampling (Xie, Ma
 //     & Wang 2019), a GridEstimator whose one pass serves every prefix;
-//   - drl: double reinforcement learning (Kallus & Uehara 2020),
-//     cross-fitted on two folds with the `fitted` model of the other fold
-//     (models.CrossFit) and mis's state distribution ratios, reading pi_e
-//     from the rows (ErrNoProbs without them);
+//   - drl: finite-horizon double reinforcement learning (Kallus & Uehara
+//     2020; docs/drl.md), cross-fitted on two folds with the series'
+//     learned model of the other fold (models.CrossFit) and the marginal
+//     state ratio of pi_e's distribution propagated through that model to
+//     the fold's visit frequencies, times rho, reading pi_e from the rows
+//     (ErrNoProbs without them);
+//   - drl-mis: SPEC 1f's drl, the same with mis's unnormalised state
+//     distribution ratios;
 //   - ih: the tabular infinite-horizon estimator (Liu, Li, Tang & Zhou
 //     2018): each step weighted by the least-squares ratio of the two
 //     policies' stationary distributions over observations, from the ids

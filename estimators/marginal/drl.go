@@ -11,17 +11,27 @@ import (
 )
 
 // DRL is double reinforcement learning, cross-fitted with 2 folds (Kallus
-// & Uehara 2020; SPEC 1f, key "drl"). Fold A is the first ceil(n/2)
-// trajectories in data order, fold B the rest (n >= 2). For a trajectory
-// i of one fold the nuisances come from the other fold alone: q and v
-// from the fitted model of SPEC 1d/1f (models.Fitter, with censoring at
-// the horizon) over that fold, with H the longest trajectory of the whole
-// data set, q(o_t, a_t) and v(o_t) taken with H - t + 1 steps left; and
-// w_t(o) = d_t(o) / (n_t(o)/m), with d_t and n_t those of mis over that
-// fold of m trajectories (w_t(o) := 0 where that fold has n_t(o) = 0).
-// Then
+// & Uehara 2020), in two versions of its weight w_t. Fold A is the first
+// ceil(n/2) trajectories in data order, fold B the rest (n >= 2). For a
+// trajectory i of one fold the nuisances come from the other fold alone
+// (F, of m trajectories): q_t and v_t from the series' learned model
+// (models.CrossFit: `fitted`, SPEC 1d/1f with censoring at the horizon,
+// unless UseModel names another kind) over F, with H the longest
+// trajectory of the whole data set, and
 //
-//	phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)),
+//   - "drl" (docs/drl.md section 1, Kallus & Uehara's finite-horizon
+//     form): W_t = w_t(o) rho_t, with the marginal state ratio w_t(o) =
+//     d^e_t(o) / (n_t(o)/m), n_t(o) F's visits of o at step t and d^e_t
+//     the distribution at step t of pi_e run through F's model
+//     (time-indexed with fitted-t, time-homogeneous otherwise) from F's
+//     empirical initial distribution; 0 where n_t(o) = 0;
+//   - "drl-mis" (SPEC 1f's definition, NewDRLMIS): w_t(o) rho_t, with
+//     w_t(o) = d_t(o) / (n_t(o)/m), d_t and n_t those of mis over F (0
+//     where n_t(o) = 0).
+//
+// Then, W_t the step's weight w_t(o_t) rho_t,
+//
+//	phi^i = v_1(o^i_1) + sum_t gamma^(t-1) W^i_t (r^i_t + gamma v_{t+1}(o^i_{t+1}) - q_t(o^i_t, a^i_t)),
 //	DRL = (1/n) sum_i phi^i,
 //
 // with v(o^i_{H_i+1}) := 0 after the trajectory's last step. The batch's
@@ -36,29 +46,43 @@ import (
 // actions seen at o in the fold the model is fitted on (SPEC 1f).
 //
 // Cost: two model fits, each on one fold and read on the other (at most
-// the cost of fitting the whole data set, plus O(steps)), and one mis
-// pass per fold, O(n H): well under 3 model fits. The workspace is kept
-// between calls.
+// the cost of fitting the whole data set, plus O(steps)), and one
+// forward pass per fold for the weights: O(steps) for drl-mis and for drl
+// over fitted-t, plus per step t O(pairs + distinct transitions) for drl
+// over a time-homogeneous model. The workspace is kept between calls: a
+// warm DRL allocates nothing.
 type DRL struct {
 	cf           models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
+	mis          bool            // drl-mis: SPEC 1f's weights
 	count        []int32
 	d, dn        []float64
 	liveA, liveB []int32
-	w            []float64 // w_t(o_t) of every step, from the other fold
+	w            []float64 // the weight W_t of every step, from the other fold
 	phi          []float64 // the per-trajectory terms
+	tr           transitions
 }
 
-// NewDRL returns a DRL estimator.
+// NewDRL returns a DRL estimator with Kallus & Uehara's normalised
+// marginal ratio (key "drl", docs/drl.md).
 func NewDRL() *DRL { return &DRL{} }
 
-// Name returns "drl".
-func (*DRL) Name() string { return "drl" }
+// NewDRLMIS returns a DRL estimator with SPEC 1f's weights, mis's d_t
+// over the visit frequencies (key "drl-mis").
+func NewDRLMIS() *DRL { return &DRL{mis: true} }
+
+// Name returns "drl", or "drl-mis" for SPEC 1f's weights.
+func (e *DRL) Name() string {
+	if e.mis {
+		return "drl-mis"
+	}
+	return "drl"
+}
 
 // UseModel sets the kind of the model DRL cross-fits for q and v
 // (estimators.ModelFitter): a learned kind of package models' registry;
 // "" (the default, SPEC 1f) is `fitted`. With `fitted-t`, q_t is
-// time-indexed, as in Kallus & Uehara's finite-horizon DRL; w_t stays
-// SPEC 1f's.
+// time-indexed, as in Kallus & Uehara's finite-horizon DRL, and so is the
+// model drl propagates d^e_t through; drl-mis's w_t stays SPEC 1f's.
 func (e *DRL) UseModel(kind string) { e.cf.Kind = kind }
 
 // Estimate returns the DRL estimate from b, which must carry observation
@@ -76,7 +100,7 @@ func (e *DRL) Estimate(b *trajectory.Batch) (float64, error) {
 			total += phi
 		}
 	}
-	return estimators.Finite("drl", total/float64(b.N()))
+	return estimators.Finite(e.Name(), total/float64(b.N()))
 }
 
 // Terms implements estimators.Termer: phi^1..phi^n of the estimate from b
@@ -92,7 +116,7 @@ func (e *DRL) Terms(b *trajectory.Batch, dst []float64) ([]float64, error) {
 	}
 	for i, phi := range dst {
 		if math.IsNaN(phi) || math.IsInf(phi, 0) {
-			return dst, fmt.Errorf("drl: the term of trajectory %d %w", i, estimators.ErrNotRepresentable)
+			return dst, fmt.Errorf("%s: the term of trajectory %d %w", e.Name(), i, estimators.ErrNotRepresentable)
 		}
 	}
 	return dst, nil
@@ -101,7 +125,8 @@ func (e *DRL) Terms(b *trajectory.Batch, dst []float64) ([]float64, error) {
 // phis appends phi^i of every trajectory of b to dst[:0] (0 for an empty
 // one), after fitting the folds' models and weights.
 func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
-	if err := checkIDs("drl", b, 2); err != nil {
+	name := e.Name()
+	if err := checkIDs(name, b, 2); err != nil {
 		return dst[:0], err
 	}
 	n := b.N()
@@ -112,24 +137,19 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 		return dst, nil
 	}
 	if len(b.PiE) != steps || len(b.PiB) != steps {
-		return dst[:0], fmt.Errorf("drl: %w", ErrNoProbs)
+		return dst[:0], fmt.Errorf("%s: %w", name, ErrNoProbs)
 	}
 	m, err := e.cf.Fit(b)
 	if err != nil {
-		return dst[:0], fmt.Errorf("drl: %w", err)
+		return dst[:0], fmt.Errorf("%s: %w", name, err)
 	}
 	half := e.cf.Half()
-	// w of each fold from mis over the other
 	e.w = scratch.Grow(e.w, steps)
-	e.count = scratch.Grow(e.count, m)
-	e.d = scratch.Grow(e.d, m)
-	e.dn = scratch.Grow(e.dn, m)
-	clear(e.count)
-	clear(e.d)
-	clear(e.dn)
-	e.weights(b, half, n, 0, half)
-	e.weights(b, 0, half, half, n)
-
+	if e.mis {
+		e.misWeights(b, m, half)
+	} else {
+		e.ratios(b.Horizon(), m)
+	}
 	pow := e.cf.Pow()
 	for k, rng := range [2][2]int{{0, half}, {half, n}} {
 		f := e.cf.Fold(k)
@@ -147,12 +167,30 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 				if s+1 < hi {
 					next = pow[t+1] * f.VHat[fs+1]
 				}
-				phi += e.w[s] * b.Ratio[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
+				phi += e.w[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
 			}
 			dst[i] = phi
 		}
 	}
 	return dst, nil
+}
+
+// misWeights writes drl-mis's W_t = w_t(o_t) rho_t into e.w at every step
+// of b (m compact observations, fold A the first half trajectories): each
+// fold's w_t from mis over the other.
+func (e *DRL) misWeights(b *trajectory.Batch, m, half int) {
+	n := b.N()
+	e.count = scratch.Grow(e.count, m)
+	e.d = scratch.Grow(e.d, m)
+	e.dn = scratch.Grow(e.dn, m)
+	clear(e.count)
+	clear(e.d)
+	clear(e.dn)
+	e.weights(b, half, n, 0, half)
+	e.weights(b, 0, half, half, n)
+	for s, r := range b.Ratio {
+		e.w[s] *= r // the product SPEC 1f's phi^i takes first: w_t rho_t (r + ... - q)
+	}
 }
 
 // weights writes into e.w, at every step of trajectories tlo to thi-1 of

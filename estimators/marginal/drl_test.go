@@ -8,7 +8,7 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// referenceDRL is SPEC 1f's drl written directly, from undiscounted
+// referenceDRL is SPEC 1f's drl (drl-mis) written directly, from undiscounted
 // rewards raw and gamma: per fold a map-based censored tabular model, a
 // DP per step, mis's d_t and n_t, and phi^i with gamma explicit.
 func referenceDRL(raw *trajectory.Batch, gamma float64) float64 {
@@ -128,13 +128,13 @@ func referenceDRL(raw *trajectory.Batch, gamma float64) float64 {
 	return total / float64(n)
 }
 
-// TestDRLMatchesReference: drl on the discounted view equals the direct
-// implementation of SPEC 1f's formula (gamma explicit, undiscounted
+// TestDRLMISMatchesReference: drl-mis on the discounted view equals the
+// direct implementation of SPEC 1f's formula (gamma explicit, undiscounted
 // rewards) for gamma 1, 0.9 and 0.5, on random batches with ids and
 // consistent pi_e per (o, a).
-func TestDRLMatchesReference(t *testing.T) {
+func TestDRLMISMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	e := NewDRL()
+	e := NewDRLMIS()
 	var disc trajectory.Discounted
 	for trial := range 30 {
 		raw := randomBatch(rng, 2+rng.IntN(30), 1+rng.IntN(6))
@@ -158,7 +158,7 @@ func TestDRLMatchesReference(t *testing.T) {
 			}
 			want := referenceDRL(raw, gamma)
 			if !near(got, want, 1e-9) {
-				t.Errorf("trial %d, gamma %v: drl %v, reference %v", trial, gamma, got, want)
+				t.Errorf("trial %d, gamma %v: drl-mis %v, reference %v", trial, gamma, got, want)
 			}
 		}
 	}
@@ -170,18 +170,28 @@ func TestDRLMatchesReference(t *testing.T) {
 	b.AddIDs(0, 0)
 	b.End()
 	if _, err := e.Estimate(&b); err == nil {
-		t.Error("drl without probabilities: no error")
+		t.Error("drl-mis without probabilities: no error")
 	}
 }
 
-// TestDRLTerms: drl's per-trajectory terms phi^i (the t bound's input,
-// SPEC 1e) average to its estimate, to 1e-12 relative to their size, on
-// random batches with ids (empty trajectories included, whose term is
-// 0); the estimate itself is the reference's (TestDRLMatchesReference),
-// so the terms are its phi^i. A warm Terms allocates nothing.
+// TestDRLTerms: the per-trajectory terms phi^i (the t bound's input,
+// SPEC 1e) of drl (over fitted and fitted-t) and drl-mis average to the
+// estimate, to 1e-12 relative to their size, on random batches with ids
+// (empty trajectories included, whose term is 0); the estimates
+// themselves are the references' (TestDRLMatchesReference,
+// TestDRLMISMatchesReference), so the terms are their phi^i. A warm Terms
+// allocates nothing.
 func TestDRLTerms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
-	e := NewDRL()
+	timed := NewDRL()
+	timed.UseModel("fitted-t")
+	for _, e := range []*DRL{NewDRL(), timed, NewDRLMIS()} {
+		testTerms(t, rng, e)
+	}
+}
+
+// testTerms is TestDRLTerms for one estimator.
+func testTerms(t *testing.T, rng *rand.Rand, e *DRL) {
 	var x []float64
 	for trial := range 30 {
 		b := withIDs(rng, randomBatch(rng, 3+rng.IntN(40), 1+rng.IntN(8)), 1+rng.IntN(4), 1+rng.IntN(3))
@@ -204,18 +214,19 @@ func TestDRLTerms(t *testing.T) {
 			size = max(size, math.Abs(v))
 		}
 		if math.Abs(mean-want) > 1e-12*max(size, 1) {
-			t.Errorf("trial %d: mean of terms %v, estimate %v", trial, mean, want)
+			t.Errorf("%s, trial %d: mean of terms %v, estimate %v", e.Name(), trial, mean, want)
 		}
 		if trial%5 == 0 && x[len(x)-1] != 0 {
 			t.Errorf("trial %d: the empty trajectory's term %v, want 0", trial, x[len(x)-1])
 		}
 		if a := testing.AllocsPerRun(3, func() { x, _ = e.Terms(b, x) }); a != 0 {
-			t.Errorf("trial %d: %v allocations a warm Terms call", trial, a)
+			t.Errorf("%s, trial %d: %v allocations a warm Terms call", e.Name(), trial, a)
 		}
 	}
 }
 
-// TestDRLUsesModel: UseModel("fitted") is the default bit for bit; with
+// TestDRLUsesModel: for drl and drl-mis, UseModel("fitted") is the
+// default bit for bit; with
 // fitted-t, q_t is time-indexed: on layered data, where observation o_t
 // = t - 1 (each observation at one step only), the two models are the
 // same (to rounding: 1e-12) and so are the estimates; where observations
@@ -239,26 +250,34 @@ func TestDRLUsesModel(t *testing.T) {
 		}
 		return &b
 	}
-	rng := rand.New(rand.NewPCG(3, 9))
-	for _, layered := range []bool{true, false} {
-		b := build(layered, rng)
-		est := func(kind string) float64 {
-			e := NewDRL()
-			if kind != "" {
-				e.UseModel(kind)
-			}
-			v, err := e.Estimate(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
+	for _, mk := range []func() *DRL{NewDRL, NewDRLMIS} {
+		rng := rand.New(rand.NewPCG(3, 9))
+		for _, layered := range []bool{true, false} {
+			usesModel(t, build(layered, rng), layered, mk)
 		}
-		plain, fitted, timed := est(""), est("fitted"), est("fitted-t")
-		if plain != fitted {
-			t.Errorf("layered %v: UseModel(fitted) %v, default %v", layered, fitted, plain)
+	}
+}
+
+// usesModel is TestDRLUsesModel for one batch and estimator.
+func usesModel(t *testing.T, b *trajectory.Batch, layered bool, mk func() *DRL) {
+	t.Helper()
+	est := func(kind string) float64 {
+		e := mk()
+		if kind != "" {
+			e.UseModel(kind)
 		}
-		if same := near(timed, plain, 1e-12); same != layered {
-			t.Errorf("layered %v: fitted-t %v, fitted %v (equal: %v)", layered, timed, plain, same)
+		v, err := e.Estimate(b)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return v
+	}
+	name := mk().Name()
+	plain, fitted, timed := est(""), est("fitted"), est("fitted-t")
+	if plain != fitted {
+		t.Errorf("%s, layered %v: UseModel(fitted) %v, default %v", name, layered, fitted, plain)
+	}
+	if same := near(timed, plain, 1e-12); same != layered {
+		t.Errorf("%s, layered %v: fitted-t %v, fitted %v (equal: %v)", name, layered, timed, plain, same)
 	}
 }

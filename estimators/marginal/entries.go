@@ -9,8 +9,8 @@ import (
 	"github.com/ope-lab/longhorizon/models"
 )
 
-// The marginalized family of SPEC 1f: mis and drl, from the observation
-// and action ids.
+// The marginalized family of SPEC 1f: mis, drl and drl-mis (docs/drl.md),
+// from the observation and action ids.
 func init() {
 	for _, i := range []estimators.Info{
 		{Name: "mis", Rank: 170, Formula: "sum_{t=1..H} sum_o d_t(o) r_t(o): d_1(o) = n_1(o)/n, r_t(o) = (1/n_t(o)) sum_{i: o^i_t = o} rho^i_t r^i_t, " +
@@ -18,12 +18,19 @@ func init() {
 			Source: "tabular time-indexed marginalized importance sampling, Xie, Ma & Wang 2019; SPEC 1f (assumes Markov observations: biased on subepisode by design)",
 			MinN:   1, Class: estimators.ModelBased, Default: true, Needs: estimators.IDs, Bytes: misBytes, BytesDoc: misBytesDoc,
 			New: func() estimators.Estimator { return NewMIS() }},
-		{Name: "drl", Rank: 180, Formula: "(1/n) sum_i phi^i, phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)): " +
-			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), q, v from the fitted model (SPEC 1d, censored at H; or the series' learned kind, e.g. fitted-t for Kallus & Uehara's time-indexed q_t) of the other fold and w_t(o) = d_t(o) / (n_t(o)/m) from mis's d_t over the other fold (0 where it has n_t(o) = 0); pi_e(a|o) read from the rows",
-			Source: "double reinforcement learning, Kallus & Uehara 2020, cross-fitted with 2 folds; SPEC 1f (H = the longest trajectory of the data)",
+		{Name: "drl", Rank: 180, Formula: "(1/n) sum_i phi^i, phi^i = v_1(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v_{t+1}(o^i_{t+1}) - q_t(o^i_t, a^i_t)): " +
+			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), every nuisance from the other fold F (m trajectories): q_t, v_t from the series' learned model (fitted, SPEC 1d censored at H, by default; fitted-t for Kallus & Uehara's time-indexed q_t), " +
+			"w_t(o) = d^e_t(o) / (n_t(o)/m), n_t(o) F's visits of o at step t (w := 0 where 0), d^e_1(o) = n_1(o)/m, d^e_{t+1}(o') = sum_{o,a} d^e_t(o) pi_e(a|o) P_t(o'|o, a) with P_t F's maximum-likelihood transitions (time-indexed with fitted-t, time-homogeneous otherwise; mass of unlogged actions, unvisited pairs and ended episodes dropped); pi_e(a|o) read from the rows",
+			Source: "finite-horizon double reinforcement learning, Kallus & Uehara 2020 (time-indexed q_t, normalised marginal state ratio w_t times the policy ratio), cross-fitted with 2 folds; docs/drl.md (issue 31; SPEC 1f's weights are drl-mis; H = the longest trajectory of the data)",
 			MinN:   2, Class: estimators.ModelBased, Default: true, Needs: estimators.IDs | estimators.Probs, FitsModel: true, Bytes: drlBytes, BytesDoc: drlBytesDoc,
 			Bounds: []string{confidence.T},
 			New:    func() estimators.Estimator { return NewDRL() }},
+		{Name: "drl-mis", Rank: 181, Formula: "(1/n) sum_i phi^i, phi^i = v(o^i_1) + sum_t gamma^(t-1) w_t(o^i_t) rho^i_t (r^i_t + gamma v(o^i_{t+1}) - q(o^i_t, a^i_t)): " +
+			"cross-fitted on 2 folds (the first ceil(n/2) trajectories, the rest), q, v from the fitted model (SPEC 1d, censored at H; or the series' learned kind, e.g. fitted-t for a time-indexed q_t) of the other fold and w_t(o) = d_t(o) / (n_t(o)/m) from mis's d_t over the other fold (0 where it has n_t(o) = 0); pi_e(a|o) read from the rows",
+			Source: "SPEC 1f's drl (double reinforcement learning, Kallus & Uehara 2020, with mis's unnormalised weights), cross-fitted with 2 folds; docs/drl.md section 2 (H = the longest trajectory of the data)",
+			MinN:   2, Class: estimators.ModelBased, Needs: estimators.IDs | estimators.Probs, FitsModel: true, Bytes: drlBytes, BytesDoc: drlBytesDoc,
+			Bounds: []string{confidence.T},
+			New:    func() estimators.Estimator { return NewDRLMIS() }},
 		{Name: "ih", Rank: 185, Formula: "Lhat sum_{i,t} w(o^i_t) rho^i_t r^i_t / sum_{i,t} gamma^(t-1) w(o^i_t) rho^i_t: w the least-squares solution (ridge 1e-10 tr(A)/m) of the stationary equations " +
 			"sum_s w(s) Ghat(s, j) = 0 of a chain restarting from the empirical start distribution d_1 with probability 1 - gamma each step and at every trajectory's end, " +
 			"Ghat(s, j) = T(s, j) + c(s) d_1(j) - N(s) 1{s = j}, N(s) = sum_{visits of s} gamma^(t-1), T(s, j) = sum_{visits of s followed by j} gamma^t rho_t, " +
@@ -108,15 +115,18 @@ const misBytesDoc = "24 c + 16 x (cells c <= min(steps, H m) and transitions x <
 	"their indexes (4 bytes an entry when at most 4 steps + 4096, else 16 steps + 13 H) + 16 m (d_t, d_{t+1}) + " +
 	"48 min(2 H P, c + x) (runs, P grid points) + 4 steps + compact.Bytes (compact ids, when the ids are large) + 17 H (per-t lists) + 28 n + 1 KiB bytes"
 
-// drlBytes bounds drl's memory: the cross-fitted model
+// drlBytes bounds the memory of drl and drl-mis: the cross-fitted model
 // (models.CrossFitBytes: compact ids, both folds, the fitted model's
 // bound over the compact space), the weights of every step, the counts
 // and d_t, d_{t+1} per compact observation, the trajectories alive and
-// the per-trajectory terms.
+// the per-trajectory terms; for drl's marginal ratio also per compact
+// pair its visit counts and transition ranges (16 bytes), per step a
+// transition and its count, per observation two marks.
 func drlBytes(s estimators.Shape) float64 {
 	m := min(s.Steps, orMax(s.Obs))
-	return models.CrossFitBytes(s.Model, s.N, s.Steps, s.H, s.Obs, s.Actions) + 8*s.Steps + 20*m + 40*s.N + 1<<10
+	pairs := m * min(s.Steps, orMax(s.Actions))
+	return models.CrossFitBytes(s.Model, s.N, s.Steps, s.H, s.Obs, s.Actions) + 16*s.Steps + 28*m + 16*pairs + 40*s.N + 1<<10
 }
 
 const drlBytesDoc = "models.CrossFitBytes (the cross-fitted model: compact ids, both folds, the fitted model's bound over the compact space) + " +
-	"8 steps (weights) + 20 m (counts, d_t, d_{t+1}; m <= min(Obs, steps)) + 40 n (trajectories alive, the per-trajectory terms) + 1 KiB bytes"
+	"16 steps (weights; transitions and their counts) + 28 m (counts, d_t, d_{t+1}, marks; m <= min(Obs, steps)) + 16 m a (per pair: counts, transition ranges; a <= min(Actions, steps)) + 40 n (trajectories alive, the per-trajectory terms) + 1 KiB bytes"

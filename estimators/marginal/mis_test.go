@@ -86,12 +86,14 @@ func TestMISIsPDISWithOwnIDs(t *testing.T) {
 	}
 }
 
-// TestMISDRLNoAllocWarm: a warm mis or drl allocates nothing on a batch
-// of the same shape.
+// TestMISDRLNoAllocWarm: a warm mis, drl (over fitted and fitted-t) or
+// drl-mis allocates nothing on a batch of the same shape.
 func TestMISDRLNoAllocWarm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	b := withIDs(rng, randomBatch(rng, 200, 20), 6, 3)
-	for _, e := range []estimators.Estimator{NewMIS(), NewDRL()} {
+	timed := NewDRL()
+	timed.UseModel("fitted-t")
+	for _, e := range []estimators.Estimator{NewMIS(), NewDRL(), timed, NewDRLMIS()} {
 		if _, err := e.Estimate(b); err != nil {
 			t.Fatal(err)
 		}

@@ -87,23 +87,57 @@ func BenchmarkMISGrid(b *testing.B) {
 }
 
 // BenchmarkDRL: one drl estimate (two model fits on half the data each,
-// two mis weight passes, phi) from taxiIDBatch's 10^4 episodes, the
-// workspace warm; compare BenchmarkFit/n=10000 (issue 24: drl at most 3
-// model fits).
-func BenchmarkDRL(b *testing.B) {
-	batch := taxiIDBatch(b, 10000)
-	e := NewDRL()
-	b.Run("n=10000", func(b *testing.B) {
-		if _, err := e.Estimate(batch); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := e.Estimate(batch); err != nil {
+// two forward passes for the marginal ratio, phi), the workspace warm:
+// n=10000,H=100 is randommdp (10 observations, 3 actions) with horizon
+// 100 and no early ends over the fitted (time-homogeneous) model,
+// fitted-t/n=10000,H=100 the same over the time-indexed one, noisytaxi/n=10000
+// taxiIDBatch's 10^4 episodes; compare BenchmarkDRLMIS (SPEC 1f's weights)
+// and BenchmarkFit/n=10000 (issue 24: drl at most 3 model fits).
+func BenchmarkDRL(b *testing.B) { benchDRL(b, NewDRL) }
+
+// BenchmarkDRLMIS: BenchmarkDRL's cases for drl-mis.
+func BenchmarkDRLMIS(b *testing.B) { benchDRL(b, NewDRLMIS) }
+
+// benchDRL runs BenchmarkDRL's cases for the estimators mk makes.
+func benchDRL(b *testing.B, mk func() *DRL) {
+	long := horizonBatch(b, 10000, 100)
+	taxi := taxiIDBatch(b, 10000)
+	for _, c := range []struct {
+		name, kind string
+		batch      *trajectory.Batch
+	}{{"n=10000,H=100", "", long}, {"fitted-t/n=10000,H=100", "fitted-t", long}, {"noisytaxi/n=10000", "", taxi}} {
+		e := mk()
+		e.UseModel(c.kind)
+		b.Run(c.name, func(b *testing.B) {
+			if _, err := e.Estimate(c.batch); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Estimate(c.batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// horizonBatch collects n episodes of randommdp with the given horizon
+// and no early ends (configs/horizon.yaml's domain A at mix 0.2), with
+// ids and action probabilities.
+func horizonBatch(b *testing.B, n, h int) *trajectory.Batch {
+	b.Helper()
+	d, _, err := domains.New("randommdp", map[string]float64{"horizon": float64(h), "end_prob": 0, "mix": 0.2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.(domains.ModelDomain).Record(true, false)
+	if err := d.(domains.ProbRecorder).RecordProbs(true); err != nil {
+		b.Fatal(err)
+	}
+	var batch trajectory.Batch
+	d.Collect(&batch, n, rand.New(rand.NewPCG(43, 44)))
+	return &batch
 }
 
 // BenchmarkFit: one fit of SPEC 1f's model (models.Fitter, censored at H)

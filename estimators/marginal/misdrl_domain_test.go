@@ -14,9 +14,14 @@ import (
 
 // TestMISDRLUnbiasedSuite: on three Markov suite domains with exact DP
 // truths (defaults), the mean of mis over 2000 data sets of n = 20, and of
-// drl over 400 data sets of n = 200 (drl is unbiased only asymptotically:
-// its model and weights are fitted), are within 4 standard errors of the
-// truth; gamma 0.9 on randommdp checks the discounted view (Batch.Gamma).
+// drl and drl-mis over 400 data sets of n = 200 (drl is unbiased only
+// asymptotically: its model and weights are fitted), are within 4
+// standard errors of the truth; gamma 0.9 on randommdp checks the
+// discounted view (Batch.Gamma). drl over fitted-t is checked on
+// randommdp only (H = 20), at n = 200 and 2000: on fewstates (H = 30) its
+// time-indexed model, fitted on 100 trajectories a fold, misses pairs at
+// many steps, and its mean at n = 200 was 9.76 against 10.72 (measured;
+// 26 standard errors): consistent, not unbiased at that n.
 func TestMISDRLUnbiasedSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -54,7 +59,11 @@ func TestMISDRLUnbiasedSuite(t *testing.T) {
 		for _, e := range []struct {
 			est     estimators.Estimator
 			reps, n int
-		}{{marginal.NewMIS(), 2000, 20}, {marginal.NewDRL(), 400, 200}} {
+			only    string // the one domain it runs on, if any
+		}{{marginal.NewMIS(), 2000, 20, ""}, {marginal.NewDRLMIS(), 400, 200, ""}, {marginal.NewDRL(), 400, 200, ""}, {timedDRL(), 200, 2000, "randommdp"}, {timedDRL(), 400, 200, "randommdp"}} {
+			if e.only != "" && e.only != tc.domain {
+				continue
+			}
 			sum, sq := 0.0, 0.0
 			for range e.reps {
 				b.Reset()
@@ -75,4 +84,11 @@ func TestMISDRLUnbiasedSuite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// timedDRL is drl over the time-indexed model fitted-t.
+func timedDRL() *marginal.DRL {
+	e := marginal.NewDRL()
+	e.UseModel("fitted-t")
+	return e
 }

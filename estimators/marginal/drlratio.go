@@ -1,0 +1,217 @@
+package marginal
+
+import (
+	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// transitions is the workspace of drl's marginal ratio (docs/drl.md
+// section 1): per compact observation and per compact (observation,
+// action) pair p = o na + a the visits of the fold F at the current step
+// (obsCount, count), and for a
+// time-homogeneous model F's uncensored visits (visits) and its
+// transitions grouped by pair, each pair's distinct successors
+// next[start[p]:end[p]] with their counts.
+type transitions struct {
+	obsCount      []int32
+	count, visits []int32
+	start, end    []int32
+	next, times   []int32
+	mark, slot    []int32   // per observation: the pair (+1) whose successors slot indexes
+	known         []float64 // per observation: pi_e's mass on the actions the model knows there
+}
+
+// ratios writes drl's w_t(o_t, a_t) into e.w at every step of the last
+// Fit's batch: fold A's from fold B's model, fold B's from fold A's,
+// m compact observations, h the batch's horizon.
+func (e *DRL) ratios(h, m int) {
+	pie, na := e.cf.PiE()
+	base := [2]int{0, e.cf.Fold(0).Steps()}
+	e.d = scratch.Grow(e.d, m)
+	e.dn = scratch.Grow(e.dn, m)
+	tr := &e.tr
+	tr.count = scratch.Grow(tr.count, m*na)
+	tr.obsCount = scratch.Grow(tr.obsCount, m)
+	tr.known = scratch.Grow(tr.known, m)
+	clear(tr.count)
+	clear(tr.obsCount)
+	clear(tr.known)
+	timed := e.cf.Kind == "fitted-t"
+	for k := range 2 {
+		from, to := e.cf.Fold(1-k), e.cf.Fold(k)
+		if !timed {
+			tr.build(from, pie, h, m, na)
+		}
+		w := e.w[base[k] : base[k]+to.Steps()]
+		e.ratiosOf(from, to, w, pie, na, timed)
+	}
+}
+
+// ratiosOf writes into w, at every step of fold to, w_t(o_t) rho_t =
+// d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold from (m trajectories), 0
+// where from has no visit of o_t at step t. d^e_t is propagated through
+// from's time-indexed model (timed) or through e.tr's time-homogeneous
+// one, built on from, with pi_e(.|o) renormalised over the actions the
+// model knows at o (docs/drl.md: known_t(o), the pi_e mass of the actions
+// with an uncensored visit). e.tr's counts are zero and left zero.
+func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, timed bool) {
+	clear(w)
+	d, dn, count, ocount, known := e.d, e.dn, e.tr.count, e.tr.obsCount, e.tr.known
+	clear(d)
+	clear(dn)
+	mf := float64(from.N())
+	src, dst := e.liveA[:0], e.liveB[:0]
+	fo, fobs, fact := from.Offsets, from.Obs, from.Action
+	for i := range from.N() {
+		if fo[i+1] > fo[i] {
+			src = append(src, int32(i))
+			d[fobs[fo[i]]]++
+		}
+	}
+	for o := range d { // d^e_1(o) = n_1(o)/m
+		d[o] /= mf
+	}
+	for i := range to.N() {
+		if to.Offsets[i+1] > to.Offsets[i] {
+			dst = append(dst, int32(i))
+		}
+	}
+	for t := 0; len(src) > 0 && len(dst) > 0; t++ {
+		for _, i := range src {
+			s := fo[i] + t
+			p := int(fobs[s])*na + int(fact[s])
+			if count[p]++; timed && count[p] == 1 {
+				known[fobs[s]] += pie[p]
+			}
+			ocount[fobs[s]]++
+		}
+		k := 0
+		for _, i := range dst {
+			s := to.Offsets[i] + t
+			o := to.Obs[s]
+			if c := ocount[o]; c > 0 {
+				w[s] = d[o] / (float64(c) / mf) * to.Ratio[s]
+			}
+			if s+1 < to.Offsets[i+1] {
+				dst[k] = i
+				k++
+			}
+		}
+		dst = dst[:k]
+		if timed {
+			// P_t from the visits at t: each one followed by o' moves
+			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
+			// count_t for t < H)
+			for _, i := range src {
+				s := fo[i] + t
+				o := int(fobs[s])
+				p := o*na + int(fact[s])
+				if s+1 < fo[i+1] && pie[p] > 0 {
+					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
+				}
+			}
+		} else {
+			e.tr.propagate(d, dn, pie, na)
+		}
+		k = 0
+		for _, i := range src {
+			s := fo[i] + t
+			count[int(fobs[s])*na+int(fact[s])] = 0
+			ocount[fobs[s]] = 0
+			if timed {
+				known[fobs[s]] = 0
+			}
+			if s+1 < fo[i+1] {
+				src[k] = i
+				k++
+			}
+		}
+		src = src[:k]
+		clear(d)
+		d, dn = dn, d
+	}
+	e.d, e.dn = d, dn
+	e.liveA, e.liveB = src[:0], dst[:0]
+}
+
+// build fills tr with the time-homogeneous transitions of fold f (m
+// compact observations, na compact actions, pi_e per pair pie, h the
+// whole batch's horizon): a visit at 1-based step t < h is uncensored
+// (SPEC 1f), and one followed by o' adds to (p, o'); known(o) sums pi_e
+// over the pairs of o with an uncensored visit. tr.count is used as a
+// cursor and left zero.
+func (tr *transitions) build(f *trajectory.Batch, pie []float64, h, m, na int) {
+	np := m * na
+	tr.visits = scratch.Grow(tr.visits, np)
+	tr.start = scratch.Grow(tr.start, np+1)
+	tr.end = scratch.Grow(tr.end, np)
+	clear(tr.visits)
+	clear(tr.start)
+	clear(tr.known)
+	off, obs, act := f.Offsets, f.Obs, f.Action
+	moves := 0
+	for i := range f.N() {
+		for s := off[i]; s < off[i+1] && s-off[i] < h-1; s++ {
+			p := int(obs[s])*na + int(act[s])
+			tr.visits[p]++
+			if s+1 < off[i+1] {
+				tr.start[p+1]++
+				moves++
+			}
+		}
+	}
+	for p := range np {
+		tr.start[p+1] += tr.start[p]
+		if tr.visits[p] > 0 {
+			tr.known[p/na] += pie[p]
+		}
+	}
+	tr.next = scratch.Grow(tr.next, moves)
+	tr.times = scratch.Grow(tr.times, moves)
+	for i := range f.N() {
+		for s := off[i]; s+1 < off[i+1] && s-off[i] < h-1; s++ {
+			p := int(obs[s])*na + int(act[s])
+			tr.next[int(tr.start[p])+int(tr.count[p])] = obs[s+1]
+			tr.count[p]++
+		}
+	}
+	clear(tr.count)
+	// each pair's successors made distinct, in place, with their counts
+	tr.mark = scratch.Grow(tr.mark, m)
+	tr.slot = scratch.Grow(tr.slot, m)
+	clear(tr.mark)
+	for p := range np {
+		lo, hi := int(tr.start[p]), int(tr.start[p+1])
+		k := lo
+		for j := lo; j < hi; j++ {
+			o := tr.next[j]
+			if tr.mark[o] == int32(p+1) {
+				tr.times[tr.slot[o]]++
+				continue
+			}
+			tr.mark[o], tr.slot[o] = int32(p+1), int32(k)
+			tr.next[k], tr.times[k] = o, 1
+			k++
+		}
+		tr.end[p] = int32(k)
+	}
+}
+
+// propagate adds to dn d^e_{t+1}(o') = sum_{(o, a)} d(o) pi_e(a|o) /
+// known(o) P(o'|o, a) over the pairs with an uncensored visit, P = times /
+// visits.
+func (tr *transitions) propagate(d, dn, pie []float64, na int) {
+	for p, v := range tr.visits {
+		if v == 0 || pie[p] == 0 {
+			continue
+		}
+		x := d[p/na] * (pie[p] / tr.known[p/na])
+		if x == 0 {
+			continue
+		}
+		x /= float64(v)
+		for j := tr.start[p]; j < tr.end[p]; j++ {
+			dn[tr.next[j]] += x * float64(tr.times[j])
+		}
+	}
+}
