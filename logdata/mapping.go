@@ -324,8 +324,11 @@ func (bd *builder) policies(cells *[numCols]cell, piB float64) (float64, *fieldE
 // policy columns of 10^6 rows (examples/gen -policies 20) the reading
 // takes about half the time.
 type recentCells struct {
-	next int // the entry replaced next
-	e    [4]struct {
+	// tries and hits count the lookups; a column whose cells seldom
+	// repeat (under a quarter of 1024 lookups) stops looking
+	tries, hits int
+	next        int // the entry replaced next
+	e           [4]struct {
 		n   int // bytes of text held; 0: none
 		buf [24]byte
 		p   float64
@@ -337,10 +340,12 @@ type recentCells struct {
 func (bd *builder) policyProb(k int) (float64, *fieldErr) {
 	c := bd.pol[k]
 	rc := &bd.polLast[k]
-	textual := c.kind == cellText || c.kind == cellNumber
+	textual := (c.kind == cellText || c.kind == cellNumber) && (rc.tries < 1024 || 4*rc.hits >= rc.tries)
 	if textual {
+		rc.tries++
 		for i := range rc.e {
 			if e := &rc.e[i]; e.n > 0 && c.s == string(e.buf[:e.n]) {
+				rc.hits++
 				return e.p, nil
 			}
 		}

@@ -184,3 +184,45 @@ func TestPolicyBudget(t *testing.T) {
 		t.Errorf("one policy: %v", err)
 	}
 }
+
+// bothRow has pi_e beside a policy column, as Parquet holds it.
+type bothRow struct {
+	Episode string  `parquet:"episode"`
+	Step    int64   `parquet:"step"`
+	Reward  float64 `parquet:"reward"`
+	PiB     float64 `parquet:"pi_b"`
+	PiE     float64 `parquet:"pi_e"`
+	A       float64 `parquet:"pi_e:A"`
+}
+
+// TestPolicyErrorsEveryFormat: pi_e beside pi_e:NAME, a bad policy name,
+// a policy probability out of range, and a policy cell that is not a
+// number are refused in every format, naming the field and the line
+// (Parquet: the row).
+func TestPolicyErrorsEveryFormat(t *testing.T) {
+	var pq, pqBad bytes.Buffer
+	if err := parquet.Write(&pq, []bothRow{{"x", 0, 1, 1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.Write(&pqBad, []policyRow{{"x", 0, 1, 0.5, 0.5, 0.5}, {"x", 1, 1, 0.5, 1.5, 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, text string
+		f          logdata.Format
+		line       int
+		want       []string
+	}{
+		{"jsonl both", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e":1,"pi_e:A":1}`, logdata.JSONL, 1, []string{`field "pi_e"`, "both"}},
+		{"json both", `{"episode":["x"],"step":[0],"reward":[1],"pi_b":[1],"pi_e":[1],"pi_e:A":[1]}`, logdata.JSON, 0, []string{`field "pi_e"`, "both"}},
+		{"parquet both", pq.String(), logdata.Parquet, 0, []string{`column "pi_e"`, "both"}},
+		{"jsonl bad name", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:a b":1}`, logdata.JSONL, 1, []string{`field "pi_e:a b"`, "letters, digits"}},
+		{"json out of range", `[{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:A":1},{"episode":"x","step":1,"reward":1,"pi_b":1,"pi_e:A":-1}]`, logdata.JSON, 0, []string{`field "pi_e:A"`, "record 2", "[0, 1]"}},
+		{"jsonl not a number", `{"episode":"x","step":0,"reward":1,"pi_b":1,"pi_e:A":"0.5"}`, logdata.JSONL, 1, []string{`field "pi_e:A"`}},
+		{"parquet out of range", pqBad.String(), logdata.Parquet, 0, []string{"row 2", `column "pi_e:A"`, "[0, 1]"}},
+	}
+	for _, tt := range tests {
+		_, _, err := readLayout(t, tt.text, tt.f, "", false)
+		t.Run(tt.name, func(t *testing.T) { wantBadInput(t, err, tt.line, tt.want...) })
+	}
+}
