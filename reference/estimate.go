@@ -52,6 +52,15 @@ number: the same seed gives the same intervals whatever -workers). Each
 replicate copies the data and runs every estimator, so on millions of steps
 use a few hundred replicates or none. -bootstrap 0 turns it off: the table
 shows "-" and -json leaves out "bootstrap", ci_low and ci_high.
+
+Several candidate policies: columns pi_e:NAME, one per candidate (instead
+of pi_e), are estimated each with the same estimators and intervals; the
+table gets a policy column, -json a "policies" object, and -truth
+NAME=V,... (or a CSV policy,value) adds each estimator's Spearman's rank
+correlation and regret@1, regret@3 over the candidates. -csv FILE writes
+rows policy,estimator,estimate,ci_low,ci_high,ess; -policy-table FILE gives
+pi_e(a|o) of every action to the model fitted from obs and action.
+docs/estimate/policies.md.
 -interval bca gives BCa intervals instead (bias-corrected and accelerated,
 Efron 1987: the percentiles shifted by the replicates' median bias and by
 the acceleration, from the delete-one jackknife, which costs n more
