@@ -80,10 +80,16 @@ func CheckEstimatesPath(path string) error {
 // extension, written whole (a temporary file renamed), creating its
 // directory if missing. The same e gives the same bytes.
 func WriteEstimates(e Estimates, path string) error {
+	return writeSingle(e.Title, path, func() (figureLayout, error) { return buildEstimates(e) })
+}
+
+// writeSingle renders the figure build lays out and writes it to path as
+// WriteEstimates says.
+func writeSingle(title, path string, build func() (figureLayout, error)) error {
 	if err := CheckEstimatesPath(path); err != nil {
 		return err
 	}
-	png, svg, err := renderLayout(e.Title, func() (figureLayout, error) { return buildEstimates(e) })
+	png, svg, err := renderLayout(title, build)
 	if err != nil {
 		return err
 	}

@@ -2,16 +2,12 @@ package figure
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ope-lab/longhorizon/internal/atomicfile"
 )
 
 // PolicyEstimates is the figure of runexp estimate -plot on data with
@@ -42,21 +38,7 @@ const (
 // WritePolicyEstimates draws e into path, a PNG (150 dpi) or an SVG by
 // its extension, written whole; the same e gives the same bytes.
 func WritePolicyEstimates(e PolicyEstimates, path string) error {
-	if err := CheckEstimatesPath(path); err != nil {
-		return err
-	}
-	png, svg, err := renderLayout(e.Title, func() (figureLayout, error) { return buildPolicyEstimates(e) })
-	if err != nil {
-		return err
-	}
-	data := png
-	if strings.ToLower(filepath.Ext(path)) == ".svg" {
-		data = svg
-	}
-	if err := atomicfile.WriteAll(filepath.Dir(path), []atomicfile.File{{Name: filepath.Base(path), Data: data}}); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
+	return writeSingle(e.Title, path, func() (figureLayout, error) { return buildPolicyEstimates(e) })
 }
 
 // buildPolicyEstimates lays out the policies figure.
