@@ -155,18 +155,11 @@ type selectionJSON struct {
 func (pr *policiesReport) WriteJSON(w io.Writer) error {
 	first := pr.reps[0]
 	var obj struct {
-		Episodes    int            `json:"episodes"`
-		Steps       int            `json:"steps"`
-		Horizon     int            `json:"horizon"`
-		Gamma       *float64       `json:"gamma,omitempty"`
-		Bootstrap   *bootstrapJSON `json:"bootstrap,omitempty"`
-		Delta       *float64       `json:"delta,omitempty"`
-		ReturnRange *[2]float64    `json:"return_range,omitempty"`
-		Policies    orderedObject  `json:"policies"`
-		Selection   orderedObject  `json:"selection,omitempty"`
+		dataHeader
+		Policies  orderedObject `json:"policies"`
+		Selection orderedObject `json:"selection,omitempty"`
 	}
-	obj.Episodes, obj.Steps, obj.Horizon, obj.Gamma = first.Episodes, first.Steps, first.Horizon, first.Gamma
-	obj.Bootstrap, obj.Delta, obj.ReturnRange = first.Bootstrap, first.Delta, first.ReturnRange
+	obj.dataHeader = first.dataHeader
 	for k, r := range pr.reps {
 		p := policyJSON{Weights: r.Weights, Warnings: r.Warnings, Estimates: r.Estimates}
 		if pr.truth != nil {

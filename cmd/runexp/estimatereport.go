@@ -14,9 +14,9 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// estimateReport is what runexp estimate prints; as JSON, the documented
-// object.
-type estimateReport struct {
+// dataHeader is the data's shape and the settings of the estimates, the
+// first keys of every -json object (one policy or several).
+type dataHeader struct {
 	Episodes int `json:"episodes"`
 	Steps    int `json:"steps"`
 	Horizon  int `json:"horizon"`
@@ -27,6 +27,12 @@ type estimateReport struct {
 	Delta *float64 `json:"delta,omitempty"`
 	// ReturnRange is -return-range, there when a bound used it.
 	ReturnRange *[2]float64 `json:"return_range,omitempty"`
+}
+
+// estimateReport is what runexp estimate prints; as JSON, the documented
+// object.
+type estimateReport struct {
+	dataHeader
 	// Weights describes the importance weights every estimator weights by.
 	Weights weightsJSON `json:"weights"`
 	// Warnings are the weights' warnings (weightWarnings), also on
@@ -122,7 +128,7 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 // newEstimateReport returns the report of job j's result res on b.
 func newEstimateReport(j *estimateJob, b *trajectory.Batch, res *evaluate.LoggedResult) *estimateReport {
 	w := res.Weights
-	rep := &estimateReport{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon(), ess: w.ESS,
+	rep := &estimateReport{dataHeader: dataHeader{Episodes: b.N(), Steps: b.Steps(), Horizon: b.Horizon()}, ess: w.ESS,
 		Weights:  weightsJSON{ESS: w.ESS, MinStepESS: w.MinStepESS, MinStep: w.MinStep, Overflow: w.Overflow, Underflow: w.Underflow},
 		Warnings: weightWarnings(w, j.essWarn),
 		caps:     res.Caps, res: &res.Result, kinds: j.Bounds, delta: j.Delta, ivs: res.Intervals}
