@@ -11,6 +11,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators/confidence"
 	"github.com/ope-lab/longhorizon/internal/inputerr"
 	"github.com/ope-lab/longhorizon/internal/parallel"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -75,6 +76,10 @@ type Evaluator struct {
 	raw           trajectory.Batch      // a prefix of the batch, given the model's columns
 	bw            boundWork
 	boundMu       sync.Mutex // bw, when methods run at once
+	// share is the cross-fitted models of the methods that fit the same
+	// kind on the same data (drl, drl-mis), fitted once per batch when
+	// the methods run one at a time; a new generation at every Evaluate.
+	share models.CrossFitShare
 }
 
 // New returns an Evaluator of req, or an error naming what is wrong with
@@ -101,6 +106,7 @@ func (e *Evaluator) Reset(req Request) error {
 			return fmt.Errorf("evaluate: %s needs a model, and the request has none", c.Name)
 		}
 		e.modeled = append(e.modeled, needs)
+		e.shareWith(m)
 	}
 	for _, k := range req.Bounds {
 		if _, ok := confidence.Lookup(k); !ok {
@@ -121,6 +127,26 @@ func (e *Evaluator) Reset(req Request) error {
 		}
 	}
 	return nil
+}
+
+// shareWith hands the evaluator's CrossFitShare to method m if it can
+// read its cross-fitted model from one, unless the request runs methods
+// at once: a shared fit is refitted by the next batch's first method, and
+// must not be while another reads it.
+func (e *Evaluator) shareWith(m Method) {
+	rm, ok := m.(*registryMethod)
+	if !ok {
+		return
+	}
+	sh, ok := rm.est.(models.CrossFitSharer)
+	if !ok {
+		return
+	}
+	if e.req.Workers > 1 {
+		sh.ShareCrossFit(nil)
+		return
+	}
+	sh.ShareCrossFit(&e.share)
 }
 
 // Caps returns the capabilities of the request's methods, in its order.
@@ -180,6 +206,9 @@ func (e *Evaluator) NewResult(points int) Result {
 // "n = 50: <error>"; a return outside the bounds' range is bad input
 // (inputerr).
 func (e *Evaluator) Evaluate(b *trajectory.Batch, grid []int, res *Result) error {
+	// the data of this call, and of its prefixes, is new to the share
+	e.share.Begin()
+	defer e.share.Begin()
 	gamma := e.req.gamma()
 	whole := e.disc.Of(b, gamma)
 	if len(grid) > 1 {

@@ -49,11 +49,16 @@ import (
 // the cost of fitting the whole data set, plus O(steps)), and one
 // forward pass per fold for the weights: O(steps) for drl-mis and for drl
 // over fitted-t, plus per step t O(pairs + distinct transitions) for drl
-// over a time-homogeneous model. The workspace is kept between calls: a
-// warm DRL allocates nothing.
+// over a time-homogeneous model. The two fits are the same for drl and
+// drl-mis (same kind, folds and data): given a models.CrossFitShare
+// (ShareCrossFit, as package evaluate's Evaluator does), the second of
+// them on a batch reuses the first's. The workspace is kept between
+// calls: a warm DRL allocates nothing.
 type DRL struct {
 	cf           models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
-	mis          bool            // drl-mis: SPEC 1f's weights
+	share        *models.CrossFitShare
+	fit          *models.CrossFit // the last fit: &cf, or the share's
+	mis          bool             // drl-mis: SPEC 1f's weights
 	count        []int32
 	d, dn        []float64
 	liveA, liveB []int32
@@ -84,6 +89,12 @@ func (e *DRL) Name() string {
 // time-indexed, as in Kallus & Uehara's finite-horizon DRL, and so is the
 // model drl propagates d^e_t through; drl-mis's w_t stays SPEC 1f's.
 func (e *DRL) UseModel(kind string) { e.cf.Kind = kind }
+
+// ShareCrossFit implements models.CrossFitSharer: with s not nil, the
+// folds' models are read from s, fitted once per batch for drl and
+// drl-mis together (their fits are the same: same kind, same folds, same
+// data); with nil, DRL fits its own.
+func (e *DRL) ShareCrossFit(s *models.CrossFitShare) { e.share = s }
 
 // Estimate returns the DRL estimate from b, which must carry observation
 // and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and
@@ -139,20 +150,20 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 	if len(b.PiE) != steps || len(b.PiB) != steps {
 		return dst[:0], fmt.Errorf("%s: %w", name, ErrNoProbs)
 	}
-	m, err := e.cf.Fit(b)
+	m, err := e.fitFolds(b)
 	if err != nil {
 		return dst[:0], fmt.Errorf("%s: %w", name, err)
 	}
-	half := e.cf.Half()
+	half := e.fit.Half()
 	e.w = scratch.Grow(e.w, steps)
 	if e.mis {
 		e.misWeights(b, m, half)
 	} else {
 		e.ratios(b.Horizon(), m)
 	}
-	pow := e.cf.Pow()
+	pow := e.fit.Pow()
 	for k, rng := range [2][2]int{{0, half}, {half, n}} {
-		f := e.cf.Fold(k)
+		f := e.fit.Fold(k)
 		for i := rng[0]; i < rng[1]; i++ {
 			lo, hi := b.Offsets[i], b.Offsets[i+1]
 			if hi == lo {
@@ -173,6 +184,21 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 		}
 	}
 	return dst, nil
+}
+
+// fitFolds fits the folds' models on b, or reads them from the share,
+// into e.fit, and returns the number of compact observations.
+func (e *DRL) fitFolds(b *trajectory.Batch) (int, error) {
+	if e.share == nil {
+		e.fit = &e.cf
+		return e.cf.Fit(b)
+	}
+	var (
+		m   int
+		err error
+	)
+	e.fit, m, err = e.share.Fit(e.cf.Kind, b)
+	return m, err
 }
 
 // misWeights writes drl-mis's W_t = w_t(o_t) rho_t into e.w at every step
@@ -198,7 +224,7 @@ func (e *DRL) misWeights(b *trajectory.Batch, m, half int) {
 // fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
 // e.dn are zero and left zero.
 func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
-	off, rho, obs := b.Offsets, b.Ratio, e.cf.Obs()
+	off, rho, obs := b.Offsets, b.Ratio, e.fit.Obs()
 	count, d, dn := e.count, e.d, e.dn
 	mf := float64(fhi - flo)
 	src, dst := e.liveA[:0], e.liveB[:0]

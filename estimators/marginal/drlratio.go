@@ -25,8 +25,8 @@ type transitions struct {
 // Fit's batch: fold A's from fold B's model, fold B's from fold A's,
 // m compact observations, h the batch's horizon.
 func (e *DRL) ratios(h, m int) {
-	pie, na := e.cf.PiE()
-	base := [2]int{0, e.cf.Fold(0).Steps()}
+	pie, na := e.fit.PiE()
+	base := [2]int{0, e.fit.Fold(0).Steps()}
 	e.d = scratch.Grow(e.d, m)
 	e.dn = scratch.Grow(e.dn, m)
 	tr := &e.tr
@@ -38,7 +38,7 @@ func (e *DRL) ratios(h, m int) {
 	clear(tr.known)
 	timed := e.cf.Kind == "fitted-t"
 	for k := range 2 {
-		from, to := e.cf.Fold(1-k), e.cf.Fold(k)
+		from, to := e.fit.Fold(1-k), e.fit.Fold(k)
 		if !timed {
 			tr.build(from, pie, h, m, na)
 		}
