@@ -61,13 +61,14 @@ type INCRIS struct {
 	// wrho[j*kernel.Wide+q] = rho_j (1 after the trajectory's end), j < hp;
 	// wtda[j*kernel.Wide+q] = W_j - aref_j, j <= hp; wrew[g*4*kernel.Wide+
 	// q*4+l] = r at step 4g+l+1 (0 after the end); wzero[s]: some
-	// trajectory of the block has reward 0 at step s+1.
+	// trajectory of the block has reward 0 at step s+1; wlive[s]: some
+	// trajectory of the block has a nonzero reward at step s+1.
 	// opts, if not nil, overrides the default kernels (tests run every
 	// path); kern holds the kernels in use, chosen at reset.
 	opts             *incrisKernels
 	kern             incrisKernels
 	wrho, wtda, wrew []float64
-	wzero            []bool
+	wzero, wlive     []bool
 	kstar            []int
 	gridK            [][]int // k* at each grid point of the last EstimateGrid
 	gridBuf          []int
@@ -263,8 +264,9 @@ func (e *INCRIS) reset(h int) {
 		e.wrew = scratch.Zero(e.wrew, kernel.Wide*hp)
 		if cap(e.wzero) < hp {
 			e.wzero = make([]bool, hp)
+			e.wlive = make([]bool, hp)
 		}
-		e.wzero = e.wzero[:hp]
+		e.wzero, e.wlive = e.wzero[:hp], e.wlive[:hp]
 	}
 }
 
@@ -424,8 +426,9 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
 	const w = kernel.Wide
 	hp := len(e.aref) - 1
 	aref := e.aref[:hp+1]
-	wrho, wtda, wrew, zero := e.wrho[:w*hp], e.wtda[:w*(hp+1)], e.wrew[:w*hp], e.wzero[:hp]
+	wrho, wtda, wrew, zero, live := e.wrho[:w*hp], e.wtda[:w*(hp+1)], e.wrew[:w*hp], e.wzero[:hp], e.wlive[:hp]
 	clear(zero)
+	clear(live)
 	for q := range w {
 		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
 		rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
@@ -453,6 +456,8 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
 		for s, r := range rew {
 			if r == 0 {
 				zero[s] = true
+			} else {
+				live[s] = true
 			}
 		}
 	}
@@ -495,13 +500,17 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
 // block) group by group, the cells in lanes form: with the vector kernel
 // where every row of the group is raw or every trajectory has a nonzero
 // reward in it, else (a row turns raw here, once per row) with the scalar
-// kernels, on the group flipped to the cells form.
+// kernels, on the group flipped to the cells form. A group whose rows are
+// all raw and all of whose rewards in the block are 0 is skipped (idle).
 func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
 	const w = kernel.Wide
 	hp := len(e.aref) - 1
 	wrho, wtda := e.wrho[:w*hp], e.wtda[:w*(hp+1)]
 	narrow := false // e.tda holds the block's W_j - aref_j
 	for g := hp/4 - 1; g >= 0; g-- {
+		if e.idle(g) {
+			continue
+		}
 		if e.turnsRaw(g) {
 			if !narrow {
 				for q := range w {
@@ -517,7 +526,7 @@ func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
 			kernel.Flip(e.groupCells(g), 4*g)
 			continue
 		}
-		if e.kern.pair != nil && g > 0 && !e.turnsRaw(g-1) {
+		if e.kern.pair != nil && g > 0 && !e.turnsRaw(g-1) && !e.idle(g-1) {
 			rv := (*[8 * w]float64)(e.wrew[(g-1)*4*w : (g+1)*4*w])
 			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
 			g--
@@ -526,6 +535,22 @@ func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
 		rv := (*[4 * w]float64)(e.wrew[g*4*w : (g+1)*4*w])
 		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
 	}
+}
+
+// idle reports whether adding the wide block to group g changes no bit:
+// its rows are raw (C = 0) and every trajectory of the block has reward 0
+// in them (the padding rows past the horizon have none). Then every term
+// is +-0 (d = X = 0 B_k, finite: addWide runs only on a finite block), and
+// a sum plus +-0 is the sum: the sums start at +0 and a sum of two
+// numbers is -0 only when both are, so none is ever -0. The scalar path
+// skips these zero rewards too.
+func (e *INCRIS) idle(g int) bool {
+	for s := 4 * g; s < min(4*g+4, e.h); s++ {
+		if e.shifted[s] || e.wlive[s] {
+			return false
+		}
+	}
+	return true
 }
 
 // turnsRaw reports whether a row of group g is shifted and some trajectory

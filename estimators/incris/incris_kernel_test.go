@@ -143,6 +143,24 @@ func incrisCases() []incrisCase {
 		}
 		add("rows turn raw inside a block", batchFrom(rew, rho))
 	}
+	// rewards 0 (or -0) in whole groups of four rows of whole wide
+	// blocks (idle groups, which addWide skips), nonzero elsewhere, with
+	// trajectory 0 nonzero everywhere (rows start shifted and turn raw at
+	// a block's zeros), lengths 30 to 41 (padding rows)
+	{
+		rew, rho := make([][]float64, 75), make([][]float64, 75)
+		for i := range rew {
+			for s := range 30 + rng.IntN(12) {
+				r := math.Copysign(0, float64(s%2)-0.5)
+				if i == 0 || (s/4+i/8)%3 == 0 {
+					r = rng.NormFloat64()
+				}
+				rew[i] = append(rew[i], r)
+				rho[i] = append(rho[i], 0.5+rng.Float64())
+			}
+		}
+		add("rewards 0 in whole groups of a block", batchFrom(rew, rho))
+	}
 	// overflow of W (2^1100) at trajectory 13: an error
 	{
 		b := chainAllA1(1100)
