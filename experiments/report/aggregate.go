@@ -12,8 +12,11 @@ import (
 
 // Aggregate summarises unit results into curve rows (SPEC 3): per series,
 // estimator and n, over trials in trial order, the mean estimate, bias,
-// variance (denominator T), MSE = mean squared error, and its standard
-// error. Results may come in any order; truths[s] is series s's V(pi_e).
+// variance (denominator T), MSE = mean squared error, its standard
+// error, and the mean effective sample sizes of the data (the same on
+// every estimator's row of a series and n: the estimators share the
+// data's weights). Results may come in any order; truths[s] is series s's
+// V(pi_e).
 func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([]resultsdir.Row, error) {
 	bySeries, err := groupBySeries(r, results)
 	if err != nil {
@@ -24,6 +27,10 @@ func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([
 	sq := make([]float64, r.Trials)
 	for s, rs := range r.Series {
 		truth := truths[s].Value
+		ess, minStep, err := meanESS(rs.Name, bySeries[s], r.N)
+		if err != nil {
+			return nil, err
+		}
 		for e, name := range rs.Estimators {
 			for j, n := range r.N {
 				for t, res := range bySeries[s] {
@@ -38,7 +45,8 @@ func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([
 					se = fixedStdDev(sq) / math.Sqrt(float64(r.Trials))
 				}
 				row := resultsdir.Row{Experiment: r.Experiment, Series: rs.Name, Estimator: name, N: n, Trials: r.Trials,
-					TrueValue: truth, MeanEstimate: mean, Bias: mean - truth, Variance: variance, MSE: mse, MSESE: se}
+					TrueValue: truth, MeanEstimate: mean, Bias: mean - truth, Variance: variance, MSE: mse, MSESE: se,
+					ESS: ess[j], MinStepESS: minStep[j]}
 				if bad := nonFinite(row); bad != "" {
 					return nil, fmt.Errorf("series %s, estimator %s, n = %d: %s is not finite (estimates overflow float64 when squared)", rs.Name, name, n, bad)
 				}
@@ -47,6 +55,29 @@ func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([
 		}
 	}
 	return rows, nil
+}
+
+// meanESS returns the means over trials, in trial order, of the trials'
+// effective sample sizes at every n of grid.
+func meanESS(series string, trials []*unit.Result, grid []int) (ess, minStep []float64, err error) {
+	ess, minStep = make([]float64, len(grid)), make([]float64, len(grid))
+	x := make([]float64, len(trials))
+	for _, f := range []struct {
+		dst []float64
+		src func(*unit.Result) []float64
+	}{{ess, func(u *unit.Result) []float64 { return u.ESS }}, {minStep, func(u *unit.Result) []float64 { return u.MinStepESS }}} {
+		for j := range grid {
+			for t, res := range trials {
+				v := f.src(res)
+				if len(v) != len(grid) {
+					return nil, nil, fmt.Errorf("series %s, trial %d: %d effective sample sizes, want one per n (%d)", series, t, len(v), len(grid))
+				}
+				x[t] = v[j]
+			}
+			f.dst[j] = fixedMean(x)
+		}
+	}
+	return ess, minStep, nil
 }
 
 func nonFinite(r resultsdir.Row) string {

@@ -52,6 +52,7 @@ func TestGoldenCurve(t *testing.T) {
 		}{
 			{"true_value", g.TrueValue, w.TrueValue}, {"mean_estimate", g.MeanEstimate, w.MeanEstimate},
 			{"bias", g.Bias, w.Bias}, {"variance", g.Variance, w.Variance}, {"mse", g.MSE, w.MSE}, {"mse_se", g.MSESE, w.MSESE},
+			{"ess", g.ESS, w.ESS}, {"min_step_ess", g.MinStepESS, w.MinStepESS},
 		} {
 			if d := math.Abs(c.got - c.want); d > 1e-12*math.Max(math.Abs(c.want), 1e-300) && d != 0 {
 				t.Errorf("row %d (%s/%s n=%d) %s: %v, golden %v (rel. diff %.3g)", i+2, g.Series, g.Estimator, g.N, c.name, c.got, c.want, d/math.Abs(c.want))

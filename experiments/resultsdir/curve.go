@@ -8,7 +8,7 @@ import (
 
 // curveHeader is the exact column list of curve.csv.
 var curveHeader = []string{"experiment", "series", "estimator", "n", "trials", "true_value",
-	"mean_estimate", "bias", "variance", "mse", "mse_se"}
+	"mean_estimate", "bias", "variance", "mse", "mse_se", "ess", "min_step_ess"}
 
 // Row is one point of an MSE curve: one estimator on one series at one n,
 // summarised over the trials (SPEC section 3).
@@ -27,6 +27,12 @@ type Row struct {
 	// MSESE is the standard error of MSE: the sample standard deviation of
 	// the squared errors (denominator Trials-1) over sqrt(Trials).
 	MSESE float64
+	// ESS and MinStepESS are the means over trials of the Kish effective
+	// sample sizes of the data's importance weights at n
+	// (estimators.WeightStats): of the final weights, and the smallest
+	// over steps of the per-step ones. Every estimator of a series weights
+	// by the same factors, so they repeat on its estimators' rows.
+	ESS, MinStepESS float64
 }
 
 // DiagTable is the mean over trials of one diagnostic (a vector that
@@ -69,7 +75,8 @@ func WriteCurveCSV(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		rec := []string{r.Experiment, r.Series, r.Estimator, strconv.Itoa(r.N), strconv.Itoa(r.Trials),
 			FormatFloat(r.TrueValue), FormatFloat(r.MeanEstimate), FormatFloat(r.Bias),
-			FormatFloat(r.Variance), FormatFloat(r.MSE), FormatFloat(r.MSESE)}
+			FormatFloat(r.Variance), FormatFloat(r.MSE), FormatFloat(r.MSESE),
+			FormatFloat(r.ESS), FormatFloat(r.MinStepESS)}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -115,6 +122,13 @@ func ReadCurveCSV(r io.Reader, name string) ([]Row, error) {
 			Variance:     p.nonNegative(rec, 8),
 			MSE:          p.nonNegative(rec, 9),
 			MSESE:        p.nonNegative(rec, 10),
+			ESS:          p.nonNegative(rec, 11),
+			MinStepESS:   p.nonNegative(rec, 12),
+		}
+		for j, v := range []float64{row.ESS, row.MinStepESS} {
+			if v > float64(row.N)*(1+1e-9) {
+				p.fail(11+j, "%v is above n = %d (Kish's ESS of n weights is at most n)", v, row.N)
+			}
 		}
 		if p.err != nil {
 			return nil, p.err

@@ -41,13 +41,13 @@ func TestTrialsCSVRoundTrip(t *testing.T) {
 // what the writer writes is bad input naming the file, line and column.
 func TestCurveCSV(t *testing.T) {
 	rows := []Row{{Experiment: "e", Series: "s", Estimator: "is", N: 10, Trials: 4, TrueValue: 1.5, MeanEstimate: 1.25,
-		Bias: -0.25, Variance: 0.1, MSE: 0.1625, MSESE: 1e-17}}
+		Bias: -0.25, Variance: 0.1, MSE: 0.1625, MSESE: 1e-17, ESS: 7.25, MinStepESS: 2.5}}
 	var buf bytes.Buffer
 	if err := WriteCurveCSV(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
-	if want := "experiment,series,estimator,n,trials,true_value,mean_estimate,bias,variance,mse,mse_se\ne,s,is,10,4,1.5,1.25,-0.25,0.1,0.1625,1e-17\n"; text != want {
+	if want := "experiment,series,estimator,n,trials,true_value,mean_estimate,bias,variance,mse,mse_se,ess,min_step_ess\ne,s,is,10,4,1.5,1.25,-0.25,0.1,0.1625,1e-17,7.25,2.5\n"; text != want {
 		t.Errorf("curve.csv:\n%s\nwant\n%s", text, want)
 	}
 	back, err := ReadCurveCSV(strings.NewReader(text), "curve.csv")
@@ -60,6 +60,9 @@ func TestCurveCSV(t *testing.T) {
 		{",1.5,", ",Inf,", "curve.csv: line 2: column true_value: \"Inf\" is not a finite number"},
 		{",10,", ",ten,", "curve.csv: line 2: column n: \"ten\" is not an integer"},
 		{"mse_se", "mse_sd", "curve.csv: line 1: column 11 is \"mse_sd\", want \"mse_se\""},
+		{",7.25,", ",-1,", "curve.csv: line 2: column ess: -1 is negative"},
+		// Kish's ESS of n = 10 weights is at most 10 (Cauchy-Schwarz)
+		{",2.5\n", ",10.5\n", "curve.csv: line 2: column min_step_ess: 10.5 is above n = 10"},
 	} {
 		_, err := ReadCurveCSV(strings.NewReader(strings.Replace(text, tc.from, tc.to, 1)), "curve.csv")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !inputerr.Is(err) {

@@ -24,8 +24,9 @@ import (
 )
 
 // checkpointFormat versions the checkpoint file layout (2: diagnostics of
-// any estimator, where 1 had INCRIS's k* only).
-const checkpointFormat = 2
+// any estimator, where 1 had INCRIS's k* only; 3: each unit's effective
+// sample sizes, for curve.csv's ess columns).
+const checkpointFormat = 3
 
 // Fingerprint returns a hash of everything in r that determines unit
 // results: seed, trials, data mode, n grid, delta, and every series' name,
@@ -128,6 +129,8 @@ type checkpointLine struct {
 	Estimates   [][]float64     `json:"estimates"`
 	Diagnostics [][][][]float64 `json:"diagnostics,omitempty"`
 	Bounds      [][][]float64   `json:"bounds,omitempty"`
+	ESS         []float64       `json:"ess"`
+	MinStepESS  []float64       `json:"min_step_ess"`
 }
 
 // Checkpoint is an append-only file of finished units: a header line, then
@@ -235,7 +238,8 @@ func writeCheckpoint(path string, r *config.Plan, s Shard, units []unit.Result) 
 // unitLine is the checkpoint line of a finished unit of r, newline
 // included.
 func unitLine(r *config.Plan, res unit.Result) ([]byte, error) {
-	line, err := json.Marshal(checkpointLine{Series: r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds})
+	line, err := json.Marshal(checkpointLine{Series: r.Series[res.Series].Name, Trial: res.Trial, Estimates: res.Estimates, Diagnostics: res.Diagnostics, Bounds: res.Bounds,
+		ESS: res.ESS, MinStepESS: res.MinStepESS})
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -463,7 +467,7 @@ func readCheckpoint(path string, lim lineLimits) (*checkpointFile, error) {
 				return nil, inputerr.Errorf("%s:1: not a checkpoint header", path)
 			}
 			if h.Format != checkpointFormat {
-				return nil, inputerr.Errorf("%s:1: checkpoint format %d, this runexp reads %d", path, h.Format, checkpointFormat)
+				return nil, inputerr.Errorf("%s:1: checkpoint format %d, this runexp reads %d (format 2 has no effective sample sizes): rerun without -resume, which starts over", path, h.Format, checkpointFormat)
 			}
 			if err := h.Config.Check(); err != nil {
 				return nil, inputerr.Errorf("%s:1: %w", path, err)
@@ -494,14 +498,15 @@ func readCheckpoint(path string, lim lineLimits) (*checkpointFile, error) {
 		if !shard.Owns(s*h.Config.Trials + cl.Trial) {
 			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d) does not belong to the header's shard %s", path, lineNo, cl.Series, cl.Trial, shard)
 		}
-		if err := checkShapes(&cl, &h.Config.Series[s], len(h.Config.N)); err != nil {
+		if err := checkShapes(&cl, &h.Config.Series[s], h.Config.N); err != nil {
 			return nil, inputerr.Errorf("%s:%d: unit (%s, trial %d): %w", path, lineNo, cl.Series, cl.Trial, err)
 		}
 		diags := cl.Diagnostics
 		if diags == nil {
 			diags = make([][][][]float64, len(cl.Estimates))
 		}
-		res := unit.Result{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds}
+		res := unit.Result{Series: s, Trial: cl.Trial, Estimates: cl.Estimates, Diagnostics: diags, Bounds: cl.Bounds,
+			ESS: cl.ESS, MinStepESS: cl.MinStepESS}
 		u := Unit{Series: s, Trial: cl.Trial}
 		if i, dup := first[u]; dup {
 			if !sameNumbers(&c.results[i], &res) {
@@ -584,6 +589,9 @@ func sameNumbers(a, b *unit.Result) bool {
 			}
 		}
 	}
+	if !same(a.ESS, b.ESS) || !same(a.MinStepESS, b.MinStepESS) {
+		return false
+	}
 	for e := range a.Estimates {
 		if !same(a.Estimates[e], b.Estimates[e]) {
 			return false
@@ -612,7 +620,8 @@ func sameNumbers(a, b *unit.Result) bool {
 // (as many as its registry entry lists) at every n, and, exactly when the
 // series has bounds, one bound per n for each (estimator, bound) pair the
 // estimator supports and none for the others.
-func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
+func checkShapes(cl *checkpointLine, s *config.Series, ns []int) error {
+	grid := len(ns)
 	if err := checkBoundShapes(cl.Bounds, s, grid); err != nil {
 		return err
 	}
@@ -621,6 +630,9 @@ func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
 		if len(est) != grid {
 			return fmt.Errorf("estimator %d has %d estimates, want one per n (%d)", e, len(est), grid)
 		}
+	}
+	if err := checkESS(cl, ns); err != nil {
+		return err
 	}
 	if cl.Diagnostics == nil {
 		return nil
@@ -636,6 +648,26 @@ func checkShapes(cl *checkpointLine, s *config.Series, grid int) error {
 		for d, byN := range ds {
 			if len(byN) != grid {
 				return fmt.Errorf("estimator %s has diagnostic %d for %d sizes, want %d", ests[e], d, len(byN), grid)
+			}
+		}
+	}
+	return nil
+}
+
+// checkESS checks that a unit has both effective sample sizes at every n
+// of the grid ns, each in [0, n] (Kish's ESS of n weights is at most n, by
+// Cauchy-Schwarz; 1e-9 allows for rounding).
+func checkESS(cl *checkpointLine, ns []int) error {
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{{"ess", cl.ESS}, {"min_step_ess", cl.MinStepESS}} {
+		if len(f.v) != len(ns) {
+			return fmt.Errorf("%s has %d values, want one per n (%d)", f.name, len(f.v), len(ns))
+		}
+		for j, v := range f.v {
+			if !(v >= 0 && v <= float64(ns[j])*(1+1e-9)) {
+				return fmt.Errorf("%s at n = %d is %v, outside [0, %d]", f.name, ns[j], v, ns[j])
 			}
 		}
 	}

@@ -43,6 +43,27 @@ func TestReadCheckpointRejectsBadShapes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "c.jsonl:2: unit (s, trial 0): estimator 0 has 1 estimates, want one per n (2)") {
 		t.Errorf("error %v", err)
 	}
+	// The effective sample sizes: one per n, each in [0, n] (Kish's ESS of
+	// n weights is at most n).
+	for _, tc := range []struct{ line, want string }{
+		{`{"series":"s","trial":0,"estimates":[[1.5,2]]}`, "ess has 0 values, want one per n (2)"},
+		{`{"series":"s","trial":0,"estimates":[[1.5,2]],"ess":[2,4],"min_step_ess":[1]}`, "min_step_ess has 1 values, want one per n (2)"},
+		{`{"series":"s","trial":0,"estimates":[[1.5,2]],"ess":[2,4.5],"min_step_ess":[1,1]}`, "ess at n = 4 is 4.5, outside [0, 4]"},
+		{`{"series":"s","trial":0,"estimates":[[1.5,2]],"ess":[2,4],"min_step_ess":[-1,1]}`, "min_step_ess at n = 2 is -1, outside [0, 2]"},
+	} {
+		c, _, err := OpenCheckpoint(path, r, Shard{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(tc.line + "\n")
+		f.Close()
+		_, _, err = ReadCheckpoint(path)
+		if err == nil || !strings.Contains(err.Error(), "c.jsonl:2: unit (s, trial 0): "+tc.want) || !inputerr.Is(err) {
+			t.Errorf("%s: error %v, want bad input containing %q", tc.line, err, tc.want)
+		}
+	}
 }
 
 func TestShardAssignmentCoversEveryUnitOnce(t *testing.T) {
@@ -149,7 +170,9 @@ func reformat(t *testing.T, line string) string {
 		b.WriteString("]")
 	}
 	diags, _ := json.Marshal(cl.Diagnostics)
-	fmt.Fprintf(&b, `], "diagnostics": %s}`, diags)
+	ess, _ := json.Marshal(cl.ESS)
+	minStep, _ := json.Marshal(cl.MinStepESS)
+	fmt.Fprintf(&b, `], "diagnostics": %s, "min_step_ess": %s, "ess": %s}`, diags, minStep, ess)
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ope-lab/longhorizon/domains"
+	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/evaluate"
 	"github.com/ope-lab/longhorizon/experiments/config"
 	"github.com/ope-lab/longhorizon/experiments/unit"
@@ -140,6 +141,7 @@ type worker struct {
 	ev     evaluate.Evaluator
 	pool   map[string]evaluate.Method
 	fitted evaluate.Fitted // the learned model's workspace (SPEC 1d)
+	ess    estimators.ESSGrid
 
 	// procs are the external estimators' running programs of the run;
 	// ext those this worker started, by externalKey.
@@ -219,6 +221,7 @@ func (w *worker) run(u Unit) (unit.Result, error) {
 	rs := &p.Series[u.Series]
 	rng := Stream(p, u)
 	res := w.ev.NewResult(len(p.N))
+	ess, minStep := make([]float64, len(p.N)), make([]float64, len(p.N))
 	fail := func(err error) error {
 		var re *evaluate.RangeError
 		if errors.As(err, &re) {
@@ -232,6 +235,9 @@ func (w *worker) run(u Unit) (unit.Result, error) {
 		if err := w.ev.Evaluate(&w.batch, p.N, &res); err != nil {
 			return unit.Result{}, fail(err)
 		}
+		if err := w.ess.Compute(&w.batch, p.N, ess, minStep); err != nil {
+			return unit.Result{}, fail(err)
+		}
 	} else {
 		if rs.HasExternal() {
 			return unit.Result{}, fail(errors.New("external estimators need data: nested"))
@@ -243,7 +249,11 @@ func (w *worker) run(u Unit) (unit.Result, error) {
 			if err := w.ev.Evaluate(&w.batch, p.N[j:j+1], &win); err != nil {
 				return unit.Result{}, fail(err)
 			}
+			if err := w.ess.Compute(&w.batch, p.N[j:j+1], ess[j:j+1], minStep[j:j+1]); err != nil {
+				return unit.Result{}, fail(err)
+			}
 		}
 	}
-	return unit.Result{Series: u.Series, Trial: u.Trial, Estimates: res.Values, Diagnostics: res.Diagnostics, Bounds: res.Bounds}, nil
+	return unit.Result{Series: u.Series, Trial: u.Trial, Estimates: res.Values, Diagnostics: res.Diagnostics, Bounds: res.Bounds,
+		ESS: ess, MinStepESS: minStep}, nil
 }

@@ -19,4 +19,9 @@ type Result struct {
 	// not support bound b (config.Supports), and Bounds is nil for a
 	// series without bounds.
 	Bounds [][][]float64
+	// ESS[j] and MinStepESS[j] are the Kish effective sample sizes of the
+	// importance weights of the data of the estimates at n = N[j]
+	// (estimators.WeightStats: of the final weights, and the smallest of
+	// the per-step ones), which every estimator of the series shares.
+	ESS, MinStepESS []float64
 }
