@@ -404,7 +404,7 @@ func dashed(f *Figure, k lineKey) bool {
 // sans is the typeface of all text (bundled with gonum/plot).
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// newPlot returns a plot with the figure's fonts, linear axes with linTicks
+// newPlot returns a plot with the figure's fonts, linear axes with LinTicks
 // and a light grid.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
@@ -416,7 +416,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, vg.Points(13))
 		a.Tick.Label.Font = font.From(sans, vg.Points(11))
-		a.Tick.Marker = linTicks{}
+		a.Tick.Marker = LinTicks{}
 		a.Padding = vg.Points(4)
 	}
 	grid := plotter.NewGrid()

@@ -356,7 +356,7 @@ func TestLinTicks(t *testing.T) {
 		// Expected labels: step = the first of 1, 2, 2.5, 5, 10 times
 		// 10^floor(log10(raw)) that is >= raw = (max-min)/5, labels at
 		// the multiples of step inside [min, max], with the decimals the
-		// step needs (linTicks's doc comment).
+		// step needs (LinTicks's doc comment).
 		{0, 31, "0,10,20,30"},                // raw 6.2: step 10
 		{1, 100, "20,40,60,80,100"},          // raw 19.8: step 20; 0 < min
 		{0, 1.2, "0.00,0.25,0.50,0.75,1.00"}, // raw 0.24: step 0.25, 2 decimals
@@ -365,19 +365,19 @@ func TestLinTicks(t *testing.T) {
 		{-5, 5, "-4,-2,0,2,4"},               // raw 2: step 2
 	} {
 		var got []string
-		for _, tk := range (linTicks{}).Ticks(c.min, c.max) {
+		for _, tk := range (LinTicks{}).Ticks(c.min, c.max) {
 			if tk.Label != "" {
 				got = append(got, tk.Label)
 			}
 		}
 		if s := strings.Join(got, ","); s != c.want {
-			t.Errorf("linTicks(%g, %g) labels %q, want %q", c.min, c.max, s, c.want)
+			t.Errorf("LinTicks(%g, %g) labels %q, want %q", c.min, c.max, s, c.want)
 		}
 	}
 	// An axis up to MaxFloat64 (a huge error bar): max + tolerance
 	// overflows to +Inf, and the ticks must still end.
-	if n := len((linTicks{}).Ticks(0, math.MaxFloat64)); n < 4 || n > 20 {
-		t.Errorf("linTicks(0, MaxFloat64): %d ticks, want a few", n)
+	if n := len((LinTicks{}).Ticks(0, math.MaxFloat64)); n < 4 || n > 20 {
+		t.Errorf("LinTicks(0, MaxFloat64): %d ticks, want a few", n)
 	}
 }
 

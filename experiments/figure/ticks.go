@@ -220,18 +220,18 @@ func mod(a, b int) int {
 	return r
 }
 
-// linTicks is the tick marker used on linear axes: about five labelled
-// ticks at steps of 1, 2, 2.5 or 5 times a power of ten, printed with just
-// the decimals the step needs ("0", "25", "50"; "0.5", "1", "1.5"), and a
+// LinTicks is the tick marker of the figures' linear axes: about five
+// labelled ticks at steps of 1, 2, 2.5 or 5 times a power of ten, printed
+// with just the decimals the step needs ("0", "25", "50"; "0.5", "1", "1.5"), and a
 // minor tick halfway between labels. plot.DefaultTicks prints every label
 // with the same, often excessive, precision ("0.00", "25.00").
-type linTicks struct{}
+type LinTicks struct{}
 
-var _ plot.Ticker = linTicks{}
+var _ plot.Ticker = LinTicks{}
 
 // Ticks returns the ticks of a linear axis spanning [min, max]; it returns
 // no ticks if the range is empty or its width is not finite.
-func (linTicks) Ticks(min, max float64) []plot.Tick {
+func (LinTicks) Ticks(min, max float64) []plot.Tick {
 	if !(max > min) || math.IsInf(max-min, 0) { // a width beyond float64 has no step
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/ope-lab/longhorizon/experiments/figure"
 	"github.com/ope-lab/longhorizon/experiments/selection"
 	"github.com/ope-lab/longhorizon/internal/pngenc"
 )
@@ -124,8 +125,12 @@ func panel(res *selection.Result, g *selection.Group, m string, top bool) (*plot
 		p.Y.Min, p.Y.Max = -1, 1
 		p.Add(zeroLine(len(g.Estimators)))
 	} else {
+		// A regret is at least 0: the axis starts there, and a panel whose
+		// every regret is 0 still shows a unit range above it.
 		p.Y.Label.Text += " (value units)"
+		p.Y.Min = 0
 	}
+	p.Y.Tick.Marker = figure.LinTicks{}
 	p.Add(plotter.NewGrid())
 	N := res.Input.N
 	for j, n := range N {
@@ -161,6 +166,9 @@ func panel(res *selection.Result, g *selection.Group, m string, top bool) (*plot
 		}
 		eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = clr, vg.Points(1.2), vg.Points(4)
 		p.Add(eb, sc)
+	}
+	if m != selection.Spearman && p.Y.Max <= 0 {
+		p.Y.Max = 1
 	}
 	p.NominalX(g.Labels...)
 	p.X.Tick.Label.Rotation = math.Pi / 5
