@@ -195,6 +195,11 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		if err != nil {
 			return usageErr("%v", err)
 		}
+		if len(pols) > 1 {
+			// the views differ only in pi_e and the ratios: the models
+			// count the data once (models.PolicyShare)
+			job.Policies = new(models.PolicyShare)
+		}
 		reps := make([]*estimateReport, len(pols))
 		for k := range pols {
 			if k > 0 {
