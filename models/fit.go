@@ -193,7 +193,7 @@ func (f *Fitter) Refit(apply *trajectory.Batch, sp Space, gamma float64) error {
 	return nil
 }
 
-// fitTo is FitTo.
+// fitTo is FitTo, without recording the fit for Refit.
 func (f *Fitter) fitTo(b, to *trajectory.Batch, sp Space, gamma float64) error {
 	if err := check(b, sp, gamma); err != nil {
 		return err
