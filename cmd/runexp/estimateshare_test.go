@@ -64,7 +64,7 @@ func splitPolicies(t *testing.T, path, dir string) (names, files []string) {
 // with two (each fits its own), discounted, with bootstrap intervals (the
 // replicates fit afresh), with fitted-t (which does not refit: the
 // policies fit their own), and with -estimators naming drl-mis beside
-// the defaults.
+// the defaults, and adaptive (version 3 cross-fits as drl does).
 func TestEstimatePoliciesShareFit(t *testing.T) {
 	dir := t.TempDir()
 	names, files := splitPolicies(t, "../../examples/policies.csv", dir)
@@ -78,7 +78,7 @@ func TestEstimatePoliciesShareFit(t *testing.T) {
 		{"-bootstrap", "0", "-workers", "2", "-gamma", "0.9"},
 		{"-bootstrap", "20", "-workers", "2"},
 		{"-bootstrap", "0", "-workers", "1", "-model", "fitted-t"},
-		{"-bootstrap", "0", "-workers", "1", "-estimators", defaults + ",drl-mis"},
+		{"-bootstrap", "0", "-workers", "1", "-estimators", defaults + ",drl-mis,adaptive"},
 	} {
 		many := filepath.Join(dir, "many.csv")
 		code, _, errOut := runMain(t, append(append([]string{"estimate"}, args...), "-csv", many, "../../examples/policies.csv")...)
