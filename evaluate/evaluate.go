@@ -79,7 +79,9 @@ type Evaluator struct {
 	// share is the cross-fitted models of the methods that fit the same
 	// kind on the same data (drl, drl-mis), fitted once per batch when
 	// the methods run one at a time; a new generation at every Evaluate.
-	share models.CrossFitShare
+	// It is own, or the request's PolicyShare's.
+	share *models.CrossFitShare
+	own   models.CrossFitShare
 }
 
 // New returns an Evaluator of req, or an error naming what is wrong with
@@ -98,6 +100,13 @@ func (e *Evaluator) Reset(req Request) error {
 		return fmt.Errorf("evaluate: gamma %v, want a discount factor in (0, 1]", g)
 	}
 	e.req, e.caps, e.bounds, e.modeled = req, e.caps[:0], nil, e.modeled[:0]
+	e.share = &e.own
+	if req.Policies != nil {
+		e.share = req.Policies.CrossFits()
+	}
+	if f, ok := req.Model.(*Fitted); ok {
+		f.Policies = req.Policies
+	}
 	for _, m := range req.Methods {
 		c := m.Caps()
 		e.caps = append(e.caps, c)
@@ -138,6 +147,9 @@ func (e *Evaluator) shareWith(m Method) {
 	if !ok {
 		return
 	}
+	if ps, ok := rm.est.(models.PolicySharer); ok {
+		ps.SharePolicies(e.req.Policies)
+	}
 	sh, ok := rm.est.(models.CrossFitSharer)
 	if !ok {
 		return
@@ -146,7 +158,7 @@ func (e *Evaluator) shareWith(m Method) {
 		sh.ShareCrossFit(nil)
 		return
 	}
-	sh.ShareCrossFit(&e.share)
+	sh.ShareCrossFit(e.share)
 }
 
 // Caps returns the capabilities of the request's methods, in its order.

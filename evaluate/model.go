@@ -62,22 +62,32 @@ func (Columns) Fresh() Model { return Columns{} }
 // over Space, its columns written into the same data set. It keeps the
 // learner's workspace and the columns between calls.
 type Fitted struct {
-	Kind    models.Kind
-	Space   models.Space
-	learner models.Learner
-	q, v    []float64 // the columns, kept between calls
+	Kind  models.Kind
+	Space models.Space
+	// Policies, when not nil (the request's, set by New), fits a kind
+	// that refits (models.Kind.Refits) through the share: the data is
+	// counted once for every policy of the share's owner.
+	Policies *models.PolicyShare
+	learner  models.Learner
+	q, v     []float64 // the columns, kept between calls
 }
 
 // Apply fits the model on b and writes its columns into b.
 func (f *Fitted) Apply(b *trajectory.Batch, gamma float64) error {
-	if f.learner == nil {
-		if !f.Kind.Learned() {
-			return fmt.Errorf("model %q: a kind without a learner cannot be fitted", f.Kind.Name)
-		}
-		f.learner = f.Kind.New()
+	if !f.Kind.Learned() {
+		return fmt.Errorf("model %q: a kind without a learner cannot be fitted", f.Kind.Name)
 	}
 	b.QHat, b.VHat = f.q[:0], f.v[:0]
-	if err := f.learner.FitTo(b, b, f.Space, gamma); err != nil {
+	var err error
+	if f.Policies != nil && f.Kind.Refits {
+		err = f.Policies.Fit(f.Kind, b, f.Space, gamma)
+	} else {
+		if f.learner == nil {
+			f.learner = f.Kind.New()
+		}
+		err = f.learner.FitTo(b, b, f.Space, gamma)
+	}
+	if err != nil {
 		return fmt.Errorf("fitting the model %s: %w", f.Kind.Name, err)
 	}
 	f.q, f.v = b.QHat, b.VHat

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/confidence"
+	"github.com/ope-lab/longhorizon/models"
 )
 
 // Request is what to compute on a batch.
@@ -32,6 +33,14 @@ type Request struct {
 	// Workers runs the methods of one call concurrently (<= 1: one at a
 	// time); the numbers do not depend on it.
 	Workers int
+	// Policies, when not nil, is the caller's promise that the batches of
+	// its requests are views of one data set that differ only in pi_e and
+	// the ratios (models.PolicyShare): the learned Model (Fitted) and the
+	// methods that cross-fit one (models.PolicySharer, the CrossFitShare)
+	// count the data once and refit under each request's pi_e, with the
+	// numbers of fresh fits, bit for bit. A bootstrap's replicates never
+	// use it.
+	Policies *models.PolicyShare
 }
 
 func (r *Request) gamma() float64 {

@@ -194,7 +194,10 @@ func (pr *Proc) estimate(path string, grid []int, gamma float64, out []float64) 
 				len(lines), clip(lines[0]), clip(lines[1]))
 		case len(lines) == 1:
 			if err := parseResponse(lines[0], len(grid), out); err != nil {
-				pr.Stop()
+				var re *reportedError
+				if !errors.As(err, &re) {
+					pr.Stop() // it broke the protocol; an error response keeps to it
+				}
 				return err
 			}
 			return nil
@@ -284,7 +287,7 @@ func parseResponse(line []byte, want int, out []float64) error {
 	case r.Error != nil && r.Estimates != nil:
 		return fmt.Errorf("response %s has both estimates and error", clip(line))
 	case r.Error != nil:
-		return fmt.Errorf("it reported an error: %s", *r.Error)
+		return &reportedError{*r.Error}
 	case r.Estimates == nil:
 		return fmt.Errorf("malformed response %s: no estimates; want {\"estimates\": [...]} or {\"error\": \"...\"}", clip(line))
 	case len(*r.Estimates) != want:
@@ -298,6 +301,12 @@ func parseResponse(line []byte, want int, out []float64) error {
 	}
 	return nil
 }
+
+// reportedError is an {"error": ...} response: the request failed, and
+// the program, which kept to the protocol, keeps running.
+type reportedError struct{ msg string }
+
+func (e *reportedError) Error() string { return "it reported an error: " + e.msg }
 
 // clip returns line for an error message, cut to a readable length.
 func clip(line []byte) string {
@@ -316,6 +325,19 @@ func (pr *Proc) Stop() {
 		pr.stdin.Close()
 		killGroup(pr.cmd.Process)
 	})
+}
+
+// gone reports whether the process was stopped or has exited: no
+// request can be answered any more.
+func (pr *Proc) gone() bool {
+	select {
+	case <-pr.stopped:
+		return true
+	case <-pr.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Close stops the process and waits for it: at most pipeGrace after the

@@ -27,6 +27,12 @@ type CrossFit struct {
 	// Kind names the registry entry of the learned model fitted on each
 	// fold; "" is `fitted`.
 	Kind string
+	// Policies, when not nil, is the owner's promise of a PolicyShare:
+	// a Fit on the data of the last one (same offsets, ids and rewards,
+	// same gamma; other pi_e and ratios) keeps the compact ids and the
+	// folds, and refits each fold's model under the new pi_e (a Refitter's
+	// Refit, Kind.Refits; else a fit), bit for bit a fresh Fit's.
+	Policies *PolicyShare
 
 	obsIDs, actIDs compact.IDs
 	obs, act       []int32   // compact ids of every step
@@ -37,7 +43,13 @@ type CrossFit struct {
 	half           int // trajectories in fold A
 	base           int // the first step of fold B
 	learner        Learner
-	piE            func(o int, dst []float64)
+	// other is fold A's learner when the kind refits with Policies (each
+	// fold keeps its counts); else learner fits both folds.
+	other  Learner
+	last   batchKey // the data of the last Fit (pie and ratios nil), lastOK when it succeeded
+	lastOK bool
+	m      int
+	piE    func(o int, dst []float64)
 }
 
 // Fit fits the two folds' models on b, whose ids, probabilities pi_e and
@@ -50,6 +62,55 @@ type CrossFit struct {
 // number of compact observations. The error names the fold whose fit
 // failed.
 func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
+	key := keyOf(b)
+	key.pie, key.rat = nil, nil
+	if c.Policies != nil && c.lastOK && c.last == key && c.other != nil {
+		return c.refit(b)
+	}
+	c.lastOK = false
+	m, err := c.fit(b)
+	if err != nil {
+		return 0, err
+	}
+	c.last, c.lastOK, c.m = key, true, m
+	return m, nil
+}
+
+// refit is Fit on the data of the last Fit: pi_e and the folds' ratios
+// again, and each fold's model refitted under the new pi_e.
+func (c *CrossFit) refit(b *trajectory.Batch) (int, error) {
+	c.lastOK = false
+	m, na := c.m, c.na
+	c.pie = grow(c.pie, m*na)
+	clear(c.pie)
+	for s := range b.Steps() {
+		c.pie[int(c.obs[s])*na+int(c.act[s])] = b.PiE[s]
+	}
+	n := b.N()
+	for k, rng := range [2][2]int{{0, c.half}, {c.half, n}} {
+		f := &c.fold[k]
+		base, hi := b.Offsets[rng[0]], b.Offsets[rng[1]]
+		f.Ratio = f.Ratio[:0]
+		if len(b.Ratio) == len(b.Reward) {
+			f.Ratio = append(f.Ratio, b.Ratio[base:hi]...)
+		}
+	}
+	gamma := b.Gamma
+	if gamma == 0 {
+		gamma = 1
+	}
+	sp := Space{Obs: m, Actions: na + 1, Horizon: max(b.Horizon(), 1), PiE: c.piE}
+	for k, l := range [2]Learner{c.learner, c.other} {
+		if err := l.(Refitter).Refit(&c.fold[k], sp, gamma); err != nil {
+			return 0, fmt.Errorf("refitting the model on fold %c: %w", 'B'-rune(k), err)
+		}
+	}
+	c.lastOK = true
+	return m, nil
+}
+
+// fit is Fit on new data.
+func (c *CrossFit) fit(b *trajectory.Batch) (int, error) {
 	if c.learner == nil {
 		kind := c.Kind
 		if kind == "" {
@@ -63,6 +124,9 @@ func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
 			return 0, fmt.Errorf("cross-fitting: model %s is not learned from data", kind)
 		}
 		c.learner = k.New()
+		if c.Policies != nil && k.Refits {
+			c.other = k.New()
+		}
 	}
 	steps := b.Steps()
 	gamma := b.Gamma
@@ -100,8 +164,11 @@ func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
 	c.base = b.Offsets[c.half]
 	c.split(b, 0, 0, c.half)
 	c.split(b, 1, c.half, n)
-	for k := range 2 {
-		if err := c.learner.FitTo(&c.fold[1-k], &c.fold[k], sp, gamma); err != nil {
+	for k, l := range [2]Learner{c.learner, c.other} {
+		if l == nil {
+			l = c.learner
+		}
+		if err := l.FitTo(&c.fold[1-k], &c.fold[k], sp, gamma); err != nil {
 			return 0, fmt.Errorf("fitting the model on fold %c: %w", 'B'-rune(k), err)
 		}
 	}

@@ -23,6 +23,9 @@ type CrossFitShare struct {
 	mu   sync.Mutex
 	gen  uint64
 	fits []*sharedFit
+	// policies is the PolicyShare this share belongs to (its CrossFits):
+	// every CrossFit it makes gets it (CrossFit.Policies)
+	policies *PolicyShare
 }
 
 // sharedFit is one kind's CrossFit and what it was last fitted on.
@@ -94,7 +97,7 @@ func (s *CrossFitShare) entry(kind string) *sharedFit {
 			return f
 		}
 	}
-	f := &sharedFit{cf: CrossFit{Kind: kind}}
+	f := &sharedFit{cf: CrossFit{Kind: kind, Policies: s.policies}}
 	s.fits = append(s.fits, f)
 	return f
 }

@@ -31,6 +31,7 @@ func init() {
 		Bytes:    FitBytes,
 		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits)",
 		New:      func() Learner { return new(Fitter) },
+		Refits:   true,
 	})
 }
 
@@ -71,6 +72,17 @@ type Fitter struct {
 	byLen []int32   // byLen[l]: number of trajectories of length >= l
 
 	toStart, toByLen []int32 // the same of FitTo's other batch
+
+	last lastFit // what the last FitTo counted, for Refit
+}
+
+// lastFit is what a Fitter's last successful FitTo fitted: the space's
+// sizes, whether its train batch was empty, and whether it was read on
+// itself (else on another batch, ordered in toStart).
+type lastFit struct {
+	ok, empty, self bool
+	obs, actions, h int
+	steps, n        int // the apply batch's
 }
 
 // FitBytes returns the bound of Fitter's doc comment: the bytes Fit
@@ -130,6 +142,59 @@ func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 // to other than b adds 4 (n_to + Horizon + 2) bytes to FitBytes (its
 // trajectories by length).
 func (f *Fitter) FitTo(b, to *trajectory.Batch, sp Space, gamma float64) error {
+	f.last = lastFit{}
+	if err := f.fitTo(b, to, sp, gamma); err != nil {
+		return err
+	}
+	f.last = lastFit{ok: true, empty: len(b.Reward) == 0, self: to == b, obs: sp.Obs, actions: sp.Actions, h: sp.Horizon,
+		steps: len(to.Reward), n: len(to.Offsets)}
+	return nil
+}
+
+// Refit implements Refitter: the columns of the model of the last FitTo's
+// data under sp (pi_e may differ) into apply, which must hold the last
+// FitTo's apply batch's trajectories and ids (it may be a view with other
+// probabilities), and sp its sizes. It runs only the policy's part: pi_e
+// at every observation, and the dynamic program (O(sp.Horizon (T + m
+// sp.Actions)) and the writes, FitTo's cost without the counting).
+func (f *Fitter) Refit(apply *trajectory.Batch, sp Space, gamma float64) error {
+	l := f.last
+	switch {
+	case !l.ok:
+		return fmt.Errorf("models: Refit without a successful FitTo before")
+	case sp.Obs != l.obs || sp.Actions != l.actions || sp.Horizon != l.h:
+		return fmt.Errorf("models: Refit over a space of %d observations, %d actions and horizon %d; the fit was over %d, %d and %d",
+			sp.Obs, sp.Actions, sp.Horizon, l.obs, l.actions, l.h)
+	case len(apply.Reward) != l.steps || len(apply.Offsets) != l.n:
+		return fmt.Errorf("models: Refit on %d steps and %d offsets; the fit was read on %d and %d", len(apply.Reward), len(apply.Offsets), l.steps, l.n)
+	}
+	if err := check(apply, sp, gamma); err != nil {
+		return err
+	}
+	if l.empty {
+		if l.self {
+			apply.QHat, apply.VHat = apply.QHat[:0], apply.VHat[:0]
+			return nil
+		}
+		apply.QHat = grow(apply.QHat, len(apply.Reward))
+		apply.VHat = grow(apply.VHat, len(apply.Reward))
+		clear(apply.QHat)
+		clear(apply.VHat)
+		return nil
+	}
+	if err := f.policy(sp); err != nil {
+		return err
+	}
+	start, byLen := f.start, f.byLen
+	if !l.self {
+		start, byLen = f.toStart, f.toByLen
+	}
+	f.evaluate(apply, sp, gamma, start, byLen)
+	return nil
+}
+
+// fitTo is FitTo, without recording the fit for Refit.
+func (f *Fitter) fitTo(b, to *trajectory.Batch, sp Space, gamma float64) error {
 	if err := check(b, sp, gamma); err != nil {
 		return err
 	}

@@ -84,6 +84,11 @@ type Kind struct {
 	// New returns a cold learner (nil for ExactQ, whose columns the data
 	// carries).
 	New func() Learner
+	// Refits says that its learner is a Refitter: its fit reads pi_e in
+	// its dynamic program alone, so that the model of the same data under
+	// another evaluation policy reuses what it counted (PolicyShare). A
+	// test checks it against the learner, and Refit against a fresh fit.
+	Refits bool
 }
 
 // Learned reports whether the kind is fitted from the data by a learner

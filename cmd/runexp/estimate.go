@@ -174,6 +174,7 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		}
 		job.setIDs(pols[0])
 		job.setData(dataOf(info.Columns), where, names)
+		var exts []*external.Method
 		if len(specs) > 0 {
 			var procs external.Set
 			defer procs.CloseAll()
@@ -185,7 +186,8 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 				if err := procs.Add(pr); err != nil {
 					return err
 				}
-				job.Methods = append(job.Methods, external.NewMethod(pr, info.Columns))
+				exts = append(exts, external.NewMethod(pr, info.Columns))
+				job.Methods = append(job.Methods, exts[len(exts)-1])
 			}
 		}
 		more, err := job.check(&pols[0].b)
@@ -195,8 +197,18 @@ func estimateFlags(fs *flag.FlagSet) func(*flag.FlagSet, io.Reader, io.Writer, i
 		if err != nil {
 			return usageErr("%v", err)
 		}
+		if len(pols) > 1 {
+			// the views differ only in pi_e and the ratios: the models
+			// count the data once (models.PolicyShare)
+			job.Policies = new(models.PolicyShare)
+		}
 		reps := make([]*estimateReport, len(pols))
 		for k := range pols {
+			if len(pols) > 1 {
+				for _, x := range exts {
+					x.SetLabel("policy " + pols[k].name)
+				}
+			}
 			if k > 0 {
 				// the checks hold for every policy: one shape, one data
 				job.setIDs(pols[k])

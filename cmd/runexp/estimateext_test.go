@@ -104,3 +104,90 @@ func TestEstimateExternalBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateExternalPolicies: with several candidate policies in one
+// file, an external estimator is asked once per policy (and per
+// bootstrap replicate), each time on that policy's data (its pi_e), so
+// that an external PDIS equals the built-in pdis for every policy, value
+// and interval, bit for bit. A program that misbehaves at its second
+// request (the second policy's, without a bootstrap) fails that policy's
+// estimate, naming the policy and what it did; the first policy keeps
+// its estimate. After an {"error": ...} response the program keeps
+// running and the later policies are estimated; after any other failure
+// it is stopped, and each later policy's error says it was not asked and
+// names the policy it failed on. A failure on a bootstrap replicate is
+// named as such. The exit is 1 with one line naming every failing policy.
+func TestEstimateExternalPolicies(t *testing.T) {
+	bin := externalPDIS(t)
+	const data = "../../examples/policies.csv"
+	pols := []string{"pe0.55", "pe0.65", "pe0.75", "pe0.85", "pe0.95"}
+	rows := func(t *testing.T, path string) map[string][]string { // policy/estimator -> estimate, ci_low, ci_high
+		t.Helper()
+		out := map[string][]string{}
+		for _, r := range csvRows(t, path) {
+			f := strings.Split(r, ",")
+			out[f[0]+"/"+f[1]] = f[2:5]
+		}
+		return out
+	}
+	dir := t.TempDir()
+	for _, b := range []string{"0", "20"} {
+		path := filepath.Join(dir, "ok.csv")
+		code, _, errOut := runMain(t, "estimate", "-bootstrap", b, "-estimators", "pdis", "-external", "ext="+bin, "-csv", path, data)
+		if code != 0 {
+			t.Fatalf("-bootstrap %s: exit %d: %s", b, code, errOut)
+		}
+		got := rows(t, path)
+		for _, p := range pols {
+			if e, w := got[p+"/ext"], got[p+"/pdis"]; e == nil || e[0] == "" || strings.Join(e, ",") != strings.Join(w, ",") {
+				t.Errorf("-bootstrap %s, %s: external %v, built-in pdis %v", b, p, e, w)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		mode, want string
+		keeps      bool // the program keeps running: the later policies are estimated
+	}{
+		{"exit@2", "it exited before answering: exit status 3", false},
+		{"garbage@2", `malformed response "hello, harness"`, false},
+		{"short@2", "response has 0 estimates, want one per n of the grid (1)", false},
+		{"long@2", "response has 2 estimates, want one per n of the grid (1)", false},
+		{"nan@2", `malformed response "{\"estimates\": [NaN]}": an estimate is not a finite number`, false},
+		{"sleep@2", "no answer within the timeout of 1s", false},
+		{"error@2", "it reported an error: cannot estimate this", true},
+	} {
+		path := filepath.Join(dir, "bad.csv")
+		code, _, errOut := runMain(t, "estimate", "-bootstrap", "0", "-estimators", "pdis", "-external-timeout", "1s",
+			"-external", "ext="+bin+" "+tc.mode, "-csv", path, data)
+		got := rows(t, path)
+		if code != 1 || got["pe0.55/ext"][0] != got["pe0.55/pdis"][0] || got["pe0.65/ext"][0] != "" {
+			t.Errorf("%s: exit %d, pe0.55 %v, pe0.65 %v; want 1, pdis's value, failed", tc.mode, code, got["pe0.55/ext"], got["pe0.65/ext"])
+		}
+		if want := "runexp estimate: policy pe0.65: ext: estimator ext (external, [" + bin + " " + tc.mode + "]): " + tc.want; !strings.Contains(errOut, want) {
+			t.Errorf("%s: stderr lacks %q:\n%s", tc.mode, want, errOut)
+		}
+		failing := "policy pe0.65: 1 of 2 estimates failed"
+		for _, p := range pols[2:] {
+			if tc.keeps {
+				if got[p+"/ext"][0] != got[p+"/pdis"][0] {
+					t.Errorf("%s: %s: external %v, pdis %v", tc.mode, p, got[p+"/ext"], got[p+"/pdis"])
+				}
+				continue
+			}
+			failing += "; policy " + p + ": 1 of 2 estimates failed"
+			want := "runexp estimate: policy " + p + ": ext: estimator ext (external, [" + bin + " " + tc.mode + "]): not asked: its program was stopped when it failed on policy pe0.65: " + tc.want
+			if got[p+"/ext"][0] != "" || !strings.Contains(errOut, want) {
+				t.Errorf("%s: %s: estimate %v; stderr lacks %q:\n%s", tc.mode, p, got[p+"/ext"], want, errOut)
+			}
+		}
+		if want := "runexp: estimate: " + failing + "\n"; !strings.HasSuffix(errOut, want) {
+			t.Errorf("%s: stderr does not end with %q:\n%s", tc.mode, want, errOut)
+		}
+	}
+	// the third request is the first policy's second bootstrap replicate
+	code, _, errOut := runMain(t, "estimate", "-bootstrap", "5", "-estimators", "pdis", "-external", "ext="+bin+" short@3", data)
+	want := "policy pe0.65: ext: estimator ext (external, [" + bin + " short@3]): not asked: its program was stopped when it failed on a bootstrap replicate of policy pe0.55: response has 0 estimates"
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "policy pe0.55: note: ext failed on 4 of 5 bootstrap replicates") {
+		t.Errorf("failing on a replicate: exit %d, stderr lacks %q or pe0.55's note:\n%s", code, want, errOut)
+	}
+}

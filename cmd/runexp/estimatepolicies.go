@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -188,17 +187,23 @@ func finiteOrNil(x float64) *float64 {
 // WriteFailures writes every policy's warnings and failures, each line
 // naming the policy when there are several.
 func (pr *policiesReport) WriteFailures(stderr io.Writer, prefix string) error {
-	var errs []error
+	var parts []string
+	var last error
 	for k, r := range pr.reps {
 		p := prefix
 		if len(pr.reps) > 1 {
 			p += "policy " + pr.names[k] + ": "
 		}
 		if err := r.WriteFailures(stderr, p); err != nil {
-			errs = append(errs, fmt.Errorf("policy %s: %w", pr.names[k], err))
+			last = err
+			parts = append(parts, "policy "+pr.names[k]+": "+strings.TrimPrefix(err.Error(), "estimate: "))
 		}
 	}
-	return errors.Join(errs...)
+	if len(pr.reps) == 1 || last == nil {
+		return last
+	}
+	// one line: the exit's message, each failing policy named
+	return fmt.Errorf("estimate: %s", strings.Join(parts, "; "))
 }
 
 // csvHeader is the header of -csv's file.

@@ -96,6 +96,11 @@ func (e *DRL) UseModel(kind string) { e.cf.Kind = kind }
 // data); with nil, DRL fits its own.
 func (e *DRL) ShareCrossFit(s *models.CrossFitShare) { e.share = s }
 
+// SharePolicies implements models.PolicySharer: its own CrossFit refits
+// its folds when the next batch holds the last one's data under another
+// pi_e (models.CrossFit.Policies).
+func (e *DRL) SharePolicies(s *models.PolicyShare) { e.cf.Policies = s }
+
 // Estimate returns the DRL estimate from b, which must carry observation
 // and action ids (ErrNoIDs) and the action probabilities (ErrNoProbs), and
 // at least 2 trajectories: the mean of the per-trajectory terms phi^i

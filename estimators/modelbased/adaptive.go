@@ -7,6 +7,7 @@ import (
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
 	"github.com/ope-lab/longhorizon/estimators/internal/weights"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -91,6 +92,11 @@ func (*AdaptiveBlend) Name() string { return "adaptive" }
 // (estimators.ModelFitter): a learned kind of package models' registry;
 // "" (the default) is `fitted`.
 func (e *AdaptiveBlend) UseModel(kind string) { e.v3.cf.Kind = kind }
+
+// SharePolicies implements models.PolicySharer: version 3's CrossFit
+// refits its folds when the next batch holds the last one's data under
+// another pi_e (models.CrossFit.Policies).
+func (e *AdaptiveBlend) SharePolicies(s *models.PolicyShare) { e.v3.cf.Policies = s }
 
 // X returns the blend weights of the last Estimate call, one per
 // candidate: version 3's (cwpdis, wdr, g(beta_hat), wis), or version 2's in

@@ -8,8 +8,11 @@
 // The first argument, when given, makes it misbehave for the failure
 // tests: exit (exit 3 at the first request, after a line on standard
 // error), garbage (answer a line that is not JSON), short (one estimate
-// too few), nan (a NaN estimate), error (an error response), sleep (never
-// answer). With -pidfile FILE it writes its process id to FILE first.
+// too few), long (one too many), nan (a NaN estimate), error (an error response), sleep (never
+// answer). MODE@K misbehaves so at its K-th request alone (1-based) and
+// answers the others (runexp estimate's second candidate policy is its
+// second request without a bootstrap). With -pidfile FILE it writes
+// its process id to FILE first.
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,6 +48,16 @@ func main() {
 		}
 		mode, args = args[0], args[1:]
 	}
+	at := 0 // the request that misbehaves (0: every one)
+	if m, k, ok := strings.Cut(mode, "@"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "extpdis: %q: want MODE@K, K >= 1\n", mode)
+			os.Exit(2)
+		}
+		mode, at = m, n
+	}
+	requests := 0
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -52,6 +66,11 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			reply(out, map[string]any{"error": err.Error()})
 			continue
+		}
+		requests++
+		mode := mode
+		if at > 0 && requests != at {
+			mode = ""
 		}
 		switch mode {
 		case "exit":
@@ -73,6 +92,8 @@ func main() {
 			continue
 		}
 		switch mode {
+		case "long":
+			est = append(est, 0)
 		case "short":
 			est = est[:len(est)-1]
 		case "nan":
