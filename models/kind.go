@@ -89,6 +89,10 @@ type Kind struct {
 	// another evaluation policy reuses what it counted (PolicyShare). A
 	// test checks it against the learner, and Refit against a fresh fit.
 	Refits bool
+	// TimeIndexed says that its model is indexed by the step t (q_t, P_t:
+	// Markov in (t, observation)), so that a state distribution propagated
+	// through it is d_t, step by step (drl's marginal ratio, docs/drl.md).
+	TimeIndexed bool
 }
 
 // Learned reports whether the kind is fitted from the data by a learner

@@ -18,11 +18,12 @@ func init() {
 			"q_t = R_t + gamma P_t v_{t+1}, v_t(o) = sum_a pi_e(a|o) q_t(o, a), v_{H+1} = 0, by backward induction; " +
 			"q_t = 0 at a pair never visited at step t. Right on domains Markov in (t, observation), such as drift; " +
 			"with dm it is the tabular TMIS of Yin & Wang 2020",
-		Source:   "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
-		Needs:    IDs,
-		Bytes:    TimeFitBytes,
-		BytesDoc: "TimeFitBytes: 4 Obs + 24 m + 36 m Actions + 20 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits)",
-		New:      func() Learner { return new(TimeFitter) },
+		Source:      "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
+		Needs:       IDs,
+		Bytes:       TimeFitBytes,
+		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 36 m Actions + 20 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits)",
+		New:         func() Learner { return new(TimeFitter) },
+		TimeIndexed: true,
 	})
 }
 

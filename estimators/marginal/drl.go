@@ -56,6 +56,7 @@ import (
 // calls: a warm DRL allocates nothing.
 type DRL struct {
 	cf           models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
+	timed        bool            // cf.Kind is time-indexed (models.Kind.TimeIndexed): d^e_t propagates through its P_t
 	share        *models.CrossFitShare
 	fit          *models.CrossFit // the last fit: &cf, or the share's
 	mis          bool             // drl-mis: SPEC 1f's weights
@@ -88,7 +89,11 @@ func (e *DRL) Name() string {
 // "" (the default, SPEC 1f) is `fitted`. With `fitted-t`, q_t is
 // time-indexed, as in Kallus & Uehara's finite-horizon DRL, and so is the
 // model drl propagates d^e_t through; drl-mis's w_t stays SPEC 1f's.
-func (e *DRL) UseModel(kind string) { e.cf.Kind = kind }
+func (e *DRL) UseModel(kind string) {
+	e.cf.Kind = kind
+	k, _ := models.Lookup(kind)
+	e.timed = k.TimeIndexed
+}
 
 // ShareCrossFit implements models.CrossFitSharer: with s not nil, the
 // folds' models are read from s, fitted once per batch for drl and

@@ -36,7 +36,7 @@ func (e *DRL) ratios(h, m int) {
 	clear(tr.count)
 	clear(tr.obsCount)
 	clear(tr.known)
-	timed := e.cf.Kind == "fitted-t"
+	timed := e.timed
 	for k := range 2 {
 		from, to := e.fit.Fold(1-k), e.fit.Fold(k)
 		if !timed {
