@@ -1523,7 +1523,10 @@ func TestHostileLock(t *testing.T) {
 		cmd := startChild(ctx, e.t, append(args, e.write("slow.yaml", testdata(e.t, "slow.yaml"))),
 			&o, &errBuf, filepath.Join(e.t.TempDir(), "alloc"), "")
 		e.t.Cleanup(func() { cancel(); cmd.Wait() })
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		// 30 s: a loaded machine (load 10 on 2 cores) once took over 5 s
+		// to checkpoint the first unit; the wait is a precondition, not
+		// what the test measures.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			if b, err := os.ReadFile(filepath.Join(e.out, ckpt)); err == nil && bytes.Count(b, []byte("\n")) >= 2 {
 				return
 			}
