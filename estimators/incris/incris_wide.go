@@ -137,7 +137,9 @@ func (e *INCRIS) groups() int { return (len(e.aref) - 1) / 4 }
 
 // tileLow returns the lowest group of the tile whose highest group is hi:
 // groups hi, hi-1, ... until their cells take incrisTile bytes (or the
-// kernels' tile).
+// kernels' tile), in an even number where there are groups left, so that
+// the pair kernel takes them all (a group left over would go alone
+// through kernel.Group, at half the width).
 func (e *INCRIS) tileLow(hi int) int {
 	limit := e.kern.tile
 	if limit == 0 {
@@ -151,6 +153,9 @@ func (e *INCRIS) tileLow(hi int) int {
 		if size >= limit {
 			break
 		}
+	}
+	if (hi-g)%2 == 0 && g > 0 {
+		g--
 	}
 	return g
 }
