@@ -58,7 +58,7 @@ type INCRIS struct {
 	// (padded: W frozen after the trajectory's end).
 	tda [kernel.Wide][]float64
 	// the wide path's two blocks of kernel.Wide trajectories (wideBuf),
-	// and da1, da over the trajectories before the second (widePair).
+	// and da1, da over the trajectories before the second (addTiles).
 	// opts, if not nil, overrides the default kernels (tests run every
 	// path); kern holds the kernels in use, chosen at reset.
 	opts    *incrisKernels

@@ -5,6 +5,7 @@ package incris
 // tile by tile.
 
 import (
+	"cmp"
 	"unsafe"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
@@ -13,7 +14,7 @@ import (
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
-// incrisTile bounds the bytes of cells in one tile of groups (widePair):
+// incrisTile bounds the bytes of cells in one tile of groups (addTiles):
 // at H = 3000 a wide block's ratios and W_j - aref_j take 384 KB, so two
 // blocks and a tile stay within a 2 MB L2 cache. A tile size changes the
 // speed, not the bits.
@@ -43,24 +44,35 @@ func (wb *wideBuf) reset(hp int) {
 }
 
 // addWideBlocks adds the whole blocks of kernel.Wide trajectories from
-// from..to-1 on the wide path, the cells in lanes form meanwhile: two
-// blocks at a time where both are finite (widePair), else one.
+// from..to-1 on the wide path, the cells in lanes form meanwhile: two at
+// a time where both are finite (addTiles), a block that is not (a ratio
+// or weight) on the scalar path, which skips zero rewards rather than
+// adding 0 * rho.
 func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
 	const w = kernel.Wide
 	e.flipAll()
 	defer e.flipAll()
 	for to-from >= w {
-		if to-from >= 2*w {
-			two, err := e.widePair(b, from)
+		k := 0 // finite blocks filled
+		for k < min(len(e.wb), (to-from)/w) {
+			finite, err := e.wideBlock(b, from+k*w, &e.wb[k])
 			if err != nil {
 				return err
 			}
-			if two {
-				from += 2 * w
-				continue
+			if !finite {
+				break
 			}
+			k++
 		}
-		if err := e.wideOne(b, from); err != nil {
+		if k > 0 {
+			e.addTiles(b, from, k)
+			from += k * w
+			continue
+		}
+		e.flipAll()
+		err := e.addNarrow(b, from, from+w)
+		e.flipAll()
+		if err != nil {
 			return err
 		}
 		from += w
@@ -68,55 +80,29 @@ func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
 	return nil
 }
 
-// wideOne adds the block of trajectories i..i+kernel.Wide-1 on its own.
-func (e *INCRIS) wideOne(b *trajectory.Batch, i int) error {
-	wb := &e.wb[0]
-	finite, err := e.wideBlock(b, i, wb)
-	if err != nil {
-		return err
-	}
-	if !finite {
-		// a ratio or weight that is not finite: the scalar path, which
-		// skips zero rewards rather than adding 0 * rho
-		e.flipAll()
-		err := e.addNarrow(b, i, i+kernel.Wide)
-		e.flipAll()
-		return err
-	}
-	e.addWide(b, i, wb, e.groups()-1, 0)
-	addDA(e.da, wb.tda)
-	return nil
-}
-
-// widePair adds the two blocks of trajectories from i on, if both are
-// finite (else it adds nothing and reports false), tile by tile of groups
-// (tileLow), the first block's trajectories then the second's: a tile's
-// cells are loaded from memory once for both blocks, not once for each.
-// Every cell still takes the trajectories in order, and the groups are
-// independent (unshift reads only da, which here is the sum over the
-// trajectories before each block, as in wideOne), so the bits are those
-// of two wideOne calls.
-func (e *INCRIS) widePair(b *trajectory.Batch, i int) (bool, error) {
-	const w = kernel.Wide
-	for k := range e.wb {
-		finite, err := e.wideBlock(b, i+k*w, &e.wb[k])
-		if err != nil || !finite {
-			return false, err
-		}
-	}
-	copy(e.da1, e.da)
-	addDA(e.da1, e.wb[0].tda)
+// addTiles adds the k <= 2 filled blocks from trajectory i on, tile by
+// tile of groups (tileLow), each tile the first block's trajectories then
+// the second's: a tile's cells come from memory once for both blocks, not
+// once for each. Every cell still takes the trajectories in order, the
+// groups are independent, and each block's unshifts see da over the
+// trajectories before it, so the bits are those of one block after the
+// other.
+func (e *INCRIS) addTiles(b *trajectory.Batch, i, k int) {
+	das := [2][]float64{e.da, e.da1}
+	copy(das[1], das[0])
+	addDA(das[1], e.wb[0].tda)
 	for hi := e.groups() - 1; hi >= 0; {
 		lo := e.tileLow(hi)
-		e.addWide(b, i, &e.wb[0], hi, lo)
-		e.da, e.da1 = e.da1, e.da
-		e.addWide(b, i+w, &e.wb[1], hi, lo)
-		e.da, e.da1 = e.da1, e.da
+		for q := range k {
+			e.da = das[q]
+			e.addWide(b, i+q*kernel.Wide, &e.wb[q], hi, lo)
+		}
 		hi = lo - 1
 	}
-	addDA(e.da1, e.wb[1].tda)
-	e.da, e.da1 = e.da1, e.da
-	return true, nil
+	if k == 2 {
+		addDA(das[1], e.wb[1].tda)
+	}
+	e.da, e.da1 = das[1], das[0]
 }
 
 // addDA adds a block's W_j - aref_j (tda, as wideBuf's) to da[j], in
@@ -141,10 +127,7 @@ func (e *INCRIS) groups() int { return (len(e.aref) - 1) / 4 }
 // the pair kernel takes them all (a group left over would go alone
 // through kernel.Group, at half the width).
 func (e *INCRIS) tileLow(hi int) int {
-	limit := e.kern.tile
-	if limit == 0 {
-		limit = incrisTile
-	}
+	limit := cmp.Or(e.kern.tile, incrisTile)
 	const cell = int(unsafe.Sizeof(kernel.Cell{}))
 	size := 0
 	g := hi

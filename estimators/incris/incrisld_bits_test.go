@@ -8,6 +8,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -110,7 +111,7 @@ func ldBitCases() []ldCase {
 // (100 x 11 > 1020 binades: ratio 1024 = 2^10, Frexp exponent 11) but the
 // windows' own products stay within a few hundred binades (a random walk
 // of +-10 binades per step over at most 100 steps), so that prepare's
-// window bounds (ldWindowBounds) put the pass on its fast path.
+// window bounds (weights.WindowBounds) put the pass on its fast path.
 func ldLooseBatch(rng *rand.Rand) *trajectory.Batch {
 	return ldScaledBatch(rng, 300, 60, 100, []float64{1.0 / 1024, 1, 1024}, 1, 0.2)
 }
@@ -139,7 +140,7 @@ func TestLDWindowBounds(t *testing.T) {
 			}
 			b.End()
 		}
-		if lo, hi := ldWindowBounds(&b); lo != c.lo || hi != c.hi {
+		if lo, hi := weights.WindowBounds(&b); lo != c.lo || hi != c.hi {
 			t.Errorf("%s: bounds [%d, %d], want [%d, %d]", c.name, lo, hi, c.lo, c.hi)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -157,38 +158,12 @@ func (e *INCRISLD) prepare(b *trajectory.Batch) {
 		// fast path. Neither bound changes a bit: check only adds tests
 		// that fail nowhere inside them, and clean picks the masks that
 		// count exactly what the inner loop would.
-		wlo, whi := ldWindowBounds(b)
+		wlo, whi := weights.WindowBounds(b)
 		bl, bh = max(bl, wlo), min(bh, whi)
 		e.check = e.check && (whi > 1020 || wlo < -1020)
 	}
 	e.clean = !e.check && clean(bl, bh)
 	e.table(b)
-}
-
-// ldWindowBounds returns integers lo <= 0 <= hi such that every product of
-// consecutive ratios of a trajectory of b (B_k of any step and lag, as the
-// passes compute them, rounding included) that is not 0 lies in [2^lo,
-// 2^hi]: the smallest and largest sums of log2(rho) over windows of
-// nonzero ratios (Kadane's maximum-subarray recurrence, the empty window
-// B_0 = 1 included), widened by two binades, one for the roundings of at
-// most 2^40 products (relative error below 2^-12) and one for those of
-// log2 and the sums. A window through a zero ratio has product 0 from
-// there on, which no test flags. b's ratios must be finite and >= 0.
-func ldWindowBounds(b *trajectory.Batch) (lo, hi int) {
-	wlo, whi := 0.0, 0.0
-	for i := range b.N() {
-		cmin, cmax := 0.0, 0.0
-		for _, f := range b.Ratio[b.Offsets[i]:b.Offsets[i+1]] {
-			if f == 0 {
-				cmin, cmax = 0, 0
-				continue
-			}
-			l := math.Log2(f)
-			cmin, cmax = min(0, cmin+l), max(0, cmax+l)
-			wlo, whi = min(wlo, cmin), max(whi, cmax)
-		}
-	}
-	return int(math.Floor(wlo)) - 2, int(math.Ceil(whi)) + 2
 }
 
 // table fills the ratio table rt and, with clean and Guard, the bit masks.
