@@ -57,21 +57,17 @@ type INCRIS struct {
 	// per trajectory of the block being added: W_j - aref_j for j = 0..hp
 	// (padded: W frozen after the trajectory's end).
 	tda [kernel.Wide][]float64
-	// the wide path's block of kernel.Wide trajectories q (wideBlock):
-	// wrho[j*kernel.Wide+q] = rho_j (1 after the trajectory's end), j < hp;
-	// wtda[j*kernel.Wide+q] = W_j - aref_j, j <= hp; wrew[g*4*kernel.Wide+
-	// q*4+l] = r at step 4g+l+1 (0 after the end); wzero[s]: some
-	// trajectory of the block has reward 0 at step s+1; wlive[s]: some
-	// trajectory of the block has a nonzero reward at step s+1.
+	// the wide path's two blocks of kernel.Wide trajectories (wideBuf),
+	// and da1, da over the trajectories before the second (addTiles).
 	// opts, if not nil, overrides the default kernels (tests run every
 	// path); kern holds the kernels in use, chosen at reset.
-	opts             *incrisKernels
-	kern             incrisKernels
-	wrho, wtda, wrew []float64
-	wzero, wlive     []bool
-	kstar            []int
-	gridK            [][]int // k* at each grid point of the last EstimateGrid
-	gridBuf          []int
+	opts    *incrisKernels
+	kern    incrisKernels
+	wb      [2]wideBuf
+	da1     []float64
+	kstar   []int
+	gridK   [][]int // k* at each grid point of the last EstimateGrid
+	gridBuf []int
 }
 
 // incrisBlock is the number of trajectories whose terms are added to the
@@ -94,6 +90,8 @@ type incrisKernels struct {
 	// pair, if not nil (group must be set too), is the wide path's kernel
 	// for two groups of rows at once (see kernel.Pair).
 	pair func(a, b []kernel.Cell, s0 int, rv *[8 * kernel.Wide]float64, rho, tda []float64)
+	// tile, if not 0, overrides incrisTile (tests run small tiles).
+	tile int
 }
 
 // incrisDefaultKernels returns INCRIS's kernels: the wide path with
@@ -259,14 +257,10 @@ func (e *INCRIS) reset(h int) {
 		e.kern = incrisDefaultKernels()
 	}
 	if e.kern.group != nil {
-		e.wrho = scratch.Zero(e.wrho, kernel.Wide*hp)
-		e.wtda = scratch.Zero(e.wtda, kernel.Wide*(hp+1))
-		e.wrew = scratch.Zero(e.wrew, kernel.Wide*hp)
-		if cap(e.wzero) < hp {
-			e.wzero = make([]bool, hp)
-			e.wlive = make([]bool, hp)
+		for k := range e.wb {
+			e.wb[k].reset(hp)
 		}
-		e.wzero, e.wlive = e.wzero[:hp], e.wlive[:hp]
+		e.da1 = scratch.Zero(e.da1, hp+1)
 	}
 }
 
@@ -288,54 +282,6 @@ func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 		from += (to - from) / kernel.Wide * kernel.Wide
 	}
 	return e.addNarrow(b, from, to)
-}
-
-// addWideBlocks adds the whole blocks of kernel.Wide trajectories from
-// from..to-1 on the wide path, the cells in lanes form meanwhile.
-func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
-	e.flipAll()
-	defer e.flipAll()
-	for ; to-from >= kernel.Wide; from += kernel.Wide {
-		finite, err := e.wideBlock(b, from)
-		if err != nil {
-			return err
-		}
-		if !finite {
-			// a ratio or weight that is not finite: the scalar path,
-			// which skips zero rewards rather than adding 0 * rho
-			e.flipAll()
-			err := e.addNarrow(b, from, from+kernel.Wide)
-			e.flipAll()
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		e.addWide(b, from)
-		// da += each trajectory's W_j - aref_j, in trajectory order
-		// (as addNarrow adds them)
-		wtda := e.wtda[:kernel.Wide*len(e.da)]
-		for j, d := range e.da {
-			for _, v := range wtda[j*kernel.Wide : j*kernel.Wide+kernel.Wide] {
-				d += v
-			}
-			e.da[j] = d
-		}
-	}
-	return nil
-}
-
-// flipAll switches every group of cells between the cells form (each cell
-// holds its C, S1, S2, S3) and the lanes form (kernel.Flip).
-func (e *INCRIS) flipAll() {
-	for g := range (e.h + 3) / 4 {
-		kernel.Flip(e.groupCells(g), 4*g)
-	}
-}
-
-// groupCells returns the cells of group g (rows 4g..4g+3).
-func (e *INCRIS) groupCells(g int) []kernel.Cell {
-	return e.cells[8*g*g+12*g : 8*g*g+12*g+4*(4*g+5)]
 }
 
 // addNarrow adds trajectories from..to-1 (from >= 1) with the scalar
@@ -414,176 +360,6 @@ func (e *INCRIS) first(b *trajectory.Batch) error {
 		}
 	}
 	return nil
-}
-
-// wideBlock fills the wide block (wrho, wtda, wrew, wzero) from
-// trajectories i..i+kernel.Wide-1, computing their weights as weights does
-// and failing as it does. It reports whether every ratio and every
-// W_j - aref_j is finite: only then does a zero reward add exactly nothing
-// (x = 0 * rho_j ... = +-0, and d = +-0 leaves every sum as it is), which
-// lets the kernel add all four rows of a group whatever their rewards.
-func (e *INCRIS) wideBlock(b *trajectory.Batch, i int) (bool, error) {
-	const w = kernel.Wide
-	hp := len(e.aref) - 1
-	aref := e.aref[:hp+1]
-	wrho, wtda, wrew, zero, live := e.wrho[:w*hp], e.wtda[:w*(hp+1)], e.wrew[:w*hp], e.wzero[:hp], e.wlive[:hp]
-	clear(zero)
-	clear(live)
-	for q := range w {
-		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
-		rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
-		rew = rew[:len(rho)]
-		for s, f := range rho {
-			wrho[s*w+q] = f
-		}
-		for s := len(rho); s < hp; s++ { // padding: rho 1, r 0
-			wrho[s*w+q] = 1
-			zero[s] = true
-		}
-		for s0 := 0; s0 < hp; s0 += 4 { // wrew[g*4w+q*4+l], g = s0/4
-			r := wrew[s0*w+q*4 : s0*w+q*4+4]
-			if s0+4 <= len(rew) {
-				r[0], r[1], r[2], r[3] = rew[s0], rew[s0+1], rew[s0+2], rew[s0+3]
-				continue
-			}
-			for l := range r {
-				r[l] = 0
-				if s0+l < len(rew) {
-					r[l] = rew[s0+l]
-				}
-			}
-		}
-		for s, r := range rew {
-			if r == 0 {
-				zero[s] = true
-			} else {
-				live[s] = true
-			}
-		}
-	}
-	// W_j for the block's trajectories side by side (independent chains),
-	// each the product weights computes: the padding ratios 1 freeze W
-	// and never fail the range test.
-	c0, c1, c2, c3, c4, c5, c6, c7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
-	for q := range w {
-		wtda[q] = 1 - aref[0]
-	}
-	bad := 0.0 // x - x is 0 for finite x, NaN otherwise
-	for j := range hp {
-		f := wrho[j*w : j*w+w]
-		p0, p1, p2, p3, p4, p5, p6, p7 := c0, c1, c2, c3, c4, c5, c6, c7
-		c0 *= f[0]
-		c1 *= f[1]
-		c2 *= f[2]
-		c3 *= f[3]
-		c4 *= f[4]
-		c5 *= f[5]
-		c6 *= f[6]
-		c7 *= f[7]
-		if weights.LeftNormal(c0, f[0], p0) || weights.LeftNormal(c1, f[1], p1) || weights.LeftNormal(c2, f[2], p2) || weights.LeftNormal(c3, f[3], p3) ||
-			weights.LeftNormal(c4, f[4], p4) || weights.LeftNormal(c5, f[5], p5) || weights.LeftNormal(c6, f[6], p6) || weights.LeftNormal(c7, f[7], p7) {
-			return false, e.errWeights()
-		}
-		a := aref[j+1]
-		v := wtda[(j+1)*w : (j+1)*w+w]
-		v[0], v[1], v[2], v[3] = c0-a, c1-a, c2-a, c3-a
-		v[4], v[5], v[6], v[7] = c4-a, c5-a, c6-a, c7-a
-		bad += ((v[0] - v[0]) + (v[1] - v[1]) + ((v[2] - v[2]) + (v[3] - v[3]))) +
-			((v[4] - v[4]) + (v[5] - v[5]) + ((v[6] - v[6]) + (v[7] - v[7])))
-	}
-	// A ratio that is not finite makes W (and so W - aref) not finite, or
-	// fails the range test.
-	return bad == 0, nil
-}
-
-// addWide adds trajectories i..i+kernel.Wide-1 (their data in the wide
-// block) group by group, the cells in lanes form: with the vector kernel
-// where every row of the group is raw or every trajectory has a nonzero
-// reward in it, else (a row turns raw here, once per row) with the scalar
-// kernels, on the group flipped to the cells form. A group whose rows are
-// all raw and all of whose rewards in the block are 0 is skipped (idle).
-func (e *INCRIS) addWide(b *trajectory.Batch, i int) {
-	const w = kernel.Wide
-	hp := len(e.aref) - 1
-	wrho, wtda := e.wrho[:w*hp], e.wtda[:w*(hp+1)]
-	narrow := false // e.tda holds the block's W_j - aref_j
-	for g := hp/4 - 1; g >= 0; g-- {
-		if e.idle(g) {
-			continue
-		}
-		if e.turnsRaw(g) {
-			if !narrow {
-				for q := range w {
-					tda := e.tda[q][:hp+1]
-					for j := range tda {
-						tda[j] = wtda[j*w+q]
-					}
-				}
-				narrow = true
-			}
-			kernel.Flip(e.groupCells(g), 4*g)
-			e.addGroupNarrow(b, i, 4*g)
-			kernel.Flip(e.groupCells(g), 4*g)
-			continue
-		}
-		if e.kern.pair != nil && g > 0 && !e.turnsRaw(g-1) && !e.idle(g-1) {
-			rv := (*[8 * w]float64)(e.wrew[(g-1)*4*w : (g+1)*4*w])
-			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
-			g--
-			continue
-		}
-		rv := (*[4 * w]float64)(e.wrew[g*4*w : (g+1)*4*w])
-		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
-	}
-}
-
-// idle reports whether adding the wide block to group g changes no bit:
-// its rows are raw (C = 0) and every trajectory of the block has reward 0
-// in them (the padding rows past the horizon have none). Then every term
-// is +-0 (d = X = 0 B_k, finite: addWide runs only on a finite block), and
-// a sum plus +-0 is the sum: the sums start at +0 and a sum of two
-// numbers is -0 only when both are, so none is ever -0. The scalar path
-// skips these zero rewards too.
-func (e *INCRIS) idle(g int) bool {
-	for s := 4 * g; s < min(4*g+4, e.h); s++ {
-		if e.shifted[s] || e.wlive[s] {
-			return false
-		}
-	}
-	return true
-}
-
-// turnsRaw reports whether a row of group g is shifted and some trajectory
-// of the wide block has reward 0 in it.
-func (e *INCRIS) turnsRaw(g int) bool {
-	for s := 4 * g; s < min(4*g+4, e.h); s++ {
-		if e.shifted[s] && e.wzero[s] {
-			return true
-		}
-	}
-	return false
-}
-
-// addGroupNarrow adds trajectories i..i+kernel.Wide-1 (their W_j - aref_j
-// in e.tda) to the rows of the group starting at row s0 with the scalar
-// kernels, turning rows raw where needed.
-func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0 int) {
-	for s := s0; s < min(s0+4, e.h); s++ {
-		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
-		for q := range kernel.Wide {
-			lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
-			r := 0.0
-			if s < hi-lo {
-				r = b.Reward[lo+s]
-			}
-			switch {
-			case r != 0:
-				addRow1(row, r, b.Ratio[lo:hi], e.tda[q])
-			case e.shifted[s]:
-				e.unshift(s, row, i+q, q)
-			}
-		}
-	}
 }
 
 // addBlock adds trajectories i..i+m-1 (m <= incrisBlock, their weights in

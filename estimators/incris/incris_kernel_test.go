@@ -30,6 +30,10 @@ func incrisPathList() []incrisPath {
 		{"scalar", incrisKernels{}, false},
 		{"wide-" + kernel.GroupName, incrisKernels{group: kernel.Group}, !kernel.HasGroup()},
 		{"wide-" + kernel.PairName, incrisKernels{group: kernel.Group, pair: kernel.Pair}, !kernel.HasPair()},
+		// addTiles's tiles of one group (no pairs of groups) and of a few
+		// (the lower groups several to a tile, the upper ones one).
+		{"wide-" + kernel.PairName + "-tile1", incrisKernels{group: kernel.Group, pair: kernel.Pair, tile: 1}, !kernel.HasPair()},
+		{"wide-" + kernel.PairName + "-tile4k", incrisKernels{group: kernel.Group, pair: kernel.Pair, tile: 4096}, !kernel.HasPair()},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -100,9 +101,54 @@ func ldBitCases() []ldCase {
 	add("mean-overflow", ldScaledBatch(rng, 50, 8, 8, []float64{1e10, 1e9}, 1e300, 0))
 	add("no-rewards", ldScaledBatch(rng, 20, 3, 9, []float64{0.5, 2}, 1, 1))
 	add("one", ldScaledBatch(rng, 1, 3, 9, []float64{0.5, 2}, 1, 0))
+	add("loose-bound", ldLooseBatch(rng))
 	add("subepisode", subepisodeBatch(rng, 130, 130))
 	add("random", ldRandomBatch(rng, 1100, 120, 0.7))
 	return cs
+}
+
+// ldLooseBatch is data on which the bound H log2(largest ratio) fails
+// (100 x 11 > 1020 binades: ratio 1024 = 2^10, Frexp exponent 11) but the
+// windows' own products stay within a few hundred binades (a random walk
+// of +-10 binades per step over at most 100 steps), so that prepare's
+// window bounds (weights.WindowBounds) put the pass on its fast path.
+func ldLooseBatch(rng *rand.Rand) *trajectory.Batch {
+	return ldScaledBatch(rng, 300, 60, 100, []float64{1.0 / 1024, 1, 1024}, 1, 0.2)
+}
+
+// TestLDWindowBounds: the window bounds of hand-computed trajectories, and
+// the fast path on ldLooseBatch, which the loose bound alone refused.
+func TestLDWindowBounds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ratios [][]float64
+		lo, hi int
+	}{
+		// log2: 1, 1, -2, 2 | 3: largest window 1+1 = 2 before the zero,
+		// then 3; smallest -2 (1+1-2 = 0); widened by 2 binades.
+		{"zero-splits", [][]float64{{2, 2, 0.25, 4, 0, 8}}, -4, 5},
+		// log2 -1 three times: smallest -3; largest the empty window, 0.
+		{"halves", [][]float64{{0.5, 0.5, 0.5}}, -5, 2},
+		// both trajectories: the extremes of each.
+		{"two", [][]float64{{2, 2, 0.25, 4, 0, 8}, {0.5, 0.5, 0.5}}, -5, 5},
+		{"ones", [][]float64{{1, 1}}, -2, 2},
+	} {
+		var b trajectory.Batch
+		for _, tr := range c.ratios {
+			for _, f := range tr {
+				b.Add(1, f)
+			}
+			b.End()
+		}
+		if lo, hi := weights.WindowBounds(&b); lo != c.lo || hi != c.hi {
+			t.Errorf("%s: bounds [%d, %d], want [%d, %d]", c.name, lo, hi, c.lo, c.hi)
+		}
+	}
+	e := NewINCRISLD(true)
+	e.prepare(ldLooseBatch(rand.New(rand.NewPCG(1, 2))))
+	if e.check || !e.clean {
+		t.Errorf("loose-bound data: check %v, clean %v; want the fast path (false, true)", e.check, e.clean)
+	}
 }
 
 // ldPath is a way incris-ld's pass can compute its sums (ldOptions).

@@ -102,10 +102,12 @@ func BenchmarkDRLMIS(b *testing.B) { benchDRL(b, NewDRLMIS) }
 func benchDRL(b *testing.B, mk func() *DRL) {
 	long := horizonBatch(b, 10000, 100)
 	taxi := taxiIDBatch(b, 10000)
+	h3000 := horizonBatch(b, 1000, 3000) // configs/horizon.yaml's A and A_t at their largest H
 	for _, c := range []struct {
 		name, kind string
 		batch      *trajectory.Batch
-	}{{"n=10000,H=100", "", long}, {"fitted-t/n=10000,H=100", "fitted-t", long}, {"noisytaxi/n=10000", "", taxi}} {
+	}{{"n=10000,H=100", "", long}, {"fitted-t/n=10000,H=100", "fitted-t", long}, {"noisytaxi/n=10000", "", taxi},
+		{"n=1000,H=3000", "", h3000}, {"fitted-t/n=1000,H=3000", "fitted-t", h3000}} {
 		e := mk()
 		e.UseModel(c.kind)
 		b.Run(c.name, func(b *testing.B) {

@@ -491,3 +491,29 @@ func Ratio(num, den float64) float64 {
 	}
 	return num / den
 }
+
+// WindowBounds returns integers lo <= 0 <= hi such that every product of
+// consecutive ratios of a trajectory of b that is not 0, computed left to
+// right in float64 (incris-ld's B_k), lies in [2^lo, 2^hi]: the smallest
+// and largest sums of log2(rho) over windows of nonzero ratios (Kadane's
+// maximum-subarray recurrence, the empty window's product 1 included),
+// widened by two binades, one for the roundings of at most 2^40 products
+// (relative error below 2^-12), one for those of log2 and the sums. A
+// window through a zero ratio has product 0 from there on, which
+// LeftNormal does not flag. b's ratios must be finite and >= 0.
+func WindowBounds(b *trajectory.Batch) (lo, hi int) {
+	wlo, whi := 0.0, 0.0
+	for i := range b.N() {
+		cmin, cmax := 0.0, 0.0
+		for _, f := range b.Ratio[b.Offsets[i]:b.Offsets[i+1]] {
+			if f == 0 {
+				cmin, cmax = 0, 0
+				continue
+			}
+			l := math.Log2(f)
+			cmin, cmax = min(0, cmin+l), max(0, cmax+l)
+			wlo, whi = min(wlo, cmin), max(whi, cmax)
+		}
+	}
+	return int(math.Floor(wlo)) - 2, int(math.Ceil(whi)) + 2
+}

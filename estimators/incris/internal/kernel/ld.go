@@ -169,8 +169,9 @@ func Means(rho, rw, bk []float64, sx, sd *float64) {
 	*sx, *sd = x0, d0
 }
 
-// Means4 is Means for four lags at once (sx, sd: theirs).
-func Means4(rho0, rho1, rho2, rho3, rw, bk []float64, sx, sd []float64) {
+// means4Go is Means4 in Go: Means for four lags at once, trajectory by
+// trajectory, B carried through the four lags.
+func means4Go(rho0, rho1, rho2, rho3, rw, bk []float64, sx, sd []float64) {
 	n := len(bk)
 	rho0, rho1, rho2, rho3, rw = rho0[:n], rho1[:n], rho2[:n], rho3[:n], rw[:n]
 	sx, sd = sx[:4], sd[:4]

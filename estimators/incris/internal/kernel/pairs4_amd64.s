@@ -86,3 +86,67 @@ done:
 	VMOVUPD Y4, 128(DX)
 	VZEROUPPER
 	RET
+
+// Registers of means4AVX2 (lane L = lag k+L of incris-ld's shifts): Y0, Y1
+// sx and sd of the four lags, Y7 1.0 in every lane, Y8..Y15 scratch, DI,
+// SI, R8, R9 rho_{t-k-L}, R10, R11 rewards and B (bk), AX the trajectory
+// index j, CX its end m, DX and BX sx and sd.
+
+// MEANS adds trajectory AX's X and D of the four lags, as Means4 (the Go
+// twin) does: B = (b, b rho0, b rho0 rho1, b rho0 rho1 rho2) multiplied
+// left to right as the scalar chain is; bk[j] = B_3 rho3; x = B r; d =
+// (rho - 1) x; sx += x; sd += d.
+#define MEANS \
+	VMOVSD (R11)(AX*8), X8; \
+	VMOVSD (DI)(AX*8), X9; \
+	VMULSD X9, X8, X10; \
+	VMOVSD (SI)(AX*8), X11; \
+	VMULSD X11, X10, X12; \
+	VUNPCKLPD X10, X8, X8; \
+	VUNPCKLPD X11, X9, X9; \
+	VMOVSD (R8)(AX*8), X13; \
+	VMULSD X13, X12, X14; \
+	VMOVSD (R9)(AX*8), X15; \
+	VMULSD X15, X14, X10; \
+	VMOVSD X10, (R11)(AX*8); \
+	VUNPCKLPD X14, X12, X12; \
+	VUNPCKLPD X15, X13, X13; \
+	VINSERTF128 $1, X12, Y8, Y8; \
+	VINSERTF128 $1, X13, Y9, Y9; \
+	VSUBPD Y7, Y9, Y9; \
+	VBROADCASTSD (R10)(AX*8), Y10; \
+	VMULPD Y10, Y8, Y8; \
+	VMULPD Y8, Y9, Y9; \
+	VADDPD Y8, Y0, Y0; \
+	VADDPD Y9, Y1, Y1; \
+	INCQ AX
+
+// func means4AVX2(rho0, rho1, rho2, rho3, rw, bk *float64, m int, sx, sd *float64)
+TEXT ·means4AVX2(SB), NOSPLIT, $0-72
+	MOVQ rho0+0(FP), DI
+	MOVQ rho1+8(FP), SI
+	MOVQ rho2+16(FP), R8
+	MOVQ rho3+24(FP), R9
+	MOVQ rw+32(FP), R10
+	MOVQ bk+40(FP), R11
+	MOVQ m+48(FP), CX
+	MOVQ sx+56(FP), DX
+	MOVQ sd+64(FP), BX
+	VMOVUPD 0(DX), Y0
+	VMOVUPD 0(BX), Y1
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X7
+	VBROADCASTSD X7, Y7
+	XORQ AX, AX
+
+mloop:
+	CMPQ AX, CX
+	JGE  mdone
+	MEANS
+	JMP  mloop
+
+mdone:
+	VMOVUPD Y0, 0(DX)
+	VMOVUPD Y1, 0(BX)
+	VZEROUPPER
+	RET

@@ -82,3 +82,21 @@ func Pairs4(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *Acc4) {
 
 //go:noescape
 func pairs4AVX2(rho0, rho1, rho2, rho3, rw, bk *float64, m int, acc *Acc4)
+
+// Means4 is Means for four lags at once (sx, sd: theirs): here
+// means4AVX2 where the CPU has AVX2 (HasPairs4), which does the Go twin's
+// operations (means4Go) lane by lane, one lag per lane, in the same order,
+// after checking the bounds it relies on; else the Go twin.
+func Means4(rho0, rho1, rho2, rho3, rw, bk []float64, sx, sd []float64) {
+	m := len(bk)
+	if m == 0 || !HasPairs4() {
+		means4Go(rho0, rho1, rho2, rho3, rw, bk, sx, sd)
+		return
+	}
+	_, _, _, _, _ = rho0[m-1], rho1[m-1], rho2[m-1], rho3[m-1], rw[m-1]
+	_, _ = sx[3], sd[3]
+	means4AVX2(&rho0[0], &rho1[0], &rho2[0], &rho3[0], &rw[0], &bk[0], m, &sx[0], &sd[0])
+}
+
+//go:noescape
+func means4AVX2(rho0, rho1, rho2, rho3, rw, bk *float64, m int, sx, sd *float64)

@@ -129,3 +129,9 @@ func Pairs4(rho0, rho1, rho2, rho3, rw, bk []float64, m int, acc *Acc4) {
 		bk[j] = b
 	}
 }
+
+// Means4 is Means for four lags at once (sx, sd: theirs): here the Go
+// twin, means4Go.
+func Means4(rho0, rho1, rho2, rho3, rw, bk []float64, sx, sd []float64) {
+	means4Go(rho0, rho1, rho2, rho3, rw, bk, sx, sd)
+}
