@@ -135,12 +135,14 @@ func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
 			}
 			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", flatjson.KindAt(text[i]))}
 		}
-		var err error
-		var n int
-		if rr.fields, n, err = flatjson.ParseObject(text[i:], rr.fields[:0]); err != nil {
-			return infoOf(rr.bd), &docSyntaxError{i + n}
+		n, ok, err := rr.addAs(text[i:], false, line, record)
+		if !ok {
+			if rr.fields, n, err = flatjson.ParseObject(text[i:], rr.fields[:0]); err != nil {
+				return infoOf(rr.bd), &docSyntaxError{i + n}
+			}
+			err = rr.addFields(line, record)
 		}
-		if err := rr.addFields(line, record); err != nil {
+		if err != nil {
 			return infoOf(rr.bd), err
 		}
 		if record == 1024 {

@@ -139,10 +139,23 @@ type recordReader struct {
 	extraSeen []int // extra k was seen in record extraSeen[k]
 	polSeen   []int // policy k was seen in record polSeen[k]
 	set       []int // the columns the last record set in cells and seen
+	// the member names of the last record added (none if one is not
+	// flatjson.Plain) and their columns (-1: ignored): a record with the
+	// same names in the same order passes every check of the names as
+	// that one did, and is read by addAs
+	asNames []string
+	asCols  []int
+	asVals  []flatjson.Value
 }
+
+// noFastPath turns addAs off, for the tests that compare the two paths.
+var noFastPath = false
 
 // add reads the object raw (one record at line, the record-th).
 func (rr *recordReader) add(raw string, line, record int) error {
+	if _, ok, err := rr.addAs(raw, true, line, record); ok {
+		return err
+	}
 	var err error
 	rr.fields, err = flatjson.ParseFlatObject(raw, rr.fields[:0])
 	if err != nil {
@@ -229,7 +242,60 @@ func (rr *recordReader) addFields(line, record int) error {
 		}
 		return jerr(bd.label[c], "missing (%s)", why)
 	}
+	rr.remember()
 	return bd.add(cells, line, record, nil)
+}
+
+// addAs reads and adds the object at data's start when its members are
+// named as the last record's were, in the same order; whole says that
+// only spaces may follow it (a JSON Lines line). ok is false, with
+// nothing read, for any other text, which addFields then reads. Such a
+// record passes the checks of the names as the last one did (known,
+// given once, every needed column given), so only the values are read,
+// into the same cells (the columns the last record set: no clearing).
+func (rr *recordReader) addAs(data string, whole bool, line, record int) (end int, ok bool, err error) {
+	if len(rr.asNames) == 0 || noFastPath {
+		return 0, false, nil
+	}
+	end, ok = flatjson.ParseObjectAs(data, rr.asNames, rr.asVals)
+	if !ok || (whole && flatjson.SkipSpace(data, end) != len(data)) {
+		return 0, false, nil
+	}
+	clear(rr.bd.pol)
+	for k, c := range rr.asCols {
+		if c >= 0 {
+			rr.bd.setCell(&rr.cells, c, cellOf(rr.asVals[k]))
+		}
+	}
+	return end, true, rr.bd.add(&rr.cells, line, record, nil)
+}
+
+// remember keeps the names of the record whose fields rr.fields holds,
+// which passed the checks of the names, for addAs.
+func (rr *recordReader) remember() {
+	if len(rr.fields) == len(rr.asNames) {
+		same := true
+		for k := range rr.fields {
+			same = same && rr.fields[k].Name == rr.asNames[k]
+		}
+		if same {
+			return
+		}
+	}
+	rr.asNames, rr.asCols = rr.asNames[:0], rr.asCols[:0]
+	for _, f := range rr.fields {
+		if !flatjson.Plain(f.Name) {
+			rr.asNames = rr.asNames[:0]
+			return
+		}
+		c, known := rr.index[f.Name]
+		if !known || c < 0 {
+			c = -1
+		}
+		// a copy: the name may be part of a chunk of input that is reused
+		rr.asNames, rr.asCols = append(rr.asNames, strings.Clone(f.Name)), append(rr.asCols, c)
+	}
+	rr.asVals = make([]flatjson.Value, len(rr.asNames))
 }
 
 // first fixes the columns from the first record's fields.

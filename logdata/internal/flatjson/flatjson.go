@@ -270,3 +270,54 @@ func skipDigits(s string, i int) int {
 	}
 	return i
 }
+
+// Plain reports whether a member name is written as it is read: no quote,
+// backslash or control character, so that the text between its quotes is
+// its value (ParseObjectAs compares that text).
+func Plain(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseObjectAs reads the JSON object at the start of data (after spaces)
+// when its members are named names, in that order (at least one name,
+// every name Plain), storing their values in vals[:len(names)], and
+// returns the index after the object. For any other text (other names,
+// another order, a name written with an escape, text that is not JSON) ok
+// is false and vals is not to be read: ParseObject then reads it and says
+// why. The values are those ParseObject gives. This is the fast path of
+// records that repeat the previous record's members: a name is compared
+// where it is, with no member slice built and no lookup by name.
+func ParseObjectAs(data string, names []string, vals []Value) (end int, ok bool) {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' || len(names) == 0 {
+		return i, false
+	}
+	for k, name := range names {
+		i = SkipSpace(data, i+1) // after '{' or ','
+		j := i + 1 + len(name)
+		if j >= len(data) || data[i] != '"' || data[j] != '"' || data[i+1:j] != name {
+			return i, false
+		}
+		if i = SkipSpace(data, j+1); i >= len(data) || data[i] != ':' {
+			return i, false
+		}
+		v, next, err := ParseValue(data, SkipSpace(data, i+1))
+		if err != nil {
+			return next, false
+		}
+		vals[k] = v
+		want := byte(',')
+		if k == len(names)-1 {
+			want = '}'
+		}
+		if i = SkipSpace(data, next); i >= len(data) || data[i] != want {
+			return i, false
+		}
+	}
+	return i + 1, true
+}

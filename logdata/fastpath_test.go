@@ -1,0 +1,136 @@
+package logdata
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// TestFastFloat: fastFloat gives strconv.ParseFloat's value, bit for bit,
+// where it answers, and answers for the texts logged data holds.
+func TestFastFloat(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{"0", true}, {"-0", true}, {"1", true}, {"0.25", true}, {"-0.5", true}, {"1e-3", true}, {"1E+3", true},
+		{".5", true}, {"5.", true}, {"+2", true}, {"0.1", true}, {"0.3", true}, {"123456789012345678", false}, // 1.2e17 > 2^53
+		{"9007199254740992", true},                                                                 // 2^53
+		{"9007199254740993", false},                                                                // 2^53+1: ParseFloat rounds it
+		{"0.50000000000000000000", false},                                                          // 21 significant digits
+		{"1e22", true}, {"1e23", false}, {"1e-22", true}, {"1e-23", false}, {"0.000001e-16", true}, // 1e-22
+		{"0e50", false}, {"1e0001", false}, // exponent of more than 3 digits
+		{"", false}, {".", false}, {"-", false}, {"e5", false}, {"1e", false}, {"1e+", false}, {"1.2.3", false},
+		{"0x10", false}, {"1_0", false}, {"Inf", false}, {"NaN", false}, {"1 ", false},
+	} {
+		v, ok := fastFloat(tc.s)
+		if ok != tc.ok {
+			t.Errorf("%q: ok %v, want %v", tc.s, ok, tc.ok)
+		}
+		if want, err := strconv.ParseFloat(tc.s, 64); ok && (err != nil || math.Float64bits(v) != math.Float64bits(want)) {
+			t.Errorf("%q: %v, ParseFloat %v, %v", tc.s, v, want, err)
+		}
+	}
+}
+
+// FuzzFastFloat: where fastFloat answers, the text is decimal notation
+// (isDecimal) and strconv.ParseFloat gives the same bits.
+func FuzzFastFloat(f *testing.F) {
+	for _, s := range []string{"0.25", "-0", "1e-3", ".5", "9007199254740993", "4.35e-22", "1e23", "0.1e1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := fastFloat(s)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if !isDecimal(s) || err != nil || math.Float64bits(v) != math.Float64bits(want) {
+			t.Fatalf("%q: fastFloat %v (%x); isDecimal %v, ParseFloat %v (%x), %v", s, v, math.Float64bits(v), isDecimal(s), want, math.Float64bits(want), err)
+		}
+	})
+}
+
+// readBothPaths reads data in format f with records read by addAs where
+// they repeat the last one's names, and with every record read by
+// addFields (the slow path, obviously the checks of the names).
+func readBothPaths(f Format, data []byte, opt Options) (fast, slow result) {
+	defer func() { noFastPath = false }()
+	for _, off := range []bool{false, true} {
+		noFastPath = off
+		var r result
+		r.info, r.err = Read(bytes.NewReader(data), f, &r.b, opt)
+		if r.err != nil {
+			r.msg = r.err.Error()
+		}
+		if off {
+			slow = r
+		} else {
+			fast = r
+		}
+	}
+	return fast, slow
+}
+
+type result struct {
+	b    trajectory.Batch
+	info Info
+	err  error
+	msg  string
+}
+
+// checkSamePaths fails unless both paths read data alike: the same
+// batch, Info and error message.
+func checkSamePaths(t *testing.T, f Format, data []byte, opt Options) {
+	fast, slow := readBothPaths(f, data, opt)
+	if fast.msg != slow.msg {
+		t.Fatalf("%s %q: error %q with the fast path, %q without", f, data, fast.msg, slow.msg)
+	}
+	if !reflect.DeepEqual(fast.info, slow.info) || !reflect.DeepEqual(fast.b, slow.b) {
+		t.Fatalf("%s %q: read differs with the fast path:\n%+v\n%+v", f, data, fast.info, slow.info)
+	}
+}
+
+// recordSeeds are records whose later ones repeat, reorder, drop or add
+// members, with errors in names and values after a first good record.
+var recordSeeds = []string{
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","step":1,"reward":-2,"pi_b":0.5,"pi_e":0.75}` + "\n" + `{"episode":"b","step":0,"reward":0,"pi_b":1,"pi_e":1}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"step":1,"episode":"a","reward":-2,"pi_b":0.5,"pi_e":0.75}` + "\n" + `{"episode":"a","step":2,"reward":0,"pi_b":1,"pi_e":1}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"x":1}` + "\n" + `{"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.75,"x":[1]}` + "\n" + `{"episode":"a","step":2,"reward":2,"pi_b":0.5,"pi_e":0.75,"x":1,"x":2}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"y":1}` + "\n" + `{"episode":"a","step":1,"reward":2,"pi_b":0.5,"pi_e":0.75,"z":1}` + "\n" + `{"episode":"a","step":2,"reward":2,"pi_b":0.5,"pi_e":0.75,"z":1}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e":0.25,"pi_e":1}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e":2}` + "\n" + `{"episode":"a","step":2,"reward":1e999,"pi_b":0.5,"pi_e":0.5}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e":0.25,}` + "\n" + `{"episode":"a","step":2,"reward":1,"pi_b":0.5,"pi_e":0.25} x`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `{"episode":"a","st\u0065p":1,"reward":1,"pi_b":0.5,"pi_e":0.25}` + "\n" + `[1]`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e:A":0.25,"pi_e:B":1,"done":0}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e:A":null,"pi_e:B":1,"done":1}`,
+	`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"obs":"s","action":1,"q_hat":1,"v_hat":2}` + "\n" + `{"episode":"a","step":1,"reward":1,"pi_b":0.5,"pi_e":0.25,"obs":"t","action":0,"q_hat":1,"v_hat":"2"}`,
+}
+
+// TestFastPathSame: the fast path reads every seed, as JSON Lines and as a
+// JSON array of records, as the slow path does.
+func TestFastPathSame(t *testing.T) {
+	for _, s := range recordSeeds {
+		for _, extra := range []bool{false, true} {
+			checkSamePaths(t, JSONL, []byte(s), Options{AllowExtra: extra})
+			checkSamePaths(t, JSON, []byte("["+strings.ReplaceAll(s, "\n", ",\n")+"]"), Options{AllowExtra: extra})
+		}
+	}
+}
+
+// FuzzFastPath: on any input, JSON Lines and JSON, the fast path reads
+// as the slow path does.
+func FuzzFastPath(f *testing.F) {
+	for _, s := range recordSeeds {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, extra bool) {
+		checkSamePaths(t, JSONL, data, Options{AllowExtra: extra})
+		checkSamePaths(t, JSON, data, Options{AllowExtra: extra})
+	})
+}
