@@ -51,10 +51,14 @@ func ReadJSON(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		}
 		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", flatjson.KindAt(c))
 	}
-	// a strings.Builder, so that the text is not copied again
+	// a strings.Builder, so that the text is not copied again; what br
+	// holds, then the rest straight from r, not through br's buffer (on
+	// 10^6 records a tenth of the time went to copying)
 	var sb strings.Builder
 	sb.Grow(int(min(max(opt.SizeHint, 0), MaxJSON) + 1))
-	if _, err := io.Copy(&sb, io.LimitReader(br, MaxJSON+1)); err != nil {
+	held, _ := br.Peek(br.Buffered())
+	sb.Write(held)
+	if _, err := io.CopyBuffer(&sb, io.LimitReader(r, MaxJSON+1-int64(len(held))), make([]byte, 256<<10)); err != nil {
 		return Info{}, err
 	}
 	text := sb.String()
