@@ -134,3 +134,32 @@ func FuzzFastPath(f *testing.F) {
 		checkSamePaths(t, JSON, data, Options{AllowExtra: extra})
 	})
 }
+
+// TestAddAsAllocs: a record that repeats the last one's names is read and
+// added with no allocation (the batch grown beforehand), in JSON Lines
+// and in a JSON array, whose records addAs reads in place.
+func TestAddAsAllocs(t *testing.T) {
+	for _, f := range []Format{JSONL, JSON} {
+		var b trajectory.Batch
+		b.Grow(1, 1000)
+		rr := &recordReader{b: &b, format: f}
+		if err := rr.add(`{"episode":"a","step":0,"reward":1,"pi_b":0.5,"pi_e":0.25,"done":0}`, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		// the texts are made before, as the input holds them
+		lines := make([]string, 202)
+		for i := range lines {
+			lines[i] = `{"episode":"a","step":` + strconv.Itoa(i+1) + `,"reward":-0.5,"pi_b":0.5,"pi_e":0.75,"done":0}`
+		}
+		i := 0
+		allocs := testing.AllocsPerRun(200, func() {
+			if _, ok, err := rr.addAs(lines[i], f == JSONL, i+2, i+2); !ok || err != nil {
+				t.Fatalf("%s: record %d: fast path %v, %v", f, i+2, ok, err)
+			}
+			i++
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations a record, want 0", f, allocs)
+		}
+	}
+}
