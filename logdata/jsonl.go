@@ -148,7 +148,8 @@ type recordReader struct {
 	asVals  []flatjson.Value
 }
 
-// noFastPath turns addAs off, for the tests that compare the two paths.
+// noFastPath turns addAs off, for the tests that compare the two paths
+// (which therefore must not run in parallel with other reads).
 var noFastPath = false
 
 // add reads the object raw (one record at line, the record-th).
@@ -292,7 +293,7 @@ func (rr *recordReader) remember() {
 		if !known || c < 0 {
 			c = -1
 		}
-		// a copy: the name may be part of a chunk of input that is reused
+		// a copy, not to keep the input's chunk alive
 		rr.asNames, rr.asCols = append(rr.asNames, strings.Clone(f.Name)), append(rr.asCols, c)
 	}
 	rr.asVals = make([]flatjson.Value, len(rr.asNames))
