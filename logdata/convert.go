@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
 )
 
 // The conversion of one cell to the value of its column, with the
@@ -93,75 +95,6 @@ func skipDigits(s string, i int) int {
 	return i
 }
 
-// pow10 holds the powers of ten that a float64 holds exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// fastFloat returns the value of s, a number in decimal or exponent
-// notation, when one float64 operation computes it exactly rounded: its
-// significant digits make an integer m <= 2^53 and its scale is 10^e with
-// |e| <= 22, both exact in a float64, so m*10^e or m/10^-e is rounded
-// once, to the value strconv.ParseFloat returns (Clinger's fast path,
-// "How to Read Floating Point Numbers Accurately", PLDI 1990; strconv's
-// own first try). ok is false for any other text, which ParseFloat reads.
-// Logged probabilities and rewards (0.25, 1, -0.5, 1e-3) are such texts.
-func fastFloat(s string) (v float64, ok bool) {
-	i := skipSign(s, 0)
-	var m uint64
-	digits, frac, exp := 0, 0, 0 // significant digits; digits after the point; the exponent
-	seen, dot := false, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case '0' <= c && c <= '9':
-			seen = true
-			if dot {
-				frac++
-			}
-			if m == 0 && c == '0' { // a leading zero is not significant
-				continue
-			}
-			if digits++; digits > 19 { // m would overflow a uint64
-				return 0, false
-			}
-			m = m*10 + uint64(c-'0')
-			continue
-		case c == '.' && !dot:
-			dot = true
-			continue
-		case (c == 'e' || c == 'E') && seen:
-			j := skipSign(s, i+1)
-			k := skipDigits(s, j)
-			if k == j || k != len(s) || k-j > 3 {
-				return 0, false
-			}
-			for _, d := range s[j:k] {
-				exp = exp*10 + int(d-'0')
-			}
-			if s[i+1] == '-' {
-				exp = -exp
-			}
-			i = k
-			continue
-		}
-		return 0, false
-	}
-	e := exp - frac
-	if !seen || m > 1<<53 || e < -22 || e > 22 {
-		return 0, false
-	}
-	v = float64(m)
-	if e >= 0 {
-		v *= pow10[e]
-	} else {
-		v /= pow10[-e]
-	}
-	if s[0] == '-' {
-		v = -v
-	}
-	return v, true
-}
-
 // isNonFinite reports whether s spells NaN or an infinity as
 // strconv.ParseFloat would read it.
 func isNonFinite(s string) bool {
@@ -177,7 +110,7 @@ func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
 	case cellNumber:
 		// a JSON number, whose grammar (a subset of isDecimal's) the
 		// scanner checked
-		if v, ok := fastFloat(c.s); ok {
+		if v, ok := flatjson.Float(c.s); ok {
 			return v, nil
 		}
 	case cellFloat:

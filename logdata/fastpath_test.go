@@ -2,7 +2,6 @@ package logdata
 
 import (
 	"bytes"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -10,51 +9,6 @@ import (
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
-
-// TestFastFloat: fastFloat gives strconv.ParseFloat's value, bit for bit,
-// where it answers, and answers for the texts logged data holds.
-func TestFastFloat(t *testing.T) {
-	for _, tc := range []struct {
-		s  string
-		ok bool
-	}{
-		{"0", true}, {"-0", true}, {"1", true}, {"0.25", true}, {"-0.5", true}, {"1e-3", true}, {"1E+3", true},
-		{".5", true}, {"5.", true}, {"+2", true}, {"0.1", true}, {"0.3", true}, {"123456789012345678", false}, // 1.2e17 > 2^53
-		{"9007199254740992", true},                                                                 // 2^53
-		{"9007199254740993", false},                                                                // 2^53+1: ParseFloat rounds it
-		{"0.50000000000000000000", false},                                                          // 21 significant digits
-		{"1e22", true}, {"1e23", false}, {"1e-22", true}, {"1e-23", false}, {"0.000001e-16", true}, // 1e-22
-		{"0e50", false}, {"1e0001", false}, // exponent of more than 3 digits
-		{"", false}, {".", false}, {"-", false}, {"e5", false}, {"1e", false}, {"1e+", false}, {"1.2.3", false},
-		{"0x10", false}, {"1_0", false}, {"Inf", false}, {"NaN", false}, {"1 ", false},
-	} {
-		v, ok := fastFloat(tc.s)
-		if ok != tc.ok {
-			t.Errorf("%q: ok %v, want %v", tc.s, ok, tc.ok)
-		}
-		if want, err := strconv.ParseFloat(tc.s, 64); ok && (err != nil || math.Float64bits(v) != math.Float64bits(want)) {
-			t.Errorf("%q: %v, ParseFloat %v, %v", tc.s, v, want, err)
-		}
-	}
-}
-
-// FuzzFastFloat: where fastFloat answers, the text is decimal notation
-// (isDecimal) and strconv.ParseFloat gives the same bits.
-func FuzzFastFloat(f *testing.F) {
-	for _, s := range []string{"0.25", "-0", "1e-3", ".5", "9007199254740993", "4.35e-22", "1e23", "0.1e1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := fastFloat(s)
-		if !ok {
-			return
-		}
-		want, err := strconv.ParseFloat(s, 64)
-		if !isDecimal(s) || err != nil || math.Float64bits(v) != math.Float64bits(want) {
-			t.Fatalf("%q: fastFloat %v (%x); isDecimal %v, ParseFloat %v (%x), %v", s, v, math.Float64bits(v), isDecimal(s), want, math.Float64bits(want), err)
-		}
-	})
-}
 
 // readBothPaths reads data in format f with records read by addAs where
 // they repeat the last one's names, and with every record read by
