@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
 )
 
 // The conversion of one cell to the value of its column, with the
@@ -105,6 +107,12 @@ func isNonFinite(s string) bool {
 
 func (bd *builder) number(c cell, col int) (float64, *fieldErr) {
 	switch c.kind {
+	case cellNumber:
+		// a JSON number, whose grammar (a subset of isDecimal's) the
+		// scanner checked
+		if v, ok := flatjson.Float(c.s); ok {
+			return v, nil
+		}
 	case cellFloat:
 		if v := math.Float64frombits(c.n); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return v, nil

@@ -51,10 +51,14 @@ func ReadJSON(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 		}
 		return Info{}, jerr(1, "want a JSON array of records or an object of arrays, got %s", flatjson.KindAt(c))
 	}
-	// a strings.Builder, so that the text is not copied again
+	// a strings.Builder, so that the text is not copied again; what br
+	// holds, then the rest straight from r, not through br's buffer (on
+	// 10^6 records the copying through it took a sixth of the reading)
 	var sb strings.Builder
 	sb.Grow(int(min(max(opt.SizeHint, 0), MaxJSON) + 1))
-	if _, err := io.Copy(&sb, io.LimitReader(br, MaxJSON+1)); err != nil {
+	held, _ := br.Peek(br.Buffered())
+	sb.Write(held)
+	if _, err := io.CopyBuffer(&sb, io.LimitReader(r, MaxJSON+1-int64(len(held))), make([]byte, 256<<10)); err != nil {
 		return Info{}, err
 	}
 	text := sb.String()
@@ -135,12 +139,14 @@ func readRecords(text string, b *trajectory.Batch, opt Options) (Info, error) {
 			}
 			return infoOf(rr.bd), &Error{Line: line, Record: record, Format: JSON, Err: fmt.Errorf("want an object (one record per step), got %s", flatjson.KindAt(text[i]))}
 		}
-		var err error
-		var n int
-		if rr.fields, n, err = flatjson.ParseObject(text[i:], rr.fields[:0]); err != nil {
-			return infoOf(rr.bd), &docSyntaxError{i + n}
+		n, ok, err := rr.addAs(text[i:], false, line, record)
+		if !ok {
+			if rr.fields, n, err = flatjson.ParseObject(text[i:], rr.fields[:0]); err != nil {
+				return infoOf(rr.bd), &docSyntaxError{i + n}
+			}
+			err = rr.addFields(line, record)
 		}
-		if err := rr.addFields(line, record); err != nil {
+		if err != nil {
 			return infoOf(rr.bd), err
 		}
 		if record == 1024 {

@@ -1,24 +1,24 @@
 package logdata
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/ope-lab/longhorizon/logdata/internal/flatjson"
+	"github.com/ope-lab/longhorizon/logdata/internal/lines"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // ReadJSONL reads JSON Lines, one object per step (see the package doc),
 // and appends its episodes to b.
 func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
-	ls := &lineSplitter{r: r, buf: make([]byte, bufSize(opt.SizeHint))}
+	ls := lines.NewSplitter(r, bufSize(opt.SizeHint), MaxLine)
 	rr := &recordReader{b: b, opt: opt, format: JSONL}
 	var line, record int
 	var consumed int64
 	for {
-		raw, ok := ls.next()
+		raw, ok := ls.Next()
 		if !ok {
 			break
 		}
@@ -43,81 +43,13 @@ func ReadJSONL(r io.Reader, b *trajectory.Batch, opt Options) (Info, error) {
 			rr.bd.sizeHint(opt.SizeHint, consumed)
 		}
 	}
-	if ls.err != nil {
-		return infoOf(rr.bd), ls.err
+	if err := ls.Err(); err != nil {
+		return infoOf(rr.bd), err
 	}
 	if rr.bd == nil {
 		return Info{}, &Error{Format: JSONL, Err: fmt.Errorf("empty input: %w", ErrNoData)}
 	}
 	return rr.bd.finish()
-}
-
-// lineSplitter hands out the input's lines as substrings of one string per
-// chunk read (about the buffer's size), not one allocation per line. A
-// line longer than MaxLine is handed out cut after MaxLine+1 bytes, for
-// the caller to refuse: the buffer holds at most MaxLine+1 bytes, and no
-// more is read.
-type lineSplitter struct {
-	r     io.Reader
-	buf   []byte
-	carry int    // bytes at buf's start of a line not yet complete
-	text  string // the current chunk: complete lines, or the input's last piece
-	pos   int
-	done  bool  // r is exhausted
-	err   error // r's error other than io.EOF
-}
-
-// next returns the next line without its line feed, or false at the end.
-func (l *lineSplitter) next() (string, bool) {
-	for {
-		if i := strings.IndexByte(l.text[l.pos:], '\n'); i >= 0 {
-			line := l.text[l.pos : l.pos+i]
-			l.pos += i + 1
-			return line, true
-		}
-		if l.pos < len(l.text) { // the last line, without a line feed, or one over the cap
-			line := l.text[l.pos:]
-			l.pos = len(l.text)
-			return line, true
-		}
-		if l.done && l.carry == 0 {
-			return "", false
-		}
-		l.fill()
-	}
-}
-
-// fill reads a chunk after the carried bytes: until the buffer is half
-// full and holds a line feed, or the input ends, or a line runs past the
-// cap; l.text is then its complete lines and the rest is carried.
-func (l *lineSplitter) fill() {
-	n := l.carry
-	for !l.done {
-		if n == len(l.buf) {
-			if n > MaxLine {
-				break
-			}
-			l.buf = append(l.buf, make([]byte, min(len(l.buf), MaxLine+1-n))...)
-		}
-		k, err := l.r.Read(l.buf[n:])
-		n += k
-		if err != nil {
-			l.done = true
-			if err != io.EOF {
-				l.err = err
-			}
-			break
-		}
-		if n > len(l.buf)/2 && bytes.IndexByte(l.buf[n-k:n], '\n') >= 0 {
-			break
-		}
-	}
-	cut := n
-	if j := bytes.LastIndexByte(l.buf[:n], '\n'); j >= 0 && !l.done {
-		cut = j + 1
-	}
-	l.text, l.pos = string(l.buf[:cut]), 0
-	l.carry = copy(l.buf, l.buf[cut:n])
 }
 
 // recordReader turns JSON objects, one per step, into batch steps: JSON
@@ -139,10 +71,22 @@ type recordReader struct {
 	extraSeen []int // extra k was seen in record extraSeen[k]
 	polSeen   []int // policy k was seen in record polSeen[k]
 	set       []int // the columns the last record set in cells and seen
+	// the last record's member names and their columns (-1: ignored): a
+	// record with the same names in the same order passes every check of
+	// the names as that one did, and is read by addAs
+	as     flatjson.Template
+	asCols []int
 }
+
+// noFastPath turns addAs off, for the tests that compare the two paths
+// (which therefore must not run in parallel with other reads).
+var noFastPath = false
 
 // add reads the object raw (one record at line, the record-th).
 func (rr *recordReader) add(raw string, line, record int) error {
+	if _, ok, err := rr.addAs(raw, true, line, record); ok {
+		return err
+	}
 	var err error
 	rr.fields, err = flatjson.ParseFlatObject(raw, rr.fields[:0])
 	if err != nil {
@@ -229,7 +173,45 @@ func (rr *recordReader) addFields(line, record int) error {
 		}
 		return jerr(bd.label[c], "missing (%s)", why)
 	}
+	rr.remember()
 	return bd.add(cells, line, record, nil)
+}
+
+// addAs reads and adds the object at data's start when its members are
+// named as the last record's were, in the same order; whole says that
+// only spaces may follow it (a JSON Lines line). ok is false, with
+// nothing read, for any other text, which addFields then reads. Such a
+// record passes the checks of the names as the last one did (known,
+// given once, every needed column given), so only the values are read,
+// into the same cells (the columns the last record set: no clearing).
+func (rr *recordReader) addAs(data string, whole bool, line, record int) (end int, ok bool, err error) {
+	vals, end, ok := rr.as.Parse(data, whole)
+	if !ok || noFastPath {
+		return 0, false, nil
+	}
+	clear(rr.bd.pol)
+	for k, c := range rr.asCols {
+		if c >= 0 {
+			rr.bd.setCell(&rr.cells, c, cellOf(vals[k]))
+		}
+	}
+	return end, true, rr.bd.add(&rr.cells, line, record, nil)
+}
+
+// remember makes the names of the record in rr.fields, which passed the
+// checks of the names, the template of addAs.
+func (rr *recordReader) remember() {
+	if !rr.as.Set(rr.fields) {
+		return
+	}
+	rr.asCols = rr.asCols[:0]
+	for _, f := range rr.fields {
+		c, known := rr.index[f.Name]
+		if !known {
+			c = -1
+		}
+		rr.asCols = append(rr.asCols, max(c, -1))
+	}
 }
 
 // first fixes the columns from the first record's fields.

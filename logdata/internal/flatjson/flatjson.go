@@ -270,3 +270,170 @@ func skipDigits(s string, i int) int {
 	}
 	return i
 }
+
+// Plain reports whether a member name is written as it is read: no quote,
+// backslash or control character, so that the text between its quotes is
+// its value (ParseObjectAs compares that text).
+func Plain(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseObjectAs reads the JSON object at the start of data (after spaces)
+// when its members are named names, in that order (at least one name,
+// every name Plain), storing their values in vals[:len(names)], and
+// returns the index after the object. For any other text (other names,
+// another order, a name written with an escape, text that is not JSON) ok
+// is false and vals is not to be read: ParseObject then reads it and says
+// why. The values are those ParseObject gives. This is the fast path of
+// records that repeat the previous record's members: a name is compared
+// where it is, with no member slice built and no lookup by name.
+func ParseObjectAs(data string, names []string, vals []Value) (end int, ok bool) {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' || len(names) == 0 {
+		return i, false
+	}
+	for k, name := range names {
+		i = SkipSpace(data, i+1) // after '{' or ','
+		j := i + 1 + len(name)
+		if j >= len(data) || data[i] != '"' || data[j] != '"' || data[i+1:j] != name {
+			return i, false
+		}
+		if i = SkipSpace(data, j+1); i >= len(data) || data[i] != ':' {
+			return i, false
+		}
+		v, next, err := ParseValue(data, SkipSpace(data, i+1))
+		if err != nil {
+			return next, false
+		}
+		vals[k] = v
+		want := byte(',')
+		if k == len(names)-1 {
+			want = '}'
+		}
+		if i = SkipSpace(data, next); i >= len(data) || data[i] != want {
+			return i, false
+		}
+	}
+	return i + 1, true
+}
+
+// pow10 holds the powers of ten that a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// Template holds a record's member names, for the records after it that
+// repeat them, which Parse reads (ParseObjectAs).
+type Template struct {
+	names []string
+	vals  []Value
+}
+
+// Set makes the names of fields the template's, copied (not to keep the
+// input alive), and reports whether they changed. With a name that is not
+// Plain the template is empty, and Parse reads nothing.
+func (t *Template) Set(fields []Field) (changed bool) {
+	if len(fields) == len(t.names) {
+		same := true
+		for k := range fields {
+			same = same && fields[k].Name == t.names[k]
+		}
+		if same {
+			return false
+		}
+	}
+	t.names = t.names[:0]
+	for _, f := range fields {
+		if !Plain(f.Name) {
+			t.names = t.names[:0]
+			return true
+		}
+		t.names = append(t.names, strings.Clone(f.Name))
+	}
+	t.vals = make([]Value, len(t.names))
+	return true
+}
+
+// Parse reads the object at data's start when its members are the
+// template's names in order, and returns their values (valid until the
+// next Parse) and the index after the object; whole says that only
+// spaces may follow it. ok is false for any other text.
+func (t *Template) Parse(data string, whole bool) (vals []Value, end int, ok bool) {
+	if len(t.names) == 0 {
+		return nil, 0, false
+	}
+	if end, ok = ParseObjectAs(data, t.names, t.vals); !ok || (whole && SkipSpace(data, end) != len(data)) {
+		return nil, 0, false
+	}
+	return t.vals, end, true
+}
+
+// Float returns the value of s, a number in decimal or exponent notation
+// (a JSON number, or the wider form of logdata's CSV: a sign, .5, 5.), when
+// one float64 operation computes it exactly rounded: its significant
+// digits make an integer m <= 2^53 and its scale is 10^e with |e| <= 22,
+// both exact in a float64, so m*10^e or m/10^-e is rounded once, to the
+// value strconv.ParseFloat returns (Clinger's fast path,
+// "How to Read Floating Point Numbers Accurately", PLDI 1990; strconv's
+// own first try). ok is false for any other text, which ParseFloat reads.
+// Logged probabilities and rewards (0.25, 1, -0.5, 1e-3) are such texts.
+func Float(s string) (v float64, ok bool) {
+	i := skipSign(s, 0)
+	var m uint64
+	digits, frac, exp := 0, 0, 0 // significant digits; digits after the point; the exponent
+	seen, dot := false, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+			seen = true
+			if dot {
+				frac++
+			}
+			if m == 0 && c == '0' { // a leading zero is not significant
+				continue
+			}
+			if digits++; digits > 19 { // m would overflow a uint64
+				return 0, false
+			}
+			m = m*10 + uint64(c-'0')
+			continue
+		case c == '.' && !dot:
+			dot = true
+			continue
+		case (c == 'e' || c == 'E') && seen:
+			j := skipSign(s, i+1)
+			k := skipDigits(s, j)
+			if k == j || k != len(s) || k-j > 3 {
+				return 0, false
+			}
+			for _, d := range s[j:k] {
+				exp = exp*10 + int(d-'0')
+			}
+			if s[i+1] == '-' {
+				exp = -exp
+			}
+			i = k
+			continue
+		}
+		return 0, false
+	}
+	e := exp - frac
+	if !seen || m > 1<<53 || e < -22 || e > 22 {
+		return 0, false
+	}
+	v = float64(m)
+	if e >= 0 {
+		v *= pow10[e]
+	} else {
+		v /= pow10[-e]
+	}
+	if s[0] == '-' {
+		v = -v
+	}
+	return v, true
+}
