@@ -79,49 +79,57 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	last := longest(to.Offsets, dst) // dst has steps before last
 	tile := &e.tile
 	tile.reset(len(d), last)
+	g := &e.gath
 	t := 0
-	for ; len(src) > 0 && t < last; t++ {
-		for _, i := range src {
-			s := fo[i] + t
-			p := int(fobs[s])*na + int(fact[s])
+	for ; t < last; t++ {
+		u := t % tile.steps
+		if u == 0 {
+			src = g.live(src)
+			g.gather(t, tile.steps, src, fo, fobs, fact, nil)
+		}
+		if len(g.pos) == 0 {
+			break
+		}
+		gobs, gact, rem, ns := g.obs[u*g.ns:], g.act[u*g.ns:], g.rem, g.ns
+		for _, j := range g.pos {
+			o := int(gobs[j])
+			p := o*na + int(gact[j])
 			if count[p]++; timed && count[p] == 1 {
-				known[fobs[s]] += pie[p]
+				known[o] += pie[p]
 			}
-			ocount[fobs[s]]++
+			ocount[o]++
 		}
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
 			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
 			// count_t for t < H)
-			for _, i := range src {
-				s := fo[i] + t
-				o := int(fobs[s])
-				p := o*na + int(fact[s])
-				if s+1 < fo[i+1] && pie[p] > 0 {
-					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
+			for _, j := range g.pos {
+				o := int(gobs[j])
+				p := o*na + int(gact[j])
+				if int32(u+1) < rem[j] && pie[p] > 0 {
+					dn[gobs[ns+int(j)]] += d[o] * (pie[p] / known[o]) / float64(count[p])
 				}
 			}
 		} else {
 			e.tr.propagate(d, dn, pie, na)
 		}
 		k := 0
-		for _, i := range src {
-			s := fo[i] + t
-			o := int(fobs[s])
+		for _, j := range g.pos {
+			o := int(gobs[j])
 			if !tile.setAt(t, o) { // ocount[o] > 0: its first visit at t
 				tile.set(t, o, d[o]/(float64(ocount[o])/mf))
 			}
-			count[o*na+int(fact[s])] = 0
+			count[o*na+int(gact[j])] = 0
 			ocount[o] = 0
 			if timed {
-				known[fobs[s]] = 0
+				known[o] = 0
 			}
-			if s+1 < fo[i+1] {
-				src[k] = i
+			if int32(u+1) < rem[j] {
+				g.pos[k] = j
 				k++
 			}
 		}
-		src = src[:k]
+		g.pos = g.pos[:k]
 		clear(d)
 		d, dn = dn, d
 		if tile.flushes(t) {
@@ -131,6 +139,7 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	if t > 0 && !tile.flushes(t-1) {
 		dst = e.flushRatios(to, w, dst, t-1)
 	}
+	src = g.live(src)
 	e.d, e.dn = d, dn
 	e.liveA, e.liveB = src[:0], dst[:0]
 }

@@ -64,3 +64,67 @@ func longest(off []int, ids []int32) int {
 	}
 	return l
 }
+
+// gathered holds the other fold's columns over a tile of a forward pass,
+// step-major: cell u ns + j is step t0 + u of the j-th trajectory alive
+// at the tile's first step t0 (ns of them), so that a step reads them
+// adjacent in memory; obs has one step more than the tile (the next
+// observation of its last step). Memory: at most 4 (tile + 1) ns + 8 tile
+// ns + 8 ns bytes (drlBytes).
+type gathered struct {
+	obs, act []int32
+	rho      []float64
+	rem      []int32 // per trajectory: its steps from t0 on
+	pos      []int32 // the trajectories alive at the current step
+	ns       int
+	open     bool // pos indexes the trajectories of the last gather
+}
+
+// gather copies steps t0 .. t0 + tile (obs) and t0 .. t0 + tile - 1 (act
+// if act is not nil, rho if rho is not nil) of the trajectories src of
+// offsets off, all alive at t0, and marks them all alive.
+func (g *gathered) gather(t0, tile int, src []int32, off []int, obs, act []int32, rho []float64) {
+	ns := len(src)
+	g.ns = ns
+	g.obs = scratch.Grow(g.obs, (tile+1)*ns)
+	if act != nil {
+		g.act = scratch.Grow(g.act, tile*ns)
+	}
+	if rho != nil {
+		g.rho = scratch.Grow(g.rho, tile*ns)
+	}
+	g.rem = scratch.Grow(g.rem, ns)
+	g.pos = scratch.Grow(g.pos, ns)
+	for j, i := range src {
+		lo := off[i] + t0
+		r := off[i+1] - lo
+		g.rem[j], g.pos[j] = int32(r), int32(j)
+		for u, o := range obs[lo : lo+min(r, tile+1)] {
+			g.obs[u*ns+j] = o
+		}
+		if act != nil {
+			for u, a := range act[lo : lo+min(r, tile)] {
+				g.act[u*ns+j] = a
+			}
+		}
+		if rho != nil {
+			for u, x := range rho[lo : lo+min(r, tile)] {
+				g.rho[u*ns+j] = x
+			}
+		}
+	}
+	g.open = true
+}
+
+// live returns src less the trajectories that ended since the last
+// gather (src is that gather's).
+func (g *gathered) live(src []int32) []int32 {
+	if !g.open {
+		return src
+	}
+	for k, j := range g.pos {
+		src[k] = src[j]
+	}
+	g.open = false
+	return src[:len(g.pos)]
+}
