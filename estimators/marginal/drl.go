@@ -67,7 +67,6 @@ type DRL struct {
 	phi          []float64 // the per-trajectory terms
 	tr           transitions
 	tile         stepTile // the weights' factors over a tile of steps
-	gath         gathered // the other fold's columns over the tile
 }
 
 // NewDRL returns a DRL estimator with Kallus & Uehara's normalised
@@ -261,37 +260,32 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	last := longest(off, dst) // dst has steps before last
 	tile := &e.tile
 	tile.reset(len(count), last)
-	g := &e.gath
 	t := 0
 	for ; t < last; t++ {
-		u := t % tile.steps
-		if u == 0 {
-			src = g.live(src)
-			g.gather(t, tile.steps, src, off, obs, nil, rho)
+		for _, i := range src {
+			count[obs[off[i]+t]]++
 		}
-		gobs, grho, rem, ns := g.obs[u*g.ns:], g.rho[u*g.ns:], g.rem, g.ns
-		for _, j := range g.pos {
-			count[gobs[j]]++
-		}
-		for _, j := range g.pos {
-			c := gobs[j]
-			if int32(u+1) < rem[j] {
-				dn[gobs[ns+int(j)]] += d[c] / float64(count[c]) * grho[j]
+		for _, i := range src {
+			s := off[i] + t
+			c := obs[s]
+			if s+1 < off[i+1] {
+				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
 			}
 		}
 		k := 0
-		for _, j := range g.pos {
-			c := int(gobs[j])
+		for _, i := range src {
+			s := off[i] + t
+			c := int(obs[s])
 			if !tile.setAt(t, c) { // count[c] > 0: its first visit at t
 				tile.set(t, c, d[c]/float64(count[c])*mf)
 			}
 			d[c], count[c] = 0, 0
-			if int32(u+1) < rem[j] {
-				g.pos[k] = j
+			if s+1 < off[i+1] {
+				src[k] = i
 				k++
 			}
 		}
-		g.pos = g.pos[:k]
+		src = src[:k]
 		d, dn = dn, d
 		if tile.flushes(t) {
 			dst = e.flushWeights(b, dst, t)
@@ -300,7 +294,6 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	if t > 0 && !tile.flushes(t-1) {
 		dst = e.flushWeights(b, dst, t-1)
 	}
-	src = g.live(src)
 	// leave d zero for the next call: d_t of the trajectories that go on
 	for _, i := range src {
 		d[obs[int(off[i])+t]] = 0

@@ -79,57 +79,49 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	last := longest(to.Offsets, dst) // dst has steps before last
 	tile := &e.tile
 	tile.reset(len(d), last)
-	g := &e.gath
 	t := 0
-	for ; t < last; t++ {
-		u := t % tile.steps
-		if u == 0 {
-			src = g.live(src)
-			g.gather(t, tile.steps, src, fo, fobs, fact, nil)
-		}
-		if len(g.pos) == 0 {
-			break
-		}
-		gobs, gact, rem, ns := g.obs[u*g.ns:], g.act[u*g.ns:], g.rem, g.ns
-		for _, j := range g.pos {
-			o := int(gobs[j])
-			p := o*na + int(gact[j])
+	for ; len(src) > 0 && t < last; t++ {
+		for _, i := range src {
+			s := fo[i] + t
+			p := int(fobs[s])*na + int(fact[s])
 			if count[p]++; timed && count[p] == 1 {
-				known[o] += pie[p]
+				known[fobs[s]] += pie[p]
 			}
-			ocount[o]++
+			ocount[fobs[s]]++
 		}
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
 			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
 			// count_t for t < H)
-			for _, j := range g.pos {
-				o := int(gobs[j])
-				p := o*na + int(gact[j])
-				if int32(u+1) < rem[j] && pie[p] > 0 {
-					dn[gobs[ns+int(j)]] += d[o] * (pie[p] / known[o]) / float64(count[p])
+			for _, i := range src {
+				s := fo[i] + t
+				o := int(fobs[s])
+				p := o*na + int(fact[s])
+				if s+1 < fo[i+1] && pie[p] > 0 {
+					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
 				}
 			}
 		} else {
 			e.tr.propagate(d, dn, pie, na)
 		}
 		k := 0
-		for _, j := range g.pos {
-			o := int(gobs[j])
+		for _, i := range src {
+			s := fo[i] + t
+			o := int(fobs[s])
 			if !tile.setAt(t, o) { // ocount[o] > 0: its first visit at t
 				tile.set(t, o, d[o]/(float64(ocount[o])/mf))
 			}
-			count[o*na+int(gact[j])] = 0
+			count[o*na+int(fact[s])] = 0
 			ocount[o] = 0
 			if timed {
-				known[o] = 0
+				known[fobs[s]] = 0
 			}
-			if int32(u+1) < rem[j] {
-				g.pos[k] = j
+			if s+1 < fo[i+1] {
+				src[k] = i
 				k++
 			}
 		}
-		g.pos = g.pos[:k]
+		src = src[:k]
 		clear(d)
 		d, dn = dn, d
 		if tile.flushes(t) {
@@ -139,7 +131,6 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	if t > 0 && !tile.flushes(t-1) {
 		dst = e.flushRatios(to, w, dst, t-1)
 	}
-	src = g.live(src)
 	e.d, e.dn = d, dn
 	e.liveA, e.liveB = src[:0], dst[:0]
 }
