@@ -15,7 +15,7 @@ const maxSteps = math.MaxInt32 - 1
 // two columns of the batch included), each rounded up by Go's allocator to
 // its size class or to whole 8 KiB pages: less than pageSlack bytes each.
 const (
-	fitAllocs = 15
+	fitAllocs = 14
 	pageSlack = 8 << 10
 )
 
@@ -29,7 +29,7 @@ func init() {
 		Source:   "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
 		Needs:    IDs,
 		Bytes:    FitBytes,
-		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits)",
+		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps)",
 		New:      func() Learner { return new(Fitter) },
 		Refits:   true,
 	})
@@ -53,14 +53,18 @@ func init() {
 //	                      start of every trajectory (int32)
 //	+ 4 (Horizon + 2)     trajectories counted by length
 //	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
+//	+ 8 min(steps, 2^15, (min(Horizon, 64) - 1)(P + m))
+//	                      the rest of evaluate's tile: Q_K and V_K of its
+//	                      other tile - 1 steps, tile <= min(Horizon, 64) and
+//	                      (tile - 1)(P + m) <= steps and 2^15 (evalSteps)
 //
-// and each of its 15 slices is rounded up by less than 8 KiB. Memory
+// and each of its 14 slices is rounded up by less than 8 KiB. Memory
 // allocated by sp.PiE is not counted.
 type Fitter struct {
-	idx   []int32 // observation id -> compact index, valid if obs[idx[o]] == o
-	obs   []int32 // compact index -> observation id
-	mark  []int32 // per compact observation: its slot in the row being built
-	v, vp []float64
+	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
+	obs  []int32   // compact index -> observation id
+	mark []int32   // per compact observation: its slot in the row being built
+	v    []float64 // evaluate's V_{K0-1}, then the V_K of its tile
 
 	row   []int32   // pair p's transitions are next[row[p]:row[p+1]]
 	r     []float64 // per pair: reward sum, then mean reward R(o, a)
@@ -93,7 +97,7 @@ type lastFit struct {
 func FitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
-	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + fitAllocs*pageSlack
+	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + 8*tileFloats(steps, horizon, p+m) + fitAllocs*pageSlack
 }
 
 // Fit fits the model on b and writes, for every step of b, the model's
@@ -487,48 +491,98 @@ func (f *Fitter) transitions(b *trajectory.Batch, na, horizon int) {
 	f.row[np] = w
 }
 
-// evaluate runs the dynamic program for K = 1..sp.Horizon and writes
-// q_hat and v_hat of the steps with K steps left as each Q_K is computed.
+// evalTile is the most steps of the dynamic program evaluate runs before
+// writing their Q_K and V_K to the trajectories, and evalTileFloats the
+// most float64 its tile of Q_K and V_K holds beyond one step's.
+const (
+	evalTile       = 64
+	evalTileFloats = 1 << 15
+)
+
+// evalSteps returns the steps of the dynamic program evaluate runs per
+// tile, with np pairs and m observations: at most evalTile and h, and with
+// (tile - 1) (np + m) at most steps and evalTileFloats, so that the
+// tile's memory beyond one step's is at most 8 steps bytes (FitBytes)
+// and stays in the cache.
+func evalSteps(np, m, steps, h int) int {
+	per := max(np+m, 1)
+	return max(1, min(evalTile, h, 1+steps/per, 1+evalTileFloats/per))
+}
+
+// tileFloats bounds the float64 of evaluate's tile beyond one step's, with
+// perStep = pairs + observations (FitBytes): (tile - 1) perStep, at most
+// steps and evalTileFloats by evalSteps.
+func tileFloats(steps, horizon, perStep float64) float64 {
+	return math.Min(math.Min(steps, evalTileFloats), (math.Min(horizon, evalTile)-1)*perStep)
+}
+
+// evaluate runs the dynamic program K = 1..h on the fitted model and
+// writes q_hat and v_hat at every step of b (start and byLen order b's
+// trajectories). It runs the program a tile of evalSteps values of K at
+// a time, keeping their Q_K and V_K, then writes them trajectory by
+// trajectory: each trajectory's steps of the tile are adjacent in
+// memory, where the steps t of all trajectories lie a trajectory's length
+// apart (a page apart at H = 3000: a TLB miss a read). The values are
+// those of one step at a time, bit for bit.
 func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, byLen []int32) {
 	steps, m, na, h := len(b.Reward), len(f.obs), sp.Actions, sp.Horizon
 	np := m * na
-	f.q = grow(f.q, np)
-	f.v = grow(f.v, m)
-	f.vp = grow(f.vp, m)
-	clear(f.vp) // V_0 = 0
+	tile := evalSteps(np, m, steps, h)
+	f.q = grow(f.q, tile*np)
+	f.v = grow(f.v, (tile+1)*m) // V_{K0-1}, then V_K of the tile's K = K0..
+	clear(f.v[:m])              // V_0 = 0
 	b.QHat = grow(b.QHat, steps)
 	b.VHat = grow(b.VHat, steps)
-	q, v, vp := f.q, f.v, f.vp
+	for k0 := 1; k0 <= h; k0 += tile {
+		kn := min(tile, h-k0+1)
+		for j := range kn {
+			f.bellman(f.q[j*np:(j+1)*np], f.v[(j+1)*m:(j+2)*m], f.v[j*m:(j+1)*m], gamma, na)
+		}
+		f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
+		copy(f.v[:m], f.v[kn*m:(kn+1)*m])
+	}
+}
+
+// bellman writes Q_K into q and V_K into v from V_{K-1} in vp.
+func (f *Fitter) bellman(q, v, vp []float64, gamma float64, na int) {
 	row, next, prob, r, pie := f.row, f.next, f.prob, f.r, f.pie
+	for p := range q {
+		s := 0.0
+		for j := row[p]; j < row[p+1]; j++ {
+			s += prob[j] * vp[next[j]]
+		}
+		q[p] = r[p] + gamma*s
+	}
+	for c := range v {
+		s := 0.0
+		for a, w := range pie[c*na : (c+1)*na] {
+			s += w * q[c*na+a]
+		}
+		v[c] = s
+	}
+}
+
+// write writes q_hat and v_hat at the 1-based steps tlo..thi of every
+// trajectory of b that has them, from the tile of evaluate holding
+// K = h - thi + 1 .. h - tlo + 1 (f.q from its first K, f.v from one
+// slot after).
+func (f *Fitter) write(b *trajectory.Batch, start, byLen []int32, tlo, thi, na int) {
+	m := len(f.obs)
+	np := m * na
 	qHat, vHat, obs, act, idx := b.QHat, b.VHat, b.Obs, b.Action, f.idx
-	for k := 1; k <= h; k++ {
-		for p := range np {
-			s := 0.0
-			for j := row[p]; j < row[p+1]; j++ {
-				s += prob[j] * vp[next[j]]
-			}
-			q[p] = r[p] + gamma*s
-		}
-		for c := range m {
-			s := 0.0
-			for a, w := range pie[c*na : (c+1)*na] {
-				s += w * q[c*na+a]
-			}
-			v[c] = s
-		}
-		// Step t = h - k + 1 (1-based) of every trajectory that has one.
-		t := h - k + 1
-		for _, lo := range start[:byLen[t]] {
+	for j, lo := range start[:byLen[tlo]] {
+		// the trajectory has a step t iff it is among the byLen[t] longest
+		for t := tlo; t <= thi && int32(j) < byLen[t]; t++ {
 			s := int(lo) + t - 1
+			slot := thi - t // K - K0, K = h - t + 1
 			c := idx[obs[s]]
 			if c < 0 || int(c) >= m || f.obs[c] != obs[s] { // never visited (FitTo)
 				qHat[s], vHat[s] = 0, 0
 				continue
 			}
-			qHat[s] = q[int(c)*na+int(act[s])]
-			vHat[s] = v[c]
+			qHat[s] = f.q[slot*np+int(c)*na+int(act[s])]
+			vHat[s] = f.v[(slot+1)*m+int(c)]
 		}
-		v, vp = vp, v
 	}
 }
 

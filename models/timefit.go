@@ -9,7 +9,7 @@ import (
 
 // timeFitAllocs is the number of slices a cold TimeFitter allocates in
 // Fit (the two columns of the batch included).
-const timeFitAllocs = 15
+const timeFitAllocs = 17
 
 func init() {
 	Register(Kind{
@@ -21,7 +21,7 @@ func init() {
 		Source:      "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
 		Needs:       IDs,
 		Bytes:       TimeFitBytes,
-		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 36 m Actions + 20 steps + 4 (H+2) + 15 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits)",
+		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 36 m Actions + 20 steps + 12 min(min(H, 32)(P + m), max(P + m, 2^15)) + 4 (H+2) + 17 x 8 KiB, m = min(Obs, steps), P = m Actions (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits; the min is the backward pass's tile of up to 32 steps)",
 		New:         func() Learner { return new(TimeFitter) },
 		TimeIndexed: true,
 	})
@@ -68,8 +68,11 @@ func init() {
 //	+ 4 steps             start of every non-empty trajectory
 //	+ 4 (Horizon + 2)     trajectories counted by length
 //	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
+//	+ 12 min(min(Horizon, 32)(P + m), max(P + m, 2^15))
+//	                      evaluate's tile: q_t and v_t, with the step of each,
+//	                      of up to 32 steps (timeTileSteps)
 //
-// and each of its 15 slices is rounded up by less than 8 KiB. Memory
+// and each of its 17 slices is rounded up by less than 8 KiB. Memory
 // allocated by sp.PiE is not counted.
 type TimeFitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
@@ -88,6 +91,9 @@ type TimeFitter struct {
 	byLen []int32 // byLen[t]: number of trajectories of length >= t
 
 	toStart, toByLen []int32 // the same of FitTo's other batch
+
+	tq  []float64 // per step of evaluate's tile: q_t per pair, then v_t per observation
+	tat []int32   // per cell of tq: the step t whose value it holds
 }
 
 // TimeFitBytes returns the bound of TimeFitter's doc comment: the bytes
@@ -98,7 +104,7 @@ type TimeFitter struct {
 func TimeFitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
-	return 4*obs + 24*m + 36*p + 4*steps + 4*(horizon+2) + 16*steps + timeFitAllocs*pageSlack
+	return 4*obs + 24*m + 36*p + 4*steps + 4*(horizon+2) + 16*steps + 12*timeTileCells(horizon, p+m) + timeFitAllocs*pageSlack
 }
 
 // Fit fits the time-indexed model on b and writes, for every step of b,
@@ -175,13 +181,43 @@ func (f *TimeFitter) FitTo(b, to *trajectory.Batch, sp Space, gamma float64) err
 	return nil
 }
 
+// timeTile is the most steps whose q_t and v_t TimeFitter.evaluate keeps
+// before writing them, and timeTileMax the most cells of its tile beyond
+// one step's.
+const (
+	timeTile    = 32
+	timeTileMax = 1 << 15
+)
+
+// timeTileSteps returns the steps of evaluate's tile with np pairs and m
+// observations: at most timeTile and h, and at most timeTileMax cells
+// unless one step has more.
+func timeTileSteps(np, m, h int) int {
+	return max(1, min(timeTile, h, timeTileMax/max(np+m, 1)))
+}
+
+// timeTileCells bounds the cells of evaluate's tile, perStep = pairs +
+// observations (TimeFitBytes).
+func timeTileCells(horizon, perStep float64) float64 {
+	return math.Min(math.Min(horizon, timeTile)*perStep, math.Max(perStep, timeTileMax))
+}
+
 // evaluate runs the backward pass t = H..1: it sums the visits of step t
-// per pair, then writes q_hat and v_hat of to's steps t as q_t and v_t
-// (toStart and toByLen order to's trajectories as start and byLen do
-// b's).
+// per pair, then keeps q_t and v_t of the pairs and observations visited
+// at t in a tile of timeTileSteps steps; at the tile's first step it
+// writes q_hat and v_hat of to's steps in the tile as q_t and v_t (toStart
+// and toByLen order to's trajectories as start and byLen do b's),
+// trajectory by trajectory: each trajectory's steps of the tile are
+// adjacent in memory, where the steps t of all trajectories lie a
+// trajectory's length apart (a TLB miss a write at H = 3000).
 func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, toStart, toByLen []int32) {
 	m, na, h := len(f.obs), sp.Actions, sp.Horizon
 	np := m * na
+	tile := timeTileSteps(np, m, h)
+	f.tq = grow(f.tq, tile*(np+m))
+	f.tat = grow(f.tat, tile*(np+m))
+	clear(f.tat) // no step is 0
+	tq, tat := f.tq, f.tat
 	f.seen = grow(f.seen, m)
 	clear(f.seen) // no step is 0
 	f.v = grow(f.v, m)
@@ -230,6 +266,7 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 				vsum[p] += vn[idx[obs[s+1]]]
 			} // else "episode ended": value 0
 		}
+		u := (t - 1) % tile
 		for _, lo := range visits {
 			s := int(lo) + t - 1
 			c := int(idx[obs[s]])
@@ -240,25 +277,41 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 					x += w * q(c*na+a)
 				}
 				v[c] = x
+				tq[tile*np+u*m+c], tat[tile*np+u*m+c] = x, t32
 			}
-			if to == b {
-				to.QHat[s] = q(c*na + int(act[s]))
-				to.VHat[s] = v[c]
+			if p := c*na + int(act[s]); tat[u*np+p] != t32 {
+				tq[u*np+p], tat[u*np+p] = q(p), t32
 			}
 		}
-		if to != b {
-			for _, lo := range toStart[:toByLen[t]] {
-				s := int(lo) + t - 1
-				o := to.Obs[s]
-				c := idx[o]
-				if c < 0 || int(c) >= m || f.obs[c] != o || seen[c] != t32 {
-					to.QHat[s], to.VHat[s] = 0, 0 // no visit of o at step t
-					continue
-				}
-				to.QHat[s] = q(int(c)*na + int(to.Action[s]))
-				to.VHat[s] = v[c]
-			}
+		if u == 0 {
+			f.write(to, toStart, toByLen, t, min(t+tile-1, h), na, tile)
 		}
 		v, vn = vn, v
+	}
+}
+
+// write writes q_hat and v_hat at the 1-based steps tlo..thi of to's
+// trajectories from evaluate's tile (tile steps): q_t and v_t where b has
+// a visit of the pair, of the observation, at step t, else 0.
+func (f *TimeFitter) write(to *trajectory.Batch, toStart, toByLen []int32, tlo, thi, na, tile int) {
+	m := len(f.obs)
+	np := m * na
+	for j, lo := range toStart[:toByLen[tlo]] {
+		// the trajectory has a step t iff it is among the toByLen[t] longest
+		for t := tlo; t <= thi && int32(j) < toByLen[t]; t++ {
+			s := int(lo) + t - 1
+			u, t32 := (t-1)%tile, int32(t)
+			o := to.Obs[s]
+			c := f.idx[o]
+			if c < 0 || int(c) >= m || f.obs[c] != o || f.tat[tile*np+u*m+int(c)] != t32 {
+				to.QHat[s], to.VHat[s] = 0, 0 // no visit of o at step t
+				continue
+			}
+			q := 0.0 // no visit of the pair at step t
+			if p := u*np + int(c)*na + int(to.Action[s]); f.tat[p] == t32 {
+				q = f.tq[p]
+			}
+			to.QHat[s], to.VHat[s] = q, f.tq[tile*np+u*m+int(c)]
+		}
 	}
 }

@@ -66,6 +66,7 @@ type DRL struct {
 	w            []float64 // the weight W_t of every step, from the other fold
 	phi          []float64 // the per-trajectory terms
 	tr           transitions
+	tile         stepTile // the weights' factors over a tile of steps
 }
 
 // NewDRL returns a DRL estimator with Kallus & Uehara's normalised
@@ -256,25 +257,14 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	for _, i := range src {
 		count[obs[off[i]]] = 0
 	}
+	last := longest(off, dst) // dst has steps before last
+	tile := &e.tile
+	tile.reset(len(count), last)
 	t := 0
-	for ; len(dst) > 0; t++ {
+	for ; t < last; t++ {
 		for _, i := range src {
 			count[obs[off[i]+t]]++
 		}
-		k := 0
-		for _, i := range dst {
-			s := off[i] + t
-			c := obs[s]
-			e.w[s] = 0
-			if count[c] > 0 {
-				e.w[s] = d[c] / float64(count[c]) * mf
-			}
-			if s+1 < off[i+1] {
-				dst[k] = i
-				k++
-			}
-		}
-		dst = dst[:k]
 		for _, i := range src {
 			s := off[i] + t
 			c := obs[s]
@@ -282,10 +272,14 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
 			}
 		}
-		k = 0
+		k := 0
 		for _, i := range src {
 			s := off[i] + t
-			d[obs[s]], count[obs[s]] = 0, 0
+			c := int(obs[s])
+			if !tile.setAt(t, c) { // count[c] > 0: its first visit at t
+				tile.set(t, c, d[c]/float64(count[c])*mf)
+			}
+			d[c], count[c] = 0, 0
 			if s+1 < off[i+1] {
 				src[k] = i
 				k++
@@ -293,10 +287,42 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 		}
 		src = src[:k]
 		d, dn = dn, d
+		if tile.flushes(t) {
+			dst = e.flushWeights(b, dst, t)
+		}
+	}
+	if t > 0 && !tile.flushes(t-1) {
+		dst = e.flushWeights(b, dst, t-1)
 	}
 	// leave d zero for the next call: d_t of the trajectories that go on
 	for _, i := range src {
 		d[obs[int(off[i])+t]] = 0
 	}
 	e.liveA, e.liveB = src[:0], dst[:0]
+}
+
+// flushWeights writes into e.w, at the steps of the tile ending at step t1
+// of the trajectories dst of b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) from
+// e.tile's factors, 0 where none is set (no visit of o_t at t in the
+// other fold), and returns dst less the trajectories that end in the
+// tile.
+func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1 int) []int32 {
+	off, obs := b.Offsets, e.fit.Obs()
+	t0, k := e.tile.tileStart(t1), 0
+	for _, i := range dst {
+		lo, hi := off[i], off[i+1]
+		for t := t0; t <= t1 && lo+t < hi; t++ {
+			s := lo + t
+			x, ok := e.tile.get(t, int(obs[s]))
+			if !ok {
+				x = 0
+			}
+			e.w[s] = x
+		}
+		if lo+t1+1 < hi {
+			dst[k] = i
+			k++
+		}
+	}
+	return dst[:k]
 }

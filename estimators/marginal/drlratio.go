@@ -76,7 +76,11 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 			dst = append(dst, int32(i))
 		}
 	}
-	for t := 0; len(src) > 0 && len(dst) > 0; t++ {
+	last := longest(to.Offsets, dst) // dst has steps before last
+	tile := &e.tile
+	tile.reset(len(d), last)
+	t := 0
+	for ; len(src) > 0 && t < last; t++ {
 		for _, i := range src {
 			s := fo[i] + t
 			p := int(fobs[s])*na + int(fact[s])
@@ -85,19 +89,6 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 			}
 			ocount[fobs[s]]++
 		}
-		k := 0
-		for _, i := range dst {
-			s := to.Offsets[i] + t
-			o := to.Obs[s]
-			if c := ocount[o]; c > 0 {
-				w[s] = d[o] / (float64(c) / mf) * to.Ratio[s]
-			}
-			if s+1 < to.Offsets[i+1] {
-				dst[k] = i
-				k++
-			}
-		}
-		dst = dst[:k]
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
 			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
@@ -113,11 +104,15 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 		} else {
 			e.tr.propagate(d, dn, pie, na)
 		}
-		k = 0
+		k := 0
 		for _, i := range src {
 			s := fo[i] + t
-			count[int(fobs[s])*na+int(fact[s])] = 0
-			ocount[fobs[s]] = 0
+			o := int(fobs[s])
+			if !tile.setAt(t, o) { // ocount[o] > 0: its first visit at t
+				tile.set(t, o, d[o]/(float64(ocount[o])/mf))
+			}
+			count[o*na+int(fact[s])] = 0
+			ocount[o] = 0
 			if timed {
 				known[fobs[s]] = 0
 			}
@@ -129,9 +124,37 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 		src = src[:k]
 		clear(d)
 		d, dn = dn, d
+		if tile.flushes(t) {
+			dst = e.flushRatios(to, w, dst, t)
+		}
+	}
+	if t > 0 && !tile.flushes(t-1) {
+		dst = e.flushRatios(to, w, dst, t-1)
 	}
 	e.d, e.dn = d, dn
 	e.liveA, e.liveB = src[:0], dst[:0]
+}
+
+// flushRatios writes into w, at the steps of the tile ending at step t1
+// of the trajectories dst of fold to, w_t(o_t) rho_t from e.tile's
+// factors (d^e_t(o) / (n_t(o)/m), set where from has a visit of o at t),
+// and returns dst less the trajectories that end in the tile.
+func (e *DRL) flushRatios(to *trajectory.Batch, w []float64, dst []int32, t1 int) []int32 {
+	t0, k := e.tile.tileStart(t1), 0
+	for _, i := range dst {
+		lo, hi := to.Offsets[i], to.Offsets[i+1]
+		for t := t0; t <= t1 && lo+t < hi; t++ {
+			s := lo + t
+			if x, ok := e.tile.get(t, int(to.Obs[s])); ok {
+				w[s] = x * to.Ratio[s]
+			}
+		}
+		if lo+t1+1 < hi {
+			dst[k] = i
+			k++
+		}
+	}
+	return dst[:k]
 }
 
 // build fills tr with the time-homogeneous transitions of fold f (m
