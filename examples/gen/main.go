@@ -50,19 +50,28 @@ func main() {
 	pols := flag.Int("policies", 0, "write only OUT/policies.csv (and policies_truth.csv) with this many candidate policies (docs/estimate/policies.md)")
 	sub := flag.Int("subepisodes", 5, "sub-episodes of policies.csv (H = 2 x this)")
 	flag.Parse()
-	err := error(nil)
-	if *pols > 0 {
-		err = writePolicies(*out, *n, *sub, *pols, *seed)
-	} else {
-		err = run(*n, *seed, *out)
-		if err == nil {
-			err = writePolicies(*out, *n, 5, 5, *seed)
-		}
+	// The directory is made if missing, so that the documented recipes
+	// (-out /tmp/p20) run as written on a fresh machine.
+	err := os.MkdirAll(*out, 0o755)
+	if err == nil {
+		err = generate(*out, *n, *sub, *pols, *seed)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+// generate writes policies.csv alone with pols candidates, or with pols 0
+// every example file.
+func generate(out string, n, sub, pols int, seed uint64) error {
+	if pols > 0 {
+		return writePolicies(out, n, sub, pols, seed)
+	}
+	if err := run(n, seed, out); err != nil {
+		return err
+	}
+	return writePolicies(out, n, 5, 5, seed)
 }
 
 func run(n int, seed uint64, out string) error {
