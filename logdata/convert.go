@@ -55,11 +55,11 @@ const (
 // sign and digits. JSON numbers are a subset. strconv.ParseFloat reads more
 // (hexadecimal, underscores, Inf, NaN), which the format refuses.
 func isDecimal(s string) bool {
-	i := skipSign(s, 0)
-	j := skipDigits(s, i)
+	i := flatjson.SkipSign(s, 0)
+	j := flatjson.SkipDigits(s, i)
 	digits := j - i
 	if j < len(s) && s[j] == '.' {
-		k := skipDigits(s, j+1)
+		k := flatjson.SkipDigits(s, j+1)
 		digits += k - (j + 1)
 		j = k
 	}
@@ -67,8 +67,8 @@ func isDecimal(s string) bool {
 		return false
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := skipSign(s, j+1)
-		if j = skipDigits(s, k); j == k {
+		k := flatjson.SkipSign(s, j+1)
+		if j = flatjson.SkipDigits(s, k); j == k {
 			return false
 		}
 	}
@@ -78,27 +78,13 @@ func isDecimal(s string) bool {
 // isStepNumber reports whether s is decimal digits, the only form of the one
 // integer column, step (0, 1, 2, ...: no sign).
 func isStepNumber(s string) bool {
-	return s != "" && skipDigits(s, 0) == len(s)
-}
-
-func skipSign(s string, i int) int {
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		return i + 1
-	}
-	return i
-}
-
-func skipDigits(s string, i int) int {
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	return i
+	return s != "" && flatjson.SkipDigits(s, 0) == len(s)
 }
 
 // isNonFinite reports whether s spells NaN or an infinity as
 // strconv.ParseFloat would read it.
 func isNonFinite(s string) bool {
-	switch strings.ToLower(s[skipSign(s, 0):]) {
+	switch strings.ToLower(s[flatjson.SkipSign(s, 0):]) {
 	case "nan", "inf", "infinity":
 		return true
 	}

@@ -166,20 +166,20 @@ func ScanNumber(data string, i int) int {
 	case j < len(data) && data[j] == '0':
 		j++
 	case j < len(data) && '1' <= data[j] && data[j] <= '9':
-		j = skipDigits(data, j)
+		j = SkipDigits(data, j)
 	default:
 		return i
 	}
 	if j < len(data) && data[j] == '.' {
-		k := skipDigits(data, j+1)
+		k := SkipDigits(data, j+1)
 		if k == j+1 {
 			return i
 		}
 		j = k
 	}
 	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
-		k := skipSign(data, j+1)
-		m := skipDigits(data, k)
+		k := SkipSign(data, j+1)
+		m := SkipDigits(data, k)
 		if m == k {
 			return i
 		}
@@ -257,14 +257,16 @@ func SkipNested(data string, i int) int {
 	return i
 }
 
-func skipSign(s string, i int) int {
+// SkipSign returns the index after an optional sign ('+' or '-') at s[i].
+func SkipSign(s string, i int) int {
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		return i + 1
 	}
 	return i
 }
 
-func skipDigits(s string, i int) int {
+// SkipDigits returns the index after the run of decimal digits at s[i].
+func SkipDigits(s string, i int) int {
 	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 		i++
 	}
@@ -382,7 +384,7 @@ func (t *Template) Parse(data string, whole bool) (vals []Value, end int, ok boo
 // own first try). ok is false for any other text, which ParseFloat reads.
 // Logged probabilities and rewards (0.25, 1, -0.5, 1e-3) are such texts.
 func Float(s string) (v float64, ok bool) {
-	i := skipSign(s, 0)
+	i := SkipSign(s, 0)
 	var m uint64
 	digits, frac, exp := 0, 0, 0 // significant digits; digits after the point; the exponent
 	seen, dot := false, false
@@ -406,8 +408,8 @@ func Float(s string) (v float64, ok bool) {
 			dot = true
 			continue
 		case (c == 'e' || c == 'E') && seen:
-			j := skipSign(s, i+1)
-			k := skipDigits(s, j)
+			j := SkipSign(s, i+1)
+			k := SkipDigits(s, j)
 			if k == j || k != len(s) || k-j > 3 {
 				return 0, false
 			}
