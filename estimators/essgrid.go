@@ -14,7 +14,10 @@ import (
 // made from those n trajectories (issue 32 item 3). Its zero value is
 // ready; it keeps its buffers, so a warm call allocates nothing.
 type ESSGrid struct {
-	f []float64
+	// f is the batch's factors during Compute: buf when the batch must
+	// multiply them out (options data), else the batch's own OptionRatio,
+	// which is never kept in buf (a later Factors would write into it).
+	f, buf []float64
 	// plain holds the running weights as float64 while every one is 0 or
 	// within [2^-500, 2^500] (so that their squares are normal floats);
 	// past that, ws holds them as mantissa and exponent, scaled.
@@ -57,7 +60,11 @@ func (g *ESSGrid) Compute(b *trajectory.Batch, grid []int, ess, minStep []float6
 		return nil
 	}
 	n := grid[len(grid)-1]
-	g.f = b.Factors(g.f)
+	g.f = b.Factors(g.buf)
+	if len(g.f) > 0 && len(b.OptionRatio) > 0 && &g.f[0] != &b.OptionRatio[0] {
+		g.buf = g.f
+	}
+	defer func() { g.f = nil }()
 	g.plain = growFloats(g.plain, n)
 	g.ws = growScaled(g.ws, n)
 	g.scaled = false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ope-lab/longhorizon/estimators"
@@ -96,5 +97,25 @@ func BenchmarkESSGrid(b *testing.B) {
 				g.Compute(batch, grid, ess, minStep)
 			}
 		})
+	}
+}
+
+// TestESSGridKeepsBatches: a batch without changed options lends its own
+// OptionRatio as its factors (Batch.Factors); a later call on options data
+// must not multiply the factors out into that borrowed slice.
+func TestESSGridKeepsBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	plain := randomBatch(rng, 60, 20)
+	before := slices.Clone(plain.OptionRatio)
+	opts := optionBatch(rng, 10, 10)
+	var g estimators.ESSGrid
+	out := make([]float64, 1)
+	for _, b := range []*trajectory.Batch{plain, opts, plain} {
+		if err := g.Compute(b, []int{b.N()}, out, out[:1:1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(plain.OptionRatio, before) {
+		t.Error("a batch's OptionRatio changed under ESSGrid")
 	}
 }
