@@ -61,21 +61,17 @@ func Aggregate(r *config.Plan, results []unit.Result, truths []domains.Truth) ([
 // effective sample sizes at every n of grid.
 func meanESS(series string, trials []*unit.Result, grid []int) (ess, minStep []float64, err error) {
 	ess, minStep = make([]float64, len(grid)), make([]float64, len(grid))
-	x := make([]float64, len(trials))
-	for _, f := range []struct {
-		dst []float64
-		src func(*unit.Result) []float64
-	}{{ess, func(u *unit.Result) []float64 { return u.ESS }}, {minStep, func(u *unit.Result) []float64 { return u.MinStepESS }}} {
-		for j := range grid {
-			for t, res := range trials {
-				v := f.src(res)
-				if len(v) != len(grid) {
-					return nil, nil, fmt.Errorf("series %s, trial %d: %d effective sample sizes, want one per n (%d)", series, t, len(v), len(grid))
-				}
-				x[t] = v[j]
-			}
-			f.dst[j] = fixedMean(x)
+	x, y := make([]float64, len(trials)), make([]float64, len(trials))
+	for t, res := range trials {
+		if len(res.ESS) != len(grid) || len(res.MinStepESS) != len(grid) {
+			return nil, nil, fmt.Errorf("series %s, trial %d: %d and %d effective sample sizes, want one per n (%d)", series, t, len(res.ESS), len(res.MinStepESS), len(grid))
 		}
+	}
+	for j := range grid {
+		for t, res := range trials {
+			x[t], y[t] = res.ESS[j], res.MinStepESS[j]
+		}
+		ess[j], minStep[j] = fixedMean(x), fixedMean(y)
 	}
 	return ess, minStep, nil
 }
