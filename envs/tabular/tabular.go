@@ -330,9 +330,25 @@ func cumulative(dst, p []float64) []float64 {
 	return dst
 }
 
-// search returns the smallest j with c[j] > u: the outcome of a uniform
-// u in [0, 1) by inverse CDF over the cumulative sums c.
+// linearSearchMax is the longest table search scans instead of bisecting:
+// counting costs a compare per entry and no branch, where bisection's
+// branches on a uniform u mispredict about half the time.
+const linearSearchMax = 16
+
+// search returns the smallest j with c[j] > u (len(c)-1 if there is none):
+// the outcome of a uniform u in [0, 1) by inverse CDF over the cumulative
+// sums c. c is nondecreasing (cumulative), so that j is also the number
+// of entries before the last that are <= u, which short tables count.
 func search(c []float64, u float64) int {
+	if len(c) <= linearSearchMax {
+		j := 0
+		for _, x := range c[:len(c)-1] {
+			if x <= u {
+				j++
+			}
+		}
+		return j
+	}
 	lo, hi := 0, len(c)-1
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
