@@ -26,6 +26,8 @@ type ESSGrid struct {
 	scaled bool
 	seg    []essSegment
 	h      []int // h[j]: the horizon of the first grid[j] trajectories
+	// steps holds plainPass's per-step sums of every segment.
+	steps []float64
 }
 
 // essSegment holds the sums of one segment of trajectories, those between
@@ -67,10 +69,6 @@ func (g *ESSGrid) Compute(b *trajectory.Batch, grid []int, ess, minStep []float6
 	defer func() { g.f = nil }()
 	g.plain = growFloats(g.plain, n)
 	g.ws = growScaled(g.ws, n)
-	g.scaled = false
-	for i := range g.plain {
-		g.plain[i] = 1
-	}
 	if cap(g.seg) < len(grid) {
 		g.seg = make([]essSegment, len(grid))
 	}
@@ -79,6 +77,21 @@ func (g *ESSGrid) Compute(b *trajectory.Batch, grid []int, ess, minStep []float6
 	for j := range minStep {
 		minStep[j] = math.Inf(1)
 	}
+	if g.plainPass(b, grid, ess, minStep) {
+		return nil
+	}
+	g.stepPass(b, grid, ess, minStep)
+	return nil
+}
+
+// stepPass is Compute step by step over every trajectory, the weights
+// plain until one leaves [2^-500, 2^500], scaled from there on. minStep
+// must hold +Inf.
+func (g *ESSGrid) stepPass(b *trajectory.Batch, grid []int, ess, minStep []float64) {
+	for i := range g.plain {
+		g.plain[i] = 1
+	}
+	g.scaled = false
 	for t := range g.h[len(grid)-1] {
 		g.step(b, t, grid)
 		for j := range grid {
@@ -94,7 +107,69 @@ func (g *ESSGrid) Compute(b *trajectory.Batch, grid []int, ess, minStep []float6
 			minStep[j] = ess[j]
 		}
 	}
-	return nil
+}
+
+// plainPass is Compute trajectory by trajectory, while every running
+// weight stays 0 or within [2^-500, 2^500]: the per-step sums of each
+// segment, g.steps[(t*len(grid)+j)*2 + {0, 1}], take the trajectories in
+// order, as step's plain sums do, so the results are the same bits,
+// without step's reads of every trajectory a trajectory's length apart.
+// It reports false, having written nothing to ess and minStep, when some
+// weight leaves that range (step then goes over to the scaled weights).
+func (g *ESSGrid) plainPass(b *trajectory.Batch, grid []int, ess, minStep []float64) bool {
+	h, ng := g.h[len(grid)-1], len(grid)
+	g.steps = growFloats(g.steps, 2*h*ng)
+	clear(g.steps)
+	from := 0
+	for j, to := range grid {
+		for i := from; i < to; i++ {
+			w := 1.0
+			f := g.f[b.Offsets[i]:b.Offsets[i+1]]
+			for t := range h {
+				if t < len(f) {
+					w *= f[t]
+					if w != 0 && !(w >= 0x1p-500 && w <= 0x1p500) {
+						return false
+					}
+				}
+				acc := g.steps[2*(t*ng+j):]
+				acc[0] += w
+				acc[1] += w * w
+			}
+			g.plain[i] = w
+		}
+		from = to
+	}
+	for t := range h {
+		g.plainSeg(g.steps[2*t*ng : 2*(t+1)*ng])
+		for j := range grid {
+			if t < g.h[j] {
+				minStep[j] = min(minStep[j], g.kish(j))
+			}
+		}
+	}
+	if h == 0 {
+		g.plainSums(grid)
+	}
+	for j := range grid {
+		ess[j] = g.kish(j)
+		if math.IsInf(minStep[j], 1) {
+			minStep[j] = ess[j]
+		}
+	}
+	return true
+}
+
+// plainSeg fills g.seg from one step's plain sums (sum, sum of squares per
+// segment), at scale 2^0 as plainSums does.
+func (g *ESSGrid) plainSeg(sums []float64) {
+	for j := range g.seg {
+		seg := essSegment{top: weights.MinExp, sum: sums[2*j], sum2: sums[2*j+1]}
+		if seg.sum != 0 {
+			seg.top = 0
+		}
+		g.seg[j] = seg
+	}
 }
 
 // horizons fills g.h: the longest trajectory among the first grid[j].
