@@ -1,7 +1,7 @@
 package domains
 
 import (
-	"slices"
+	"github.com/ope-lab/longhorizon/internal/hugepage"
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -11,12 +11,12 @@ import (
 // does not allocate once b has grown.
 func GrowColumns(b *trajectory.Batch, steps int, ids, exact bool) {
 	if ids {
-		b.Obs = slices.Grow(b.Obs, steps)
-		b.Action = slices.Grow(b.Action, steps)
+		b.Obs = hugepage.Grow(b.Obs, steps)
+		b.Action = hugepage.Grow(b.Action, steps)
 	}
 	if exact {
-		b.QHat = slices.Grow(b.QHat, steps)
-		b.VHat = slices.Grow(b.VHat, steps)
+		b.QHat = hugepage.Grow(b.QHat, steps)
+		b.VHat = hugepage.Grow(b.VHat, steps)
 	}
 }
 
@@ -24,15 +24,15 @@ func GrowColumns(b *trajectory.Batch, steps int, ids, exact bool) {
 // a Collect recording them (ProbRecorder) does not allocate once b has
 // grown.
 func GrowProbs(b *trajectory.Batch, steps int) {
-	b.PiB = slices.Grow(b.PiB, steps)
-	b.PiE = slices.Grow(b.PiE, steps)
+	b.PiB = hugepage.Grow(b.PiB, steps)
+	b.PiE = hugepage.Grow(b.PiE, steps)
 }
 
 // GrowOptionProbs makes room in b for steps more entries of the option
 // structure, so that a Collect recording it (OptionsRecorder) does not
 // allocate once b has grown.
 func GrowOptionProbs(b *trajectory.Batch, steps int) {
-	b.OptionStart = slices.Grow(b.OptionStart, steps)
-	b.MuB = slices.Grow(b.MuB, steps)
-	b.MuE = slices.Grow(b.MuE, steps)
+	b.OptionStart = hugepage.Grow(b.OptionStart, steps)
+	b.MuB = hugepage.Grow(b.MuB, steps)
+	b.MuE = hugepage.Grow(b.MuE, steps)
 }

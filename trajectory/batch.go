@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/ope-lab/longhorizon/internal/hugepage"
 )
 
 // Batch is a set of trajectories stored flat. Trajectory i occupies steps
@@ -110,11 +112,11 @@ func (b *Batch) Grow(n, steps int) {
 		b.Offsets = append(b.Offsets, 0)
 	}
 	b.Offsets = slices.Grow(b.Offsets, n)
-	b.Reward = slices.Grow(b.Reward, steps)
-	b.Ratio = slices.Grow(b.Ratio, steps)
-	b.OptionRatio = slices.Grow(b.OptionRatio, steps)
-	b.Changed = slices.Grow(b.Changed, steps)
-	b.Split = slices.Grow(b.Split, steps)
+	b.Reward = hugepage.Grow(b.Reward, steps)
+	b.Ratio = hugepage.Grow(b.Ratio, steps)
+	b.OptionRatio = hugepage.Grow(b.OptionRatio, steps)
+	b.Changed = hugepage.Grow(b.Changed, steps)
+	b.Split = hugepage.Grow(b.Split, steps)
 }
 
 // Add appends a primitive step: reward r and action ratio rho = pi_e/pi_b.

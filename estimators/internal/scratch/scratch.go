@@ -1,10 +1,12 @@
 package scratch
 
+import "github.com/ope-lab/longhorizon/internal/hugepage"
+
 // Grow returns s resliced to length n, allocating when its capacity is
 // short; the contents are not preserved.
 func Grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return hugepage.Make[T](n)
 	}
 	return s[:n]
 }
@@ -13,7 +15,7 @@ func Grow[T any](s []T, n int) []T {
 // when its capacity is short.
 func Zero[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return hugepage.Make[T](n)
 	}
 	s = s[:n]
 	clear(s)
