@@ -66,7 +66,10 @@ type DRL struct {
 	w            []float64 // the weight W_t of every step, from the other fold
 	phi          []float64 // the per-trajectory terms
 	tr           transitions
-	tile         stepTile // the weights' factors over a tile of steps
+	gather       []drlStep // the steps of the other fold at t
+	obsAt        []int32   // the observations visited at t (capacity m)
+	pairsAt      []int32   // drl with a time-indexed model: the pairs visited at t (capacity m na)
+	tile         stepTile  // the weights' factors over a tile of steps
 }
 
 // NewDRL returns a DRL estimator with Kallus & Uehara's normalised
@@ -167,6 +170,8 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 	}
 	half := e.fit.Half()
 	e.w = scratch.Grow(e.w, steps)
+	e.gather = scratch.Grow(e.gather, n)
+	e.obsAt = scratch.Grow(e.obsAt, m)
 	if e.mis {
 		e.misWeights(b, m, half)
 	} else {
@@ -262,30 +267,34 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	tile.reset(len(count), last)
 	t := 0
 	for ; t < last; t++ {
-		for _, i := range src {
-			count[obs[off[i]+t]]++
-		}
-		for _, i := range src {
+		// the one pass over the steps at t (their loads lie a
+		// trajectory's length apart), as in ratiosOf
+		g, k := e.gather[:len(src)], 0
+		obsAt := e.obsAt[:0]
+		for j, i := range src {
 			s := off[i] + t
 			c := obs[s]
+			st := drlStep{obs: c, next: -1, rho: rho[s]}
 			if s+1 < off[i+1] {
-				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
-			}
-		}
-		k := 0
-		for _, i := range src {
-			s := off[i] + t
-			c := int(obs[s])
-			if !tile.setAt(t, c) { // count[c] > 0: its first visit at t
-				tile.set(t, c, d[c]/float64(count[c])*mf)
-			}
-			d[c], count[c] = 0, 0
-			if s+1 < off[i+1] {
+				st.next = obs[s+1]
 				src[k] = i
 				k++
 			}
+			g[j] = st
+			if count[c]++; count[c] == 1 {
+				obsAt = append(obsAt, c)
+			}
 		}
 		src = src[:k]
+		for _, st := range g {
+			if st.next >= 0 {
+				dn[st.next] += d[st.obs] / float64(count[st.obs]) * st.rho
+			}
+		}
+		for _, c := range obsAt {
+			tile.set(t, int(c), d[c]/float64(count[c])*mf)
+			d[c], count[c] = 0, 0
+		}
 		d, dn = dn, d
 		if tile.flushes(t) {
 			dst = e.flushWeights(b, dst, t)
@@ -325,4 +334,12 @@ func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1 int) []int32 {
 		}
 	}
 	return dst[:k]
+}
+
+// drlStep is one step of the fold a forward pass reads at t, gathered:
+// its compact observation, its pair (drl), the next observation (-1:
+// none) and its ratio (drl-mis).
+type drlStep struct {
+	rho             float64
+	obs, pair, next int32
 }

@@ -33,6 +33,7 @@ func (e *DRL) ratios(h, m int) {
 	tr.count = scratch.Grow(tr.count, m*na)
 	tr.obsCount = scratch.Grow(tr.obsCount, m)
 	tr.known = scratch.Grow(tr.known, m)
+	e.pairsAt = scratch.Grow(e.pairsAt, m*na)
 	clear(tr.count)
 	clear(tr.obsCount)
 	clear(tr.known)
@@ -81,47 +82,56 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	tile.reset(len(d), last)
 	t := 0
 	for ; len(src) > 0 && t < last; t++ {
-		for _, i := range src {
+		// The one pass over from's steps at t, whose loads lie a
+		// trajectory's length apart: it gathers them, keeps the
+		// trajectories that go on and lists the observations (and, for
+		// a time-indexed model, the pairs) visited at t; the passes
+		// below read the gathered steps and the lists.
+		g, k := e.gather[:len(src)], 0
+		obsAt, pairsAt := e.obsAt[:0], e.pairsAt[:0]
+		for j, i := range src {
 			s := fo[i] + t
-			p := int(fobs[s])*na + int(fact[s])
-			if count[p]++; timed && count[p] == 1 {
-				known[fobs[s]] += pie[p]
+			o := fobs[s]
+			st := drlStep{obs: o, pair: o*int32(na) + fact[s], next: -1}
+			if s+1 < fo[i+1] {
+				st.next = fobs[s+1]
+				src[k] = i
+				k++
 			}
-			ocount[fobs[s]]++
+			g[j] = st
+			if timed {
+				if count[st.pair]++; count[st.pair] == 1 {
+					known[o] += pie[st.pair]
+					pairsAt = append(pairsAt, st.pair)
+				}
+			}
+			if ocount[o]++; ocount[o] == 1 {
+				obsAt = append(obsAt, o)
+			}
 		}
+		src = src[:k]
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
 			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
 			// count_t for t < H)
-			for _, i := range src {
-				s := fo[i] + t
-				o := int(fobs[s])
-				p := o*na + int(fact[s])
-				if s+1 < fo[i+1] && pie[p] > 0 {
-					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
+			for _, st := range g {
+				if p := st.pair; st.next >= 0 && pie[p] > 0 {
+					dn[st.next] += d[st.obs] * (pie[p] / known[st.obs]) / float64(count[p])
 				}
 			}
 		} else {
 			e.tr.propagate(d, dn, pie, na)
 		}
-		k := 0
-		for _, i := range src {
-			s := fo[i] + t
-			o := int(fobs[s])
-			if !tile.setAt(t, o) { // ocount[o] > 0: its first visit at t
-				tile.set(t, o, d[o]/(float64(ocount[o])/mf))
-			}
-			count[o*na+int(fact[s])] = 0
+		for _, o := range obsAt {
+			tile.set(t, int(o), d[o]/(float64(ocount[o])/mf))
 			ocount[o] = 0
 			if timed {
-				known[fobs[s]] = 0
-			}
-			if s+1 < fo[i+1] {
-				src[k] = i
-				k++
+				known[o] = 0
 			}
 		}
-		src = src[:k]
+		for _, p := range pairsAt {
+			count[p] = 0
+		}
 		clear(d)
 		d, dn = dn, d
 		if tile.flushes(t) {
