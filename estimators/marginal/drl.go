@@ -63,13 +63,13 @@ type DRL struct {
 	count        []int32
 	d, dn        []float64
 	liveA, liveB []int32
+	w            []float64 // the weight W_t of every step, from the other fold
 	phi          []float64 // the per-trajectory terms
 	tr           transitions
 	gather       []drlStep // the steps of the other fold at t
 	obsAt        []int32   // the observations visited at t (capacity m)
 	pairsAt      []int32   // drl with a time-indexed model: the pairs visited at t (capacity m na)
 	tile         stepTile  // the weights' factors over a tile of steps
-	terms        drlTerms  // where the forward pass adds phi^i's terms
 }
 
 // NewDRL returns a DRL estimator with Kallus & Uehara's normalised
@@ -169,53 +169,37 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 		return dst[:0], fmt.Errorf("%s: %w", name, err)
 	}
 	half := e.fit.Half()
+	e.w = scratch.Grow(e.w, steps)
 	e.gather = scratch.Grow(e.gather, n)
 	e.obsAt = scratch.Grow(e.obsAt, m)
-	// phi^i starts at v_1(o^i_1); the forward passes add the terms of its
-	// steps in step order, a tile of steps at a time (terms), where they
-	// write the steps' weights: the same sums, without storing W_t
+	if e.mis {
+		e.misWeights(b, m, half)
+	} else {
+		e.ratios(b.Horizon(), m)
+	}
+	pow := e.fit.Pow()
 	for k, rng := range [2][2]int{{0, half}, {half, n}} {
 		f := e.fit.Fold(k)
 		for i := rng[0]; i < rng[1]; i++ {
-			if b.Offsets[i+1] > b.Offsets[i] {
-				dst[i] = f.VHat[f.Offsets[i-rng[0]]]
+			lo, hi := b.Offsets[i], b.Offsets[i+1]
+			if hi == lo {
+				continue
 			}
+			flo := f.Offsets[i-rng[0]]
+			phi := f.VHat[flo]
+			for s := lo; s < hi; s++ {
+				t := s - lo // 0-based
+				fs := flo + t
+				next := 0.0
+				if s+1 < hi {
+					next = pow[t+1] * f.VHat[fs+1]
+				}
+				phi += e.w[s] * (b.Reward[s] + next - pow[t]*f.QHat[fs])
+			}
+			dst[i] = phi
 		}
 	}
-	if e.mis {
-		e.misWeights(b, dst, m, half)
-	} else {
-		e.ratios(b, dst, m)
-	}
-	e.terms = drlTerms{}
 	return dst, nil
-}
-
-// drlTerms is where a forward pass adds the terms of phi^i: the fold it
-// writes (its q_hat and v_hat), its trajectories' phi^i and its steps'
-// rewards (the batch's discounted view), both indexed as in the fold.
-type drlTerms struct {
-	f           *trajectory.Batch
-	phi, reward []float64
-}
-
-// set points e.terms at fold k of the last fit, trajectories lo to hi-1
-// of b, whose phi^i are in phi.
-func (e *DRL) setTerms(b *trajectory.Batch, phi []float64, k, lo, hi int) {
-	e.terms = drlTerms{f: e.fit.Fold(k), phi: phi[lo:hi], reward: b.Reward[b.Offsets[lo]:b.Offsets[hi]]}
-}
-
-// term returns phi^i's term of step fs of fold f (0-based step t of its
-// trajectory, which ends before step hi), of weight w (docs/drl.md):
-// W_t (gamma^(t-1) r_t + gamma^t v_{t+1} - gamma^(t-1) q_t), v after the
-// last step 0.
-func (e *DRL) term(w float64, fs, t, hi int) float64 {
-	f, pow := e.terms.f, e.fit.Pow()
-	next := 0.0
-	if fs+1 < hi {
-		next = pow[t+1] * f.VHat[fs+1]
-	}
-	return w * (e.terms.reward[fs] + next - pow[t]*f.QHat[fs])
 }
 
 // fitFolds fits the folds' models on b, or reads them from the share,
@@ -233,10 +217,10 @@ func (e *DRL) fitFolds(b *trajectory.Batch) (int, error) {
 	return m, err
 }
 
-// misWeights adds to phi (of every trajectory of b) the terms of drl-mis,
-// of weights W_t = w_t(o_t) rho_t (m compact observations, fold A the
-// first half trajectories): each fold's w_t from mis over the other.
-func (e *DRL) misWeights(b *trajectory.Batch, phi []float64, m, half int) {
+// misWeights writes drl-mis's W_t = w_t(o_t) rho_t into e.w at every step
+// of b (m compact observations, fold A the first half trajectories): each
+// fold's w_t from mis over the other.
+func (e *DRL) misWeights(b *trajectory.Batch, m, half int) {
 	n := b.N()
 	e.count = scratch.Grow(e.count, m)
 	e.d = scratch.Grow(e.d, m)
@@ -244,16 +228,16 @@ func (e *DRL) misWeights(b *trajectory.Batch, phi []float64, m, half int) {
 	clear(e.count)
 	clear(e.d)
 	clear(e.dn)
-	e.setTerms(b, phi, 0, 0, half)
 	e.weights(b, half, n, 0, half)
-	e.setTerms(b, phi, 1, half, n)
 	e.weights(b, 0, half, half, n)
+	for s, r := range b.Ratio {
+		e.w[s] *= r // the product SPEC 1f's phi^i takes first: w_t rho_t (r + ... - q)
+	}
 }
 
-// weights adds to e.terms (fold tlo..thi-1), at every step of
-// trajectories tlo to thi-1 of b, the term of weight w_t(o_t) rho_t, w_t(o)
-// = d_t(o) / (n_t(o)/m) of mis over trajectories flo to fhi-1 (m of them),
-// 0 where those have n_t(o_t) = 0. e.count, e.d and
+// weights writes into e.w, at every step of trajectories tlo to thi-1 of
+// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over trajectories flo to
+// fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
 // e.dn are zero and left zero.
 func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	off, rho, obs := b.Offsets, b.Ratio, e.fit.Obs()
@@ -313,11 +297,11 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 		}
 		d, dn = dn, d
 		if tile.flushes(t) {
-			dst = e.flushWeights(b, dst, t, tlo)
+			dst = e.flushWeights(b, dst, t)
 		}
 	}
 	if t > 0 && !tile.flushes(t-1) {
-		dst = e.flushWeights(b, dst, t-1, tlo)
+		dst = e.flushWeights(b, dst, t-1)
 	}
 	// leave d zero for the next call: d_t of the trajectories that go on
 	for _, i := range src {
@@ -326,31 +310,24 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 	e.liveA, e.liveB = src[:0], dst[:0]
 }
 
-// flushWeights adds to e.terms, at the steps of the tile ending at step
-// t1 of the trajectories dst of b (tlo the first of e.terms' fold), the
-// terms of weight w_t(o_t) rho_t, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) from
+// flushWeights writes into e.w, at the steps of the tile ending at step t1
+// of the trajectories dst of b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) from
 // e.tile's factors, 0 where none is set (no visit of o_t at t in the
 // other fold), and returns dst less the trajectories that end in the
 // tile.
-func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1, tlo int) []int32 {
-	off, obs, rho := b.Offsets, e.fit.Obs(), b.Ratio
-	fo, phi := e.terms.f.Offsets, e.terms.phi
+func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1 int) []int32 {
+	off, obs := b.Offsets, e.fit.Obs()
 	t0, k := e.tile.tileStart(t1), 0
 	for _, i := range dst {
 		lo, hi := off[i], off[i+1]
-		li := int(i) - tlo
-		flo, fhi := fo[li], fo[li+1]
-		x := phi[li]
 		for t := t0; t <= t1 && lo+t < hi; t++ {
 			s := lo + t
-			w, ok := e.tile.get(t, int(obs[s]))
+			x, ok := e.tile.get(t, int(obs[s]))
 			if !ok {
-				w = 0
+				x = 0
 			}
-			w *= rho[s] // the product SPEC 1f's phi^i takes first: w_t rho_t (r + ... - q)
-			x += e.term(w, flo+t, t, fhi)
+			e.w[s] = x
 		}
-		phi[li] = x
 		if lo+t1+1 < hi {
 			dst[k] = i
 			k++

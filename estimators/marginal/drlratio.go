@@ -21,12 +21,12 @@ type transitions struct {
 	known         []float64 // per observation: pi_e's mass on the actions the model knows there
 }
 
-// ratios adds to phi (of every trajectory of the last Fit's batch b) the
-// terms of drl, of weights w_t(o_t) rho_t: fold A's from fold B's model,
-// fold B's from fold A's, m compact observations.
-func (e *DRL) ratios(b *trajectory.Batch, phi []float64, m int) {
+// ratios writes drl's w_t(o_t, a_t) into e.w at every step of the last
+// Fit's batch: fold A's from fold B's model, fold B's from fold A's,
+// m compact observations, h the batch's horizon.
+func (e *DRL) ratios(h, m int) {
 	pie, na := e.fit.PiE()
-	h, half, n := b.Horizon(), e.fit.Half(), b.N()
+	base := [2]int{0, e.fit.Fold(0).Steps()}
 	e.d = scratch.Grow(e.d, m)
 	e.dn = scratch.Grow(e.dn, m)
 	tr := &e.tr
@@ -38,24 +38,25 @@ func (e *DRL) ratios(b *trajectory.Batch, phi []float64, m int) {
 	clear(tr.obsCount)
 	clear(tr.known)
 	timed := e.timed
-	for k, rng := range [2][2]int{{0, half}, {half, n}} {
+	for k := range 2 {
 		from, to := e.fit.Fold(1-k), e.fit.Fold(k)
 		if !timed {
 			tr.build(from, pie, h, m, na)
 		}
-		e.setTerms(b, phi, k, rng[0], rng[1])
-		e.ratiosOf(from, to, pie, na, timed)
+		w := e.w[base[k] : base[k]+to.Steps()]
+		e.ratiosOf(from, to, w, pie, na, timed)
 	}
 }
 
-// ratiosOf adds to e.terms (fold to), at every step of fold to, the term
-// of weight w_t(o_t) rho_t = d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold
-// from (m trajectories), 0 where from has no visit of o_t at step t. d^e_t is propagated through
+// ratiosOf writes into w, at every step of fold to, w_t(o_t) rho_t =
+// d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold from (m trajectories), 0
+// where from has no visit of o_t at step t. d^e_t is propagated through
 // from's time-indexed model (timed) or through e.tr's time-homogeneous
 // one, built on from, with pi_e(.|o) renormalised over the actions the
 // model knows at o (docs/drl.md: known_t(o), the pi_e mass of the actions
 // with an uncensored visit). e.tr's counts are zero and left zero.
-func (e *DRL) ratiosOf(from, to *trajectory.Batch, pie []float64, na int, timed bool) {
+func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, timed bool) {
+	clear(w)
 	d, dn, count, ocount, known := e.d, e.dn, e.tr.count, e.tr.obsCount, e.tr.known
 	clear(d)
 	clear(dn)
@@ -134,57 +135,36 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, pie []float64, na int, timed 
 		clear(d)
 		d, dn = dn, d
 		if tile.flushes(t) {
-			dst = e.flushRatios(to, dst, t)
+			dst = e.flushRatios(to, w, dst, t)
 		}
 	}
 	if t > 0 && !tile.flushes(t-1) {
-		dst = e.flushRatios(to, dst, t-1)
+		dst = e.flushRatios(to, w, dst, t-1)
 	}
-	e.restTerms(to, dst, t) // from has no step t: weight 0
 	e.d, e.dn = d, dn
 	e.liveA, e.liveB = src[:0], dst[:0]
 }
 
-// flushRatios adds to e.terms, at the steps of the tile ending at step t1
-// of the trajectories dst of fold to, the terms of weight w_t(o_t) rho_t
-// from e.tile's factors (d^e_t(o) / (n_t(o)/m), set where from has a
-// visit of o at t; else 0), and returns dst less the trajectories that
-// end in the tile.
-func (e *DRL) flushRatios(to *trajectory.Batch, dst []int32, t1 int) []int32 {
+// flushRatios writes into w, at the steps of the tile ending at step t1
+// of the trajectories dst of fold to, w_t(o_t) rho_t from e.tile's
+// factors (d^e_t(o) / (n_t(o)/m), set where from has a visit of o at t),
+// and returns dst less the trajectories that end in the tile.
+func (e *DRL) flushRatios(to *trajectory.Batch, w []float64, dst []int32, t1 int) []int32 {
 	t0, k := e.tile.tileStart(t1), 0
-	phi := e.terms.phi
 	for _, i := range dst {
 		lo, hi := to.Offsets[i], to.Offsets[i+1]
-		x := phi[i]
 		for t := t0; t <= t1 && lo+t < hi; t++ {
 			s := lo + t
-			w := 0.0
-			if f, ok := e.tile.get(t, int(to.Obs[s])); ok {
-				w = f * to.Ratio[s]
+			if x, ok := e.tile.get(t, int(to.Obs[s])); ok {
+				w[s] = x * to.Ratio[s]
 			}
-			x += e.term(w, s, t, hi)
 		}
-		phi[i] = x
 		if lo+t1+1 < hi {
 			dst[k] = i
 			k++
 		}
 	}
 	return dst[:k]
-}
-
-// restTerms adds to e.terms the terms of weight 0 of the steps t0 on of
-// the trajectories dst of fold to.
-func (e *DRL) restTerms(to *trajectory.Batch, dst []int32, t0 int) {
-	phi := e.terms.phi
-	for _, i := range dst {
-		lo, hi := to.Offsets[i], to.Offsets[i+1]
-		x := phi[i]
-		for s := lo + t0; s < hi; s++ {
-			x += e.term(0, s, s-lo, hi)
-		}
-		phi[i] = x
-	}
 }
 
 // build fills tr with the time-homogeneous transitions of fold f (m
