@@ -81,3 +81,27 @@ func probBatch(rng *rand.Rand, n, minL, h int) *trajectory.Batch {
 	}
 	return &b
 }
+
+// BenchmarkStepMajor: laying out one fold of configs/horizon.yaml's
+// largest batches (500 trajectories of 3000 steps) step by step.
+func BenchmarkStepMajor(b *testing.B) {
+	const n, h = 500, 3000
+	rng := rand.New(rand.NewPCG(7, 8))
+	var f trajectory.Batch
+	for range n {
+		for range h {
+			f.Add(0, rng.Float64())
+			f.AddIDs(int32(rng.IntN(10)), int32(rng.IntN(3)))
+		}
+		f.End()
+	}
+	var sm StepMajor
+	b.Run("n=500,H=3000", func(b *testing.B) {
+		sm.build(&f)
+		b.ReportAllocs()
+		for b.Loop() {
+			sm.build(&f)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(f.Steps()), "ns/step")
+	})
+}
