@@ -50,6 +50,9 @@ type CrossFit struct {
 	lastOK bool
 	m      int
 	piE    func(o int, dst []float64)
+	// the folds laid out step by step (StepMajor), built since the last Fit
+	stepMajor   [2]StepMajor
+	stepMajorOK [2]bool
 }
 
 // Fit fits the two folds' models on b, whose ids, probabilities pi_e and
@@ -62,6 +65,7 @@ type CrossFit struct {
 // number of compact observations. The error names the fold whose fit
 // failed.
 func (c *CrossFit) Fit(b *trajectory.Batch) (int, error) {
+	c.stepMajorOK = [2]bool{}
 	key := keyOf(b)
 	key.pie, key.rat = nil, nil
 	if c.Policies != nil && c.lastOK && c.last == key && c.other != nil {

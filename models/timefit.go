@@ -9,7 +9,7 @@ import (
 
 // timeFitAllocs is the number of slices a cold TimeFitter allocates in
 // Fit (the two columns of the batch included).
-const timeFitAllocs = 17
+const timeFitAllocs = 18
 
 func init() {
 	Register(Kind{
@@ -21,7 +21,7 @@ func init() {
 		Source:      "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
 		Needs:       IDs,
 		Bytes:       TimeFitBytes,
-		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 36 m Actions + 20 steps + 12 min(min(H, 32)(P + m), max(P + m, 2^15)) + 4 (H+2) + 17 x 8 KiB, m = min(Obs, steps), P = m Actions (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits; the min is the backward pass's tile of up to 32 steps)",
+		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 40 m Actions + 20 steps + 12 min(min(H, 32)(P + m), max(P + m, 2^15)) + 4 (H+2) + 18 x 8 KiB, m = min(Obs, steps), P = m Actions (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits; the min is the backward pass's tile of up to 32 steps)",
 		New:         func() Learner { return new(TimeFitter) },
 		TimeIndexed: true,
 	})
@@ -63,8 +63,9 @@ func init() {
 //
 //	4 Obs                 observation id -> compact index (a sparse set)
 //	+ 24 m                compact index -> id, the step of its v, v_t and v_{t+1}
-//	+ 36 P                pi_e, the step of its sums, visits, uncensored visits,
-//	                      reward sum and sum of v_{t+1} per pair
+//	+ 40 P                pi_e, the step of its sums, visits, uncensored visits,
+//	                      reward sum and sum of v_{t+1} per pair, and the
+//	                      distinct pairs visited at a step
 //	+ 4 steps             start of every non-empty trajectory
 //	+ 4 (Horizon + 2)     trajectories counted by length
 //	+ 16 steps            q_hat and v_hat, when the batch's columns have no room
@@ -72,7 +73,7 @@ func init() {
 //	                      evaluate's tile: q_t and v_t, with the step of each,
 //	                      of up to 32 steps (timeTileSteps)
 //
-// and each of its 17 slices is rounded up by less than 8 KiB. Memory
+// and each of its 18 slices is rounded up by less than 8 KiB. Memory
 // allocated by sp.PiE is not counted.
 type TimeFitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
@@ -86,6 +87,9 @@ type TimeFitter struct {
 	nk   []int32   // per pair: uncensored visits at step t
 	rsum []float64 // per pair: reward sum of the visits at step t
 	vsum []float64 // per pair: sum of v_{t+1}(o_{t+1}) over them (0 if ended)
+	// the distinct pairs visited at step t, in order of first visit
+	// (capacity P)
+	pairs []int32
 
 	start []int32 // first step of the non-empty trajectories, longest first
 	byLen []int32 // byLen[t]: number of trajectories of length >= t
@@ -104,7 +108,7 @@ type TimeFitter struct {
 func TimeFitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
-	return 4*obs + 24*m + 36*p + 4*steps + 4*(horizon+2) + 16*steps + 12*timeTileCells(horizon, p+m) + timeFitAllocs*pageSlack
+	return 4*obs + 24*m + 40*p + 4*steps + 4*(horizon+2) + 16*steps + 12*timeTileCells(horizon, p+m) + timeFitAllocs*pageSlack
 }
 
 // Fit fits the time-indexed model on b and writes, for every step of b,
@@ -228,6 +232,7 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 	f.nk = grow(f.nk, np)
 	f.rsum = grow(f.rsum, np)
 	f.vsum = grow(f.vsum, np)
+	f.pairs = grow(f.pairs, np)[:0] // append never reallocates
 	to.QHat = grow(to.QHat, len(to.Reward))
 	to.VHat = grow(to.VHat, len(to.Reward))
 	idx, seen, v, vn, pie := f.idx, f.seen, f.v, f.vn, f.pie
@@ -250,11 +255,13 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 		// The trajectories with a step t are start[:byLen[t]], longest
 		// first: the first byLen[t+1] of them also have a step t+1.
 		visits, cont := start[:byLen[t]], int(byLen[t+1])
+		pairs := f.pairs[:0]
 		for j, lo := range visits {
 			s := int(lo) + t - 1
 			p := int(idx[obs[s]])*na + int(act[s])
 			if at[p] != t32 {
 				at[p], nv[p], nk[p], rsum[p], vsum[p] = t32, 0, 0, 0, 0
+				pairs = append(pairs, int32(p))
 			}
 			nv[p]++
 			rsum[p] += reward[s]
@@ -266,10 +273,13 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 				vsum[p] += vn[idx[obs[s+1]]]
 			} // else "episode ended": value 0
 		}
+		// q_t and v_t of the pairs and observations visited at t: the
+		// distinct pairs, not the visits, whose steps lie a trajectory's
+		// length apart (the same cells get the same values)
 		u := (t - 1) % tile
-		for _, lo := range visits {
-			s := int(lo) + t - 1
-			c := int(idx[obs[s]])
+		for _, p32 := range pairs {
+			p := int(p32)
+			c := p / na
 			if seen[c] != t32 {
 				seen[c] = t32
 				x := 0.0
@@ -279,9 +289,7 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 				v[c] = x
 				tq[tile*np+u*m+c], tat[tile*np+u*m+c] = x, t32
 			}
-			if p := c*na + int(act[s]); tat[u*np+p] != t32 {
-				tq[u*np+p], tat[u*np+p] = q(p), t32
-			}
+			tq[u*np+p], tat[u*np+p] = q(p), t32
 		}
 		if u == 0 {
 			f.write(to, toStart, toByLen, t, min(t+tile-1, h), na, tile)

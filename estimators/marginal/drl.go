@@ -55,18 +55,20 @@ import (
 // them on a batch reuses the first's. The workspace is kept between
 // calls: a warm DRL allocates nothing.
 type DRL struct {
-	cf           models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
-	timed        bool            // cf.Kind is time-indexed (models.Kind.TimeIndexed): d^e_t propagates through its P_t
-	share        *models.CrossFitShare
-	fit          *models.CrossFit // the last fit: &cf, or the share's
-	mis          bool             // drl-mis: SPEC 1f's weights
-	count        []int32
-	d, dn        []float64
-	liveA, liveB []int32
-	w            []float64 // the weight W_t of every step, from the other fold
-	phi          []float64 // the per-trajectory terms
-	tr           transitions
-	tile         stepTile // the weights' factors over a tile of steps
+	cf      models.CrossFit // the series' learned kind (`fitted` by default) on each fold, read on the other
+	timed   bool            // cf.Kind is time-indexed (models.Kind.TimeIndexed): d^e_t propagates through its P_t
+	share   *models.CrossFitShare
+	fit     *models.CrossFit // the last fit: &cf, or the share's
+	mis     bool             // drl-mis: SPEC 1f's weights
+	count   []int32
+	d, dn   []float64
+	liveB   []int32   // the trajectories a forward pass writes that go on
+	w       []float64 // the weight W_t of every step, from the other fold
+	phi     []float64 // the per-trajectory terms
+	tr      transitions
+	obsAt   []int32  // the observations visited at t (capacity m)
+	pairsAt []int32  // drl with a time-indexed model: the pairs visited at t (capacity m na)
+	tile    stepTile // the weights' factors over a tile of steps
 }
 
 // NewDRL returns a DRL estimator with Kallus & Uehara's normalised
@@ -167,6 +169,7 @@ func (e *DRL) phis(b *trajectory.Batch, dst []float64) ([]float64, error) {
 	}
 	half := e.fit.Half()
 	e.w = scratch.Grow(e.w, steps)
+	e.obsAt = scratch.Grow(e.obsAt, m)
 	if e.mis {
 		e.misWeights(b, m, half)
 	} else {
@@ -223,69 +226,62 @@ func (e *DRL) misWeights(b *trajectory.Batch, m, half int) {
 	clear(e.count)
 	clear(e.d)
 	clear(e.dn)
-	e.weights(b, half, n, 0, half)
-	e.weights(b, 0, half, half, n)
+	e.weights(b, 1, 0, half)
+	e.weights(b, 0, half, n)
 	for s, r := range b.Ratio {
 		e.w[s] *= r // the product SPEC 1f's phi^i takes first: w_t rho_t (r + ... - q)
 	}
 }
 
 // weights writes into e.w, at every step of trajectories tlo to thi-1 of
-// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over trajectories flo to
-// fhi-1 (m of them), 0 where those have n_t(o_t) = 0. e.count, e.d and
-// e.dn are zero and left zero.
-func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
-	off, rho, obs := b.Offsets, b.Ratio, e.fit.Obs()
+// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over fold from of the last
+// fit (m trajectories), 0 where it has n_t(o_t) = 0. It reads from's steps
+// step by step (models.CrossFit.StepMajor: in the fold's order, as the
+// trajectories themselves). e.count, e.d and e.dn are zero and left zero.
+func (e *DRL) weights(b *trajectory.Batch, from, tlo, thi int) {
+	off := b.Offsets
+	sm := e.fit.StepMajor(from)
 	count, d, dn := e.count, e.d, e.dn
-	mf := float64(fhi - flo)
-	src, dst := e.liveA[:0], e.liveB[:0]
-	for i := flo; i < fhi; i++ {
-		if off[i+1] > off[i] {
-			src = append(src, int32(i))
-			count[obs[off[i]]]++
-		}
+	mf := float64(e.fit.Fold(from).N())
+	dst := e.liveB[:0]
+	lo, hi := sm.Column(0)
+	first := sm.Obs[lo:hi] // o_1 of from's non-empty trajectories
+	for _, c := range first {
+		count[c]++
 	}
 	for i := tlo; i < thi; i++ {
 		if off[i+1] > off[i] {
 			dst = append(dst, int32(i))
 		}
 	}
-	for _, i := range src { // d_1(o) = n_1(o)/m
-		c := obs[off[i]]
+	for _, c := range first { // d_1(o) = n_1(o)/m
 		d[c] = float64(count[c]) / mf
 	}
-	for _, i := range src {
-		count[obs[off[i]]] = 0
+	for _, c := range first {
+		count[c] = 0
 	}
 	last := longest(off, dst) // dst has steps before last
 	tile := &e.tile
 	tile.reset(len(count), last)
 	t := 0
 	for ; t < last; t++ {
-		for _, i := range src {
-			count[obs[off[i]+t]]++
-		}
-		for _, i := range src {
-			s := off[i] + t
-			c := obs[s]
-			if s+1 < off[i+1] {
-				dn[obs[s+1]] += d[c] / float64(count[c]) * rho[s]
+		lo, hi := sm.Column(t)
+		obs, next, rho := sm.Obs[lo:hi], sm.Next[lo:hi], sm.Ratio[lo:hi]
+		obsAt := e.obsAt[:0]
+		for _, c := range obs {
+			if count[c]++; count[c] == 1 {
+				obsAt = append(obsAt, c)
 			}
 		}
-		k := 0
-		for _, i := range src {
-			s := off[i] + t
-			c := int(obs[s])
-			if !tile.setAt(t, c) { // count[c] > 0: its first visit at t
-				tile.set(t, c, d[c]/float64(count[c])*mf)
+		for j, c := range obs {
+			if nx := next[j]; nx >= 0 {
+				dn[nx] += d[c] / float64(count[c]) * rho[j]
 			}
+		}
+		for _, c := range obsAt {
+			tile.set(t, int(c), d[c]/float64(count[c])*mf)
 			d[c], count[c] = 0, 0
-			if s+1 < off[i+1] {
-				src[k] = i
-				k++
-			}
 		}
-		src = src[:k]
 		d, dn = dn, d
 		if tile.flushes(t) {
 			dst = e.flushWeights(b, dst, t)
@@ -295,10 +291,11 @@ func (e *DRL) weights(b *trajectory.Batch, flo, fhi, tlo, thi int) {
 		dst = e.flushWeights(b, dst, t-1)
 	}
 	// leave d zero for the next call: d_t of the trajectories that go on
-	for _, i := range src {
-		d[obs[int(off[i])+t]] = 0
+	lo, hi = sm.Column(t)
+	for _, c := range sm.Obs[lo:hi] {
+		d[c] = 0
 	}
-	e.liveA, e.liveB = src[:0], dst[:0]
+	e.liveB = dst[:0]
 }
 
 // flushWeights writes into e.w, at the steps of the tile ending at step t1

@@ -2,6 +2,7 @@ package marginal
 
 import (
 	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
+	"github.com/ope-lab/longhorizon/models"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -33,6 +34,7 @@ func (e *DRL) ratios(h, m int) {
 	tr.count = scratch.Grow(tr.count, m*na)
 	tr.obsCount = scratch.Grow(tr.obsCount, m)
 	tr.known = scratch.Grow(tr.known, m)
+	e.pairsAt = scratch.Grow(e.pairsAt, m*na)
 	clear(tr.count)
 	clear(tr.obsCount)
 	clear(tr.known)
@@ -43,34 +45,32 @@ func (e *DRL) ratios(h, m int) {
 			tr.build(from, pie, h, m, na)
 		}
 		w := e.w[base[k] : base[k]+to.Steps()]
-		e.ratiosOf(from, to, w, pie, na, timed)
+		e.ratiosOf(from, e.fit.StepMajor(1-k), to, w, pie, na, timed)
 	}
 }
 
 // ratiosOf writes into w, at every step of fold to, w_t(o_t) rho_t =
-// d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold from (m trajectories), 0
-// where from has no visit of o_t at step t. d^e_t is propagated through
-// from's time-indexed model (timed) or through e.tr's time-homogeneous
-// one, built on from, with pi_e(.|o) renormalised over the actions the
-// model knows at o (docs/drl.md: known_t(o), the pi_e mass of the actions
-// with an uncensored visit). e.tr's counts are zero and left zero.
-func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, timed bool) {
+// d^e_t(o_t) / (n_t(o_t)/m) rho_t from fold from (m trajectories; sm its
+// steps step by step, models.CrossFit.StepMajor), 0 where from has no visit of
+// o_t at step t. d^e_t is propagated through from's time-indexed model
+// (timed) or through e.tr's time-homogeneous one, built on from, with
+// pi_e(.|o) renormalised over the actions the model knows at o
+// (docs/drl.md: known_t(o), the pi_e mass of the actions with an
+// uncensored visit). e.tr's counts are zero and left zero.
+func (e *DRL) ratiosOf(from *trajectory.Batch, sm *models.StepMajor, to *trajectory.Batch, w, pie []float64, na int, timed bool) {
 	clear(w)
 	d, dn, count, ocount, known := e.d, e.dn, e.tr.count, e.tr.obsCount, e.tr.known
 	clear(d)
 	clear(dn)
 	mf := float64(from.N())
-	src, dst := e.liveA[:0], e.liveB[:0]
-	fo, fobs, fact := from.Offsets, from.Obs, from.Action
-	for i := range from.N() {
-		if fo[i+1] > fo[i] {
-			src = append(src, int32(i))
-			d[fobs[fo[i]]]++
-		}
+	lo, hi := sm.Column(0)
+	for _, o := range sm.Obs[lo:hi] {
+		d[o]++
 	}
 	for o := range d { // d^e_1(o) = n_1(o)/m
 		d[o] /= mf
 	}
+	dst := e.liveB[:0]
 	for i := range to.N() {
 		if to.Offsets[i+1] > to.Offsets[i] {
 			dst = append(dst, int32(i))
@@ -80,48 +80,47 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 	tile := &e.tile
 	tile.reset(len(d), last)
 	t := 0
-	for ; len(src) > 0 && t < last; t++ {
-		for _, i := range src {
-			s := fo[i] + t
-			p := int(fobs[s])*na + int(fact[s])
-			if count[p]++; timed && count[p] == 1 {
-				known[fobs[s]] += pie[p]
+	for ; t < last; t++ {
+		lo, hi := sm.Column(t)
+		if lo == hi {
+			break // from has no step t
+		}
+		obs, act, next := sm.Obs[lo:hi], sm.Action[lo:hi], sm.Next[lo:hi]
+		obsAt, pairsAt := e.obsAt[:0], e.pairsAt[:0]
+		for j, o := range obs {
+			if timed {
+				p := int(o)*na + int(act[j])
+				if count[p]++; count[p] == 1 {
+					known[o] += pie[p]
+					pairsAt = append(pairsAt, int32(p))
+				}
 			}
-			ocount[fobs[s]]++
+			if ocount[o]++; ocount[o] == 1 {
+				obsAt = append(obsAt, o)
+			}
 		}
 		if timed {
 			// P_t from the visits at t: each one followed by o' moves
 			// d^e_t(o) pi_e(a|o) / known_t(o) / k_t(o, a) to o' (k_t =
 			// count_t for t < H)
-			for _, i := range src {
-				s := fo[i] + t
-				o := int(fobs[s])
-				p := o*na + int(fact[s])
-				if s+1 < fo[i+1] && pie[p] > 0 {
-					dn[fobs[s+1]] += d[o] * (pie[p] / known[o]) / float64(count[p])
+			for j, o := range obs {
+				if p := int(o)*na + int(act[j]); next[j] >= 0 && pie[p] > 0 {
+					dn[next[j]] += d[o] * (pie[p] / known[o]) / float64(count[p])
 				}
 			}
 		} else {
 			e.tr.propagate(d, dn, pie, na)
 		}
-		k := 0
-		for _, i := range src {
-			s := fo[i] + t
-			o := int(fobs[s])
-			if !tile.setAt(t, o) { // ocount[o] > 0: its first visit at t
-				tile.set(t, o, d[o]/(float64(ocount[o])/mf))
-			}
-			count[o*na+int(fact[s])] = 0
+		for _, o := range obsAt {
+			tile.set(t, int(o), d[o]/(float64(ocount[o])/mf))
 			ocount[o] = 0
 			if timed {
-				known[fobs[s]] = 0
-			}
-			if s+1 < fo[i+1] {
-				src[k] = i
-				k++
+				known[o] = 0
 			}
 		}
-		src = src[:k]
+		for _, p := range pairsAt {
+			count[p] = 0
+		}
 		clear(d)
 		d, dn = dn, d
 		if tile.flushes(t) {
@@ -132,7 +131,7 @@ func (e *DRL) ratiosOf(from, to *trajectory.Batch, w, pie []float64, na int, tim
 		dst = e.flushRatios(to, w, dst, t-1)
 	}
 	e.d, e.dn = d, dn
-	e.liveA, e.liveB = src[:0], dst[:0]
+	e.liveB = dst[:0]
 }
 
 // flushRatios writes into w, at the steps of the tile ending at step t1

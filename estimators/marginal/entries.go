@@ -118,16 +118,18 @@ const misBytesDoc = "24 c + 16 x (cells c <= min(steps, H m) and transitions x <
 // drlBytes bounds the memory of drl and drl-mis: the cross-fitted model
 // (models.CrossFitBytes: compact ids, both folds, the fitted model's
 // bound over the compact space), the weights of every step, the counts
-// and d_t, d_{t+1} per compact observation, the trajectories alive and
-// the per-trajectory terms; for drl's marginal ratio also per compact
-// pair its visit counts and transition ranges (16 bytes), per step a
+// and d_t, d_{t+1} per compact observation, the folds laid out step by
+// step (models.StepMajorBytes), the trajectories alive, the observations
+// (and pairs) visited at t, and the per-trajectory terms; for drl's marginal ratio
+// also per compact pair its visit counts and transition ranges (16
+// bytes), per step a
 // transition and its count, per observation two marks; and the weights'
 // stepTile (12 bytes a cell, at most max(m, tileCells) cells).
 func drlBytes(s estimators.Shape) float64 {
 	m := min(s.Steps, orMax(s.Obs))
 	pairs := m * min(s.Steps, orMax(s.Actions))
-	return models.CrossFitBytes(s.Model, s.N, s.Steps, s.H, s.Obs, s.Actions) + 16*s.Steps + 28*m + 16*pairs + 40*s.N + 12*(m+tileCells) + 1<<10
+	return models.CrossFitBytes(s.Model, s.N, s.Steps, s.H, s.Obs, s.Actions) + models.StepMajorBytes(s.Steps, s.H) + 16*s.Steps + 32*m + 20*pairs + 40*s.N + 12*(m+tileCells) + 1<<10
 }
 
 const drlBytesDoc = "models.CrossFitBytes (the cross-fitted model: compact ids, both folds, the fitted model's bound over the compact space) + " +
-	"16 steps (weights; transitions and their counts) + 28 m (counts, d_t, d_{t+1}, marks; m <= min(Obs, steps)) + 16 m a (per pair: counts, transition ranges; a <= min(Actions, steps)) + 40 n (trajectories alive, the per-trajectory terms) + 12 (m + 2^15) (the weights' factors over a tile of up to 32 steps) + 1 KiB bytes"
+	"models.StepMajorBytes (the folds step by step: 20 steps + 16 (H + 1)) + 16 steps (weights; transitions and their counts) + 32 m (counts, d_t, d_{t+1}, marks, the observations visited at a step; m <= min(Obs, steps)) + 20 m a (per pair: counts, transition ranges, the pairs visited at a step; a <= min(Actions, steps)) + 40 n (trajectories alive, the per-trajectory terms) + 12 (m + 2^15) (the weights' factors over a tile of up to 32 steps) + 1 KiB bytes"
