@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ope-lab/longhorizon/internal/hugepage"
+
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -587,10 +589,11 @@ func (f *Fitter) write(b *trajectory.Batch, start, byLen []int32, tlo, thi, na i
 }
 
 // grow returns s resliced to length n, allocating exactly n elements when
-// its capacity is short. The contents are not preserved.
+// its capacity is short (a large array advised for huge pages:
+// internal/hugepage). The contents are not preserved.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return hugepage.Make[T](n)
 	}
 	return s[:n]
 }

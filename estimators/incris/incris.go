@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ope-lab/longhorizon/internal/hugepage"
+
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
@@ -236,7 +238,7 @@ func (e *INCRIS) reset(h int) {
 	e.h = h
 	size := triSize(h)
 	if cap(e.cells) < size {
-		e.cells = make([]kernel.Cell, size)
+		e.cells = hugepage.Make[kernel.Cell](size)
 	}
 	e.cells = e.cells[:size]
 	clear(e.cells)
