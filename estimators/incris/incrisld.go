@@ -197,7 +197,8 @@ func ldAskCap(t int) int { return max(2*(t+1), ldFullM*(ldFullM-1)/2) }
 // incrisLDBytes bounds the workspace of an INCRISLD on data of shape s
 // (estimators.Info.Memory): the ratios padded to n x H in step-major
 // blocks, the bit masks, S of one step, a block's scratch, the sums per
-// (step, lag) cell of a group of steps, and, for a grid of more than one
+// (step, lag) cell of a group of steps, B of the group's active
+// trajectories between Lepski rounds, and, for a grid of more than one
 // point (EstimateGrid), per point its k*, active counts and r_hat per
 // step and, where it has more than ldChunk trajectories, a snapshot of a
 // group's cells; incrisLDBytesDoc is its formula.
@@ -206,7 +207,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 	gsz := float64(ldGroupSize(int(min(h, 1<<40))))
 	cells := gsz * (h + 1)
 	b := 8*n*h + s.FactorBytes() + 192*h*math.Ceil(n/ldBlock) + 16*n + 8*(h+1)*(h+1) + 8*ldBlock*(2*h+1) +
-		280*cells + 6000*h + 20*ldBlock*8
+		280*cells + 6000*h + 20*ldBlock*8 + gsz*(8*n+16)
 	if p := s.GridPoints(); p > 1 {
 		big := p // the points of more than ldChunk trajectories, with snapshots
 		if n <= ldChunk {
@@ -219,7 +220,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 
 const incrisLDBytesDoc = "8 n H (ratios by block) + 192 H ceil(n/512) (bit masks) + 16 n + 8 (H+1)^2 (S) + " +
 	"8192 (2H+1) (block scratch) + 280 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests) + " +
-	"6000 H + 81920; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
+	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 81920; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
 	"+ 8 steps (the factors, on options data with changed options only) bytes"
 
 // grow sizes the workspace for n trajectories and horizon h; it allocates
@@ -240,6 +241,11 @@ func (e *INCRISLD) grow(n, h int) {
 	gsz := ldGroupSize(h)
 	if len(e.gs) < gsz {
 		e.gs = make([]ldStepState, gsz)
+		e.bcK = make([]int, gsz)
+		e.kmin = make([]int, gsz)
+	}
+	if len(e.bcache) < gsz*n {
+		e.bcache = make([]float64, gsz*n)
 	}
 	if cells := gsz * m; len(e.part) < cells {
 		e.part = make([]kernel.Part, cells)

@@ -23,6 +23,13 @@ type ldLepski struct {
 	refA  []bool      // rows a round's requests use
 	ent   []ldEntry   // the round's requested covariances
 	unk   []ldUnknown // scanRow's undecided comparisons
+	// The rounds of a step regenerate X from its first requested row on,
+	// which never decreases from round to round (the rows before it have
+	// failed): bcache keeps B at that lag (bcK, 0 = none), per step of the
+	// group and active trajectory (g*nt + position), for the next round.
+	bcache []float64
+	bcK    []int
+	kmin   []int // per step: the first row the round requests
 }
 
 // ldStepView holds views of one step's cells (g*(h+1) ... + t+1): the
@@ -89,6 +96,7 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 		}
 	}
 	// Lepski: rounds of exact covariances until every step is decided.
+	clear(e.bcK[:len(gs)])
 	for {
 		e.ent = e.ent[:0]
 		for g := range gs {
@@ -476,9 +484,12 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		if st := &gs[g]; st.e1 > st.e0 {
 			ref := e.refA[g*m0 : g*m0+st.kmax+1]
 			clear(ref)
+			kmin := st.kmax
 			for _, en := range e.ent[st.e0:st.e1] {
 				ref[en.k], ref[en.k2] = true, true
+				kmin = min(kmin, int(en.k))
 			}
+			e.kmin[g] = kmin
 		}
 	}
 	e.sweep(s0, gs, func(g int) int {
@@ -491,12 +502,10 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		t, kmax, l := r.t, st.kmax, len(r.idx)
 		cx := e.cxA[r.g*m0 : r.g*m0+t+1]
 		bk := e.bk[:l]
-		for j := range bk {
-			bk[j] = 1
-		}
+		k := e.startB(r, bk)
 		a := e.abuf[:(kmax+1)*l]
 		ref := e.refA[r.g*m0 : r.g*m0+kmax+1]
-		for k := 0; k <= kmax; {
+		for k <= kmax {
 			switch {
 			case k+1 < t && k+1 <= kmax && !ref[k] && !ref[k+1]:
 				// Neither X_k nor X_{k+1} is needed: only B moves on.
@@ -537,6 +546,38 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 			}
 		}
 	})
+	for g := range gs {
+		if gs[g].e1 > gs[g].e0 {
+			e.bcK[g] = e.kmin[g]
+		}
+	}
+}
+
+// startB sets bk to B at the round's first requested row kmin of the run
+// r (from the previous round's B in bcache when it has one, at a lag up
+// to kmin: the same products, B_{k+1} = B_k rho_{t-k}, in the same order)
+// and keeps it in bcache for the next round; it returns kmin.
+func (e *INCRISLD) startB(r *ldRunInfo, bk []float64) int {
+	pos := r.pos0 + r.g*e.nt
+	cache := e.bcache[pos : pos+len(bk)]
+	kmin, k := e.kmin[r.g], e.bcK[r.g]
+	if k > 0 && k <= kmin {
+		copy(bk, cache)
+	} else {
+		k = 0
+		for j := range bk {
+			bk[j] = 1
+		}
+	}
+	for ; k+1 < kmin; k += 2 {
+		kernel.Chain2(r.rows(k, e.rc), r.rows(k+1, e.rc2), bk)
+	}
+	if k < kmin {
+		kernel.Chain(r.rows(k, e.rc), bk)
+		k++
+	}
+	copy(cache, bk)
+	return k
 }
 
 // inactiveB returns sum_i B^i_k at step index s over the inactive

@@ -234,6 +234,7 @@ func (e *INCRISLD) active(i, s int) bool {
 // its block in the sweep.
 type ldRunInfo struct {
 	g, s, t, blk, w, c                int
+	pos0                              int // the position of the run's first trajectory among the step's active ones
 	tab                               []float64
 	idx                               []int
 	rw                                []float64
@@ -300,6 +301,7 @@ func (e *INCRISLD) sweep(s0 int, gs []ldStepState, upto func(g int) int, do func
 				l, c, odd, ends, lastOdd, atCut := ldRun(st.pos, len(loc)-p, st.nact, cut)
 				r.idx, r.rw, r.c = loc[p:p+l], e.rw[p:p+l], c
 				r.odd, r.ends, r.lastOdd, r.cut = odd, ends, lastOdd, atCut
+				r.pos0 = st.pos
 				do(r)
 				r.first = false
 				st.pos += l

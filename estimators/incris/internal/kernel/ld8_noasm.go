@@ -1,0 +1,23 @@
+//go:build noasm || gccgo || !amd64
+
+package kernel
+
+// The Lepski rounds' kernels without assembly: their Go twins.
+
+// LD8Name is the instruction set of Chain2, Regen and Regen2, for the
+// tests' and benchmarks' labels.
+const LD8Name = "go"
+
+// Chain2 moves bk on by two lags: B_{k+2} = (B_k rho0) rho1. Here its Go
+// twin, chain2Go.
+func Chain2(rho0, rho1, bk []float64) { chain2Go(rho0, rho1, bk) }
+
+// Regen regenerates one lag of the pass over a run: a[j] = X_k - cx with
+// X_k = B_k r, and moves bk[j] on to B_{k+1} (unless rho is nil: the last
+// lag), with the products of Lag. Here its Go twin, regenGo.
+func Regen(rho, rw, bk []float64, cx float64, a []float64) { regenGo(rho, rw, bk, cx, a) }
+
+// Regen2 is Regen for two lags at once. Here its Go twin, regen2Go.
+func Regen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
+	regen2Go(rho0, rho1, rw, bk, cx0, cx1, a0, a1)
+}
