@@ -142,19 +142,29 @@ type ldOptions struct {
 	// pairs4, if not nil, makes the pass take four lags at a time
 	// (kernel.Lag4) with this inner loop.
 	pairs4 kernel.Pairs4Func
+	// pairs8, if not nil (and pairs4 not nil), makes the pass take eight
+	// lags at a time (kernel.Lag8) with this inner loop, then four.
+	pairs8 kernel.Pairs8Func
 }
 
-// ldDefaultOptions returns incris-ld's options: the four-lag kernel
-// (kernel.Lag4 with kernel.Pairs4) where Pairs4 runs (the AVX2 assembly,
-// or its Go twin in a build without assembly), else the pass lag by lag.
-// The choice changes the speed, not the bits (Pairs4 does the Go twin's
-// operations lane by lane, in the same order, and Lag4 is Lag for four
-// lags: TestLDKernel4MatchesLDKernel, TestINCRISLDBitIdentical).
+// ldDefaultOptions returns incris-ld's options: the eight-lag kernel
+// (kernel.Lag8 with kernel.Pairs8) where Pairs8 runs (the AVX-512
+// assembly, or its Go twin in a build without assembly), with the
+// four-lag kernel (kernel.Lag4 with kernel.Pairs4) where Pairs4 runs (the
+// AVX2 assembly, or its Go twin), else the pass lag by lag. The choice
+// changes the speed, not the bits (Pairs4 and Pairs8 do their Go twins'
+// operations lane by lane, in the same order, and Lag4 and Lag8 are Lag
+// for four and eight lags: TestLDKernel4MatchesLDKernel,
+// TestLag8MatchesLag, TestINCRISLDBitIdentical).
 func ldDefaultOptions() ldOptions {
+	var o ldOptions
 	if kernel.HasPairs4() {
-		return ldOptions{pairs4: kernel.Pairs4}
+		o.pairs4 = kernel.Pairs4
+		if kernel.HasPairs8() {
+			o.pairs8 = kernel.Pairs8
+		}
 	}
-	return ldOptions{}
+	return o
 }
 
 // NewINCRISLD returns an incris-ld estimator; guard selects rule 1(b).
@@ -207,7 +217,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 	gsz := float64(ldGroupSize(int(min(h, 1<<40))))
 	cells := gsz * (h + 1)
 	b := 8*n*h + s.FactorBytes() + 192*h*math.Ceil(n/ldBlock) + 16*n + 8*(h+1)*(h+1) + 8*ldBlock*(2*h+1) +
-		280*cells + 6000*h + 20*ldBlock*8 + gsz*(8*n+16)
+		280*cells + 6000*h + 24*ldBlock*8 + gsz*(8*n+16)
 	if p := s.GridPoints(); p > 1 {
 		big := p // the points of more than ldChunk trajectories, with snapshots
 		if n <= ldChunk {
@@ -220,7 +230,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 
 const incrisLDBytesDoc = "8 n H (ratios by block) + 192 H ceil(n/512) (bit masks) + 16 n + 8 (H+1)^2 (S) + " +
 	"8192 (2H+1) (block scratch) + 280 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests) + " +
-	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 81920; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
+	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 98304; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
 	"+ 8 steps (the factors, on options data with changed options only) bytes"
 
 // grow sizes the workspace for n trajectories and horizon h; it allocates
@@ -275,7 +285,7 @@ func (e *INCRISLD) grow(n, h int) {
 		e.loc = make([]int, 0, ldBlock)
 		e.rw = make([]float64, ldBlock)
 		e.bk = make([]float64, ldBlock)
-		e.rc = make([]float64, 4*ldBlock)
+		e.rc = make([]float64, 8*ldBlock)
 		e.rc2 = make([]float64, ldBlock)
 	}
 }

@@ -30,6 +30,11 @@ type ldLepski struct {
 	bcache []float64
 	bcK    []int
 	kmin   []int // per step: the first row the round requests
+	dot8   struct {
+		x, a [8][]float64 // kernel.DotLanes8's rows
+		en   [8]*kernel.Lanes
+		acc  [16]float64
+	}
 }
 
 // ldStepView holds views of one step's cells (g*(h+1) ... + t+1): the
@@ -526,7 +531,16 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		ents := e.ent[st.e0:st.e1]
 		row := func(k int32) []float64 { return a[int(k)*l : int(k+1)*l] }
 		for q := 0; q < len(ents); {
-			if q+3 < len(ents) && ents[q+3].k == ents[q].k {
+			if q+7 < len(ents) {
+				// Eight products (kernel.DotLanes8: the bits of DotLanes).
+				d := &e.dot8
+				for i := range 8 {
+					en := &ents[q+i]
+					d.x[i], d.a[i], d.en[i] = row(en.k), row(en.k2), &en.Lanes
+				}
+				kernel.DotLanes8(&d.x, &d.a, &d.en, &d.acc, r.odd, r.lastOdd)
+				q += 8
+			} else if q+3 < len(ents) && ents[q+3].k == ents[q].k {
 				// Four products with one row X_k (a row's requests are
 				// consecutive).
 				e0, e1, e2, e3 := &ents[q], &ents[q+1], &ents[q+2], &ents[q+3]

@@ -74,6 +74,8 @@ type ldScratch struct {
 	fm   []float64   // ratios minus 1 of a block, as rt
 	abuf []float64   // regenerated shifted X of a run: (K+1) rows
 	acc4 kernel.Acc4 // kernel.Lag4's sums
+	acc8 kernel.Acc8 // kernel.Lag8's sums
+	rho8 [8][]float64
 }
 
 // prepare sizes the workspace for b and counts the active trajectories of
@@ -416,6 +418,16 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 			bk[j] = 1
 		}
 		k := 0
+		if fast && e.kern.pairs8 != nil && e.kern.pairs4 != nil {
+			// eight lags at a time (kernel.Lag8: the same bits as kernel.Lag)
+			rc := e.rc[:8*l]
+			for ; k+7 < t; k += 8 {
+				for L := range e.rho8 {
+					e.rho8[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+				}
+				kernel.Lag8(e.kern.pairs8, e.kern.pairs4, &e.acc8, &e.acc4, &e.rho8, r.rw, bk, cx[k:k+8], cd[k:k+8], part[k:k+8], r.odd, r.lastOdd)
+			}
+		}
 		if fast && e.kern.pairs4 != nil {
 			// four lags at a time (kernel.Lag4: the same bits as kernel.Lag)
 			rc := e.rc[:4*l]

@@ -85,3 +85,66 @@ func regenAVX512(rho, rw, bk, a *float64, m int, cx float64)
 //
 //go:noescape
 func regen2AVX512(rho0, rho1, rw, bk, a0, a1 *float64, m int, cx0, cx1 float64)
+
+// Pairs8Name is the instruction set of Pairs8, for the tests' labels.
+const Pairs8Name = "avx512"
+
+// HasPairs8 reports whether Pairs8 runs here: the CPU has AVX-512.
+func HasPairs8() bool { return hasLD8 }
+
+// Pairs8 is Lag8's inner loop (a Pairs8Func): here pairs8AVX512, which
+// does the Go twin's (pairs8Go) operations lane by lane, one lag per lane,
+// in the same order, after checking the bounds it relies on (m a multiple
+// of 8). It needs AVX-512 (HasPairs8).
+func Pairs8(rows *[8][]float64, j0, m int, rw, bk []float64, acc *Acc8) {
+	if m <= 0 {
+		return
+	}
+	if m%8 != 0 {
+		panic("kernel: Pairs8 needs a multiple of 8 trajectories")
+	}
+	e := j0 + m - 1
+	var ptr [8]*float64
+	for L := range ptr {
+		ptr[L] = &rows[L][j0 : e+1][0]
+	}
+	_, _ = rw[e], bk[e]
+	pairs8AVX512(&ptr, &rw[j0], &bk[j0], m, acc)
+}
+
+// pairs8AVX512 is pairs8Go on m (a multiple of 8) trajectories, row L of
+// the lags at ptr[L]: for each eight trajectories it multiplies B along
+// the eight lags, eight trajectories a vector (the scalar chain's products
+// in the same order), transposes B and rho - 1 to one trajectory's eight
+// lags a vector, and adds the trajectories to the sums in order.
+//
+//go:noescape
+func pairs8AVX512(ptr *[8]*float64, rw, bk *float64, m int, acc *Acc8)
+
+// dotPairs8 is DotLanes8's inner loop, the products of the m trajectories
+// j0 .. j0+m-1 (m a multiple of 8) of the eight entries added to their
+// lanes (acc[i]: L0, acc[8+i]: L1): here dotPairs8AVX512 where the CPU
+// has AVX-512, which does the Go twin's (dotPairs8Go) operations lane by
+// lane, one entry per lane, in the same order; else the twin.
+func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) {
+	if !hasLD8 {
+		dotPairs8Go(x, a, j0, m, acc)
+		return
+	}
+	e := j0 + m - 1
+	var ptr [16]*float64
+	for i := range 8 {
+		ptr[i] = &a[i][j0 : e+1][0]
+		ptr[8+i] = &x[i][j0 : e+1][0]
+	}
+	dotPairs8AVX512(&ptr, m, acc)
+}
+
+// dotPairs8AVX512 is dotPairs8Go with the rows a[i] at ptr[i] and x[i] at
+// ptr[8+i]: for each eight trajectories it multiplies the eight entries'
+// rows, eight trajectories a vector, transposes the products to one
+// trajectory's eight entries a vector and adds the trajectories to the
+// lanes in order.
+//
+//go:noescape
+func dotPairs8AVX512(ptr *[16]*float64, m int, acc *[16]float64)

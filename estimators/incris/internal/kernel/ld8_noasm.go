@@ -21,3 +21,17 @@ func Regen(rho, rw, bk []float64, cx float64, a []float64) { regenGo(rho, rw, bk
 func Regen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
 	regen2Go(rho0, rho1, rw, bk, cx0, cx1, a0, a1)
 }
+
+// Pairs8Name is the instruction set of Pairs8, for the tests' labels.
+const Pairs8Name = "go"
+
+// HasPairs8 reports whether Pairs8 runs here: always, without assembly.
+func HasPairs8() bool { return true }
+
+// Pairs8 is Lag8's inner loop (a Pairs8Func): here its Go twin, pairs8Go.
+func Pairs8(rows *[8][]float64, j0, m int, rw, bk []float64, acc *Acc8) {
+	pairs8Go(rows, j0, m, rw, bk, acc)
+}
+
+// dotPairs8 is DotLanes8's inner loop: here its Go twin, dotPairs8Go.
+func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) { dotPairs8Go(x, a, j0, m, acc) }

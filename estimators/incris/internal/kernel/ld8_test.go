@@ -82,3 +82,131 @@ func TestLD8MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestLag8MatchesLag: the eight-lag kernel Lag8, with Pairs8 (the AVX-512
+// assembly where the CPU has it, its Go twin with -tags noasm) and with
+// the Go twin pairs8Go, gives bit for bit the sums and products of eight
+// calls of Lag, lag by lag, for every parity of the run's ends and run
+// lengths 0 to 20 (the remainders after multiples of 8, which go through
+// Pairs4) and 512, on ratios with heavy tails, zeros and ones and rewards
+// of both signs, with partial sums that start nonzero.
+func TestLag8MatchesLag(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 9))
+	lengths := []int{512}
+	for n := range 21 {
+		lengths = append(lengths, n)
+	}
+	pairs := map[string]Pairs8Func{"Pairs8-" + Pairs8Name: Pairs8, "pairs8Go": pairs8Go}
+	for _, n := range lengths {
+		for _, odd := range []bool{false, true} {
+			for _, lastOdd := range []bool{false, true} {
+				var rho [8][]float64
+				fm := make([][]float64, 8)
+				for L := range rho {
+					rho[L], fm[L] = make([]float64, n), make([]float64, n)
+					for j := range n {
+						rho[L][j] = ldDraw(rng)
+						fm[L][j] = rho[L][j] - 1
+					}
+				}
+				rw, bk := make([]float64, n), make([]float64, n)
+				for j := range n {
+					rw[j] = rng.NormFloat64() * 10
+					bk[j] = math.Exp(rng.NormFloat64())
+				}
+				cx := []float64{0.5, -1, 2, 0.25, 3, -0.75, 1.5, 0}
+				cd := []float64{-0.5, 1, 0.125, 3, 0, -2, 0.375, 1}
+				var want [8]Part
+				for L := range want {
+					want[L] = Part{SX: float64(L), SD: 1, SS: 2, Lanes: Lanes{L0: 3, L1: float64(L) / 3, Last: 7}}
+				}
+				init := want
+				bw := append([]float64(nil), bk...)
+				for L := range 8 {
+					Lag(rho[L], fm[L], rw, bw, cx[L], cd[L], &want[L], odd, lastOdd)
+				}
+				for name, p8 := range pairs {
+					got := init
+					bg := append([]float64(nil), bk...)
+					var acc Acc8
+					var acc4 Acc4
+					r := rho
+					Lag8(p8, Pairs4, &acc, &acc4, &r, rw, bg, cx, cd, got[:], odd, lastOdd)
+					for L := range 8 {
+						if !samePart(got[L], want[L]) {
+							t.Errorf("%s n=%d odd=%v lastOdd=%v lag %d: %+v, want %+v", name, n, odd, lastOdd, L, got[L], want[L])
+						}
+					}
+					if !sameRow(bg, bw) {
+						t.Errorf("%s n=%d odd=%v lastOdd=%v: B differs from Lag's", name, n, odd, lastOdd)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDotLanes8MatchesDotLanes: DotLanes8 (with the AVX-512 assembly
+// where the CPU has it) gives bit for bit the lanes of eight calls of
+// DotLanes, for every parity of the run's ends and run lengths 0 to 20
+// and 512, with lanes that start nonzero; and dotPairs8 those of its Go
+// twin dotPairs8Go.
+func TestDotLanes8MatchesDotLanes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 10))
+	lengths := []int{512}
+	for n := range 21 {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		for _, odd := range []bool{false, true} {
+			for _, lastOdd := range []bool{false, true} {
+				var x, a [8][]float64
+				for i := range 8 {
+					x[i], a[i] = make([]float64, n), make([]float64, n)
+					for j := range n {
+						x[i][j] = rng.NormFloat64() * math.Exp(2*rng.NormFloat64())
+						a[i][j] = rng.NormFloat64() * math.Exp(2*rng.NormFloat64())
+					}
+				}
+				var want, got [8]Lanes
+				for i := range want {
+					want[i] = Lanes{L0: float64(i), L1: -float64(i) / 3, Last: 5}
+				}
+				got = want
+				for i := range want {
+					DotLanes(x[i], a[i], &want[i], odd, lastOdd)
+				}
+				var en [8]*Lanes
+				for i := range en {
+					en[i] = &got[i]
+				}
+				var acc [16]float64
+				xs, as := x, a
+				DotLanes8(&xs, &as, &en, &acc, odd, lastOdd)
+				for i := range got {
+					w, g := want[i], got[i]
+					if !sameRow([]float64{g.L0, g.L1, g.Last}, []float64{w.L0, w.L1, w.Last}) {
+						t.Errorf("%s n=%d odd=%v lastOdd=%v entry %d: %+v, want %+v", LD8Name, n, odd, lastOdd, i, g, w)
+					}
+				}
+			}
+		}
+		if m := n &^ 7; m > 0 {
+			var x, a [8][]float64
+			var ag, aw [16]float64
+			for i := range 8 {
+				x[i], a[i] = make([]float64, n), make([]float64, n)
+				for j := range n {
+					x[i][j], a[i][j] = rng.NormFloat64(), rng.NormFloat64()*1e3
+				}
+				ag[i], ag[8+i] = float64(i), 1
+			}
+			aw = ag
+			dotPairs8(&x, &a, n-m, m, &ag)
+			dotPairs8Go(&x, &a, n-m, m, &aw)
+			if !sameRow(ag[:], aw[:]) {
+				t.Errorf("%s n=%d: dotPairs8 differs from dotPairs8Go", LD8Name, n)
+			}
+		}
+	}
+}
