@@ -363,6 +363,16 @@ func (e *INCRISLD) shifts(s0 int, gs []ldStepState) {
 			bk[j] = 1
 		}
 		k := 0
+		if l := len(bk); l >= 8 {
+			// eight lags at a time (kernel.Means8: the bits of Means)
+			rc := e.rc[:8*l]
+			for ; k+7 < r.t; k += 8 {
+				for L := range e.rho8 {
+					e.rho8[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+				}
+				kernel.Means8(&e.rho8, r.rw, bk, sx[k:k+8], sd[k:k+8])
+			}
+		}
 		for ; k+3 < r.t; k += 4 {
 			l := len(bk)
 			rc := e.rc[:4*l]

@@ -167,3 +167,21 @@ func dotPairs8Go(x, a *[8][]float64, j0, m int, acc *[16]float64) {
 		}
 	}
 }
+
+// means8Go is Means8 in Go: Means for eight lags at once (rho[L] =
+// rho_{t-k-L}), trajectory by trajectory, B carried through the eight
+// lags, from trajectory j0 on.
+func means8Go(rho *[8][]float64, j0 int, rw, bk []float64, sx, sd []float64) {
+	sx, sd = sx[:8], sd[:8]
+	for j := j0; j < len(bk); j++ {
+		b, r := bk[j], rw[j]
+		for L := range 8 {
+			f := rho[L][j]
+			x := float64(b * r)
+			sx[L] += x
+			sd[L] += float64((f - 1) * x)
+			b = float64(b * f)
+		}
+		bk[j] = b
+	}
+}

@@ -148,3 +148,34 @@ func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) {
 //
 //go:noescape
 func dotPairs8AVX512(ptr *[16]*float64, m int, acc *[16]float64)
+
+// Means8 is Means for eight lags at once (rho[L] = rho_{t-k-L}; sx, sd:
+// theirs): here means8AVX512 on the first multiple of 8 trajectories
+// where the CPU has AVX-512, which does the Go twin's (means8Go)
+// operations lane by lane, one lag per lane, in the same order; the twin
+// on the rest.
+func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) {
+	n := len(bk)
+	m := 0
+	if hasLD8 {
+		m = n &^ 7
+	}
+	if m > 0 {
+		var ptr [8]*float64
+		for L := range ptr {
+			ptr[L] = &rho[L][:n][0]
+		}
+		_, _, _ = rw[n-1], sx[7], sd[7]
+		means8AVX512(&ptr, &rw[0], &bk[0], m, &sx[0], &sd[0])
+	}
+	means8Go(rho, m, rw, bk, sx, sd)
+}
+
+// means8AVX512 is means8Go on m (a multiple of 8) trajectories, row L of
+// the lags at ptr[L]: for each eight trajectories it multiplies B along
+// the eight lags and forms X and D, eight trajectories a vector (the
+// scalar chain's products in the same order), transposes X and D to one
+// trajectory's eight lags a vector and adds the trajectories in order.
+//
+//go:noescape
+func means8AVX512(ptr *[8]*float64, rw, bk *float64, m int, sx, sd *float64)

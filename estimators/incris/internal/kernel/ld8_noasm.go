@@ -35,3 +35,7 @@ func Pairs8(rows *[8][]float64, j0, m int, rw, bk []float64, acc *Acc8) {
 
 // dotPairs8 is DotLanes8's inner loop: here its Go twin, dotPairs8Go.
 func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) { dotPairs8Go(x, a, j0, m, acc) }
+
+// Means8 is Means for eight lags at once (rho[L] = rho_{t-k-L}; sx, sd:
+// theirs): here its Go twin, means8Go.
+func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) { means8Go(rho, 0, rw, bk, sx, sd) }
