@@ -217,7 +217,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 	gsz := float64(ldGroupSize(int(min(h, 1<<40))))
 	cells := gsz * (h + 1)
 	b := 8*n*h + s.FactorBytes() + 192*h*math.Ceil(n/ldBlock) + 16*n + 8*(h+1)*(h+1) + 8*ldBlock*(2*h+1) +
-		280*cells + 6000*h + 24*ldBlock*8 + gsz*(8*n+16)
+		320*cells + 6000*h + 24*ldBlock*8 + gsz*(8*n+16)
 	if p := s.GridPoints(); p > 1 {
 		big := p // the points of more than ldChunk trajectories, with snapshots
 		if n <= ldChunk {
@@ -229,7 +229,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 }
 
 const incrisLDBytesDoc = "8 n H (ratios by block) + 192 H ceil(n/512) (bit masks) + 16 n + 8 (H+1)^2 (S) + " +
-	"8192 (2H+1) (block scratch) + 280 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests) + " +
+	"8192 (2H+1) (block scratch) + 320 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests, open Lepski rows) + " +
 	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 98304; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
 	"+ 8 steps (the factors, on options data with changed options only) bytes"
 
@@ -243,7 +243,7 @@ func (e *INCRISLD) grow(n, h int) {
 	if cap(e.kstarAll) < h {
 		e.kstarAll = make([]int, h)
 		e.nactAll = make([]int, h)
-		e.unk = make([]ldUnknown, m)
+		e.unkBuf = make([]ldUnknown, m)
 		e.s = make([]float64, m*m)
 		e.abuf = make([]float64, ldBlock*m)
 		e.fm = make([]float64, ldBlock*h)
@@ -269,6 +269,9 @@ func (e *INCRISLD) grow(n, h int) {
 		e.rowSt = make([]uint8, cells)
 		e.refA = make([]bool, cells)
 		e.rowQ = make([]int32, cells)
+		u := make([]int32, 2*cells)
+		e.rowU0, e.rowUn = u[:cells:cells], u[cells:]
+		e.unkArena = make([]ldUnknown, 0, 2*cells)
 	}
 	if c := gsz * ldAskCap(h); cap(e.ent) < c {
 		e.ent = make([]ldEntry, 0, c)

@@ -22,7 +22,11 @@ type ldLepski struct {
 	rowQ  []int32     // per open row: its comparisons computed and passed
 	refA  []bool      // rows a round's requests use
 	ent   []ldEntry   // the round's requested covariances
-	unk   []ldUnknown // scanRow's undecided comparisons
+	unk   []ldUnknown // scanRow's undecided comparisons (in unkBuf, or unkArena)
+	// unkBuf is scanRow's buffer; unkArena keeps the lists of open rows of
+	// the current finalize, row (g, k) at rowU0 (rowUn entries, 0 = none).
+	unkBuf, unkArena []ldUnknown
+	rowU0, rowUn     []int32
 	// The rounds of a step regenerate X from its first requested row on,
 	// which never decreases from round to round (the rows before it have
 	// failed): bcache keeps B at that lag (bcK, 0 = none), per step of the
@@ -102,6 +106,10 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 	}
 	// Lepski: rounds of exact covariances until every step is decided.
 	clear(e.bcK[:len(gs)])
+	e.unkArena = e.unkArena[:0]
+	for g := range gs {
+		clear(e.rowUn[g*m0 : g*m0+gs[g].t+1])
+	}
 	for {
 		e.ent = e.ent[:0]
 		for g := range gs {
@@ -286,7 +294,26 @@ func (e *INCRISLD) syr(g, k, k2 int, y float64) float64 {
 // S_kk2 as given.
 func ldFails(skk, s22, s12, mk, mk2, nf float64) bool {
 	v := max(skk+s22-2*s12, 0)
-	return math.Abs(mk2-mk) > ldZL*math.Sqrt(v/nf)
+	d := math.Abs(mk2 - mk)
+	// The comparison is d > 2 sqrt(q) (ldZL = 2), q = v/nf, both rounded;
+	// without the division and the square root where v is clearly on one
+	// side of nf (d/2)^2, else as written. With h = d/2 (exact) and t =
+	// (h h) nf rounded, t = h^2 nf (1 +- u)^2, u = 2^-53: v < t (1 -
+	// 2^-40) gives q < h^2 (1 - 2^-42), so sqrt(q) rounded < h; v > t (1
+	// + 2^-40) gives q > h^2 (1 + 2^-42), so sqrt(q) rounded > h. The
+	// bounds on h keep h^2 normal and t finite. TestLDFailsFast checks it
+	// against the expression at and around the margins.
+	if h := d * 0.5; h > 0x1p-500 && h < 0x1p490 {
+		if t := float64(h*h) * nf; t < 0x1p990 {
+			if v < float64(t*(1-0x1p-40)) {
+				return true
+			}
+			if v > float64(t*(1+0x1p-40)) {
+				return false
+			}
+		}
+	}
+	return d > ldZL*math.Sqrt(v/nf)
 }
 
 // Results of scanRow.
@@ -387,14 +414,7 @@ func (e *INCRISLD) resolve(g int) {
 				continue
 			}
 		} else if state == ldRowNew || state == ldRowOpen {
-			switch e.scanRow(g, k) {
-			case ldFail:
-				state = ldRowFail
-			case ldPass:
-				state = ldRowPass
-			default:
-				state = ldRowOpen
-			}
+			state = e.scanCached(g, k)
 			e.rowSt[c0+k] = state
 		}
 		switch state {
@@ -431,6 +451,36 @@ func (e *INCRISLD) resolve(g int) {
 	if pending == 0 {
 		st.ks, st.done = max(st.kD, t), true
 	}
+}
+
+// scanCached is scanRow of row k of step g as a row state, with the
+// row's undecided comparisons in e.unk: an open row's list is the same in
+// every round (scanRow reads only the step's totals, and rowQ for its
+// verdict), so the first scan keeps it in unkArena while there is room,
+// and the next rounds take it from there.
+func (e *INCRISLD) scanCached(g, k int) uint8 {
+	c := g*(e.h+1) + k
+	if n := int(e.rowUn[c]); n > 0 {
+		if int(e.rowQ[c]) == n {
+			return ldRowPass
+		}
+		u0 := int(e.rowU0[c])
+		e.unk = e.unkArena[u0 : u0+n : u0+n]
+		return ldRowOpen
+	}
+	e.unk = e.unkBuf[:0]
+	switch e.scanRow(g, k) {
+	case ldFail:
+		return ldRowFail
+	case ldPass:
+		return ldRowPass
+	}
+	e.unkBuf = e.unk
+	if n := len(e.unk); len(e.unkArena)+n <= cap(e.unkArena) {
+		e.rowU0[c], e.rowUn[c] = int32(len(e.unkArena)), int32(n)
+		e.unkArena = append(e.unkArena, e.unk...)
+	}
+	return ldRowOpen
 }
 
 // ask requests the exact S_kk2 of step g.
