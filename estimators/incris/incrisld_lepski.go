@@ -374,14 +374,18 @@ func (e *INCRISLD) scanRow(g, k int) int {
 			e.unk = unk
 			return ldFail
 		}
-		// Score: |mean difference| over the standard error the
-		// increments would give if they were uncorrelated.
-		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
-		unk = append(unk, ldUnknown{k2, math.Abs(mean[k2]-mk) / math.Sqrt(v)})
+		unk = append(unk, ldUnknown{k2: k2})
 	}
 	e.unk = unk
 	if len(unk) == 0 || int(e.rowQ[c0+k]) == len(unk) {
 		return ldPass
+	}
+	// Scores (only an open row needs them): |mean difference| over the
+	// standard error the increments would give if they were uncorrelated.
+	for i := range unk {
+		k2 := unk[i].k2
+		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
+		unk[i].score = math.Abs(mean[k2]-mk) / math.Sqrt(v)
 	}
 	slices.SortFunc(unk, func(a, b ldUnknown) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
