@@ -19,7 +19,7 @@ const (
 	// ldAlpha is the level spent over the adjacent-increment tests.
 	ldAlpha = 0.05
 	// ldZL is the Lepski comparison's multiple of the standard error.
-	ldZL = 2.0
+	ldZL = kernel.LepskiZ
 	// ldChunk is the number of active trajectories per partial sum: every
 	// sum over trajectories is a sum of per-chunk sums, and the sums of
 	// squares and products are taken about the means of the first chunk
@@ -373,10 +373,4 @@ type ldStepState struct {
 // errWeights reports a product of ratios outside the normal float64 range.
 func (e *INCRISLD) errWeights(s int) error {
 	return fmt.Errorf("%s: step %d: a product of importance ratios leaves the normal float64 range, so the covariances are %w", e.Name(), s+1, estimators.ErrNotRepresentable)
-}
-
-// ldBadProduct reports whether nb = bk * f left the normal float64 range:
-// overflow, or a subnormal or zero product of nonzero factors.
-func ldBadProduct(nb, bk, f float64) bool {
-	return weights.LeftNormal(nb, f, bk)
 }

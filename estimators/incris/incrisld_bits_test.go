@@ -286,11 +286,11 @@ func TestINCRISLDBitIdenticalSteps(t *testing.T) {
 // TestINCRISLDGemvY: the first chunk's y is 0 + alpha dot, so a -0 product
 // gives +0 as Gemv's does.
 func TestINCRISLDGemvY(t *testing.T) {
-	if y := ldGemvY(math.NaN(), 0, 0.5, math.Copysign(0, -1)); math.Float64bits(y) != 0 {
-		t.Errorf("ldGemvY(NaN, first chunk, -0) = %v (%#x), want +0", y, math.Float64bits(y))
+	if y := kernel.GemvY(math.NaN(), 0, 0.5, math.Copysign(0, -1)); math.Float64bits(y) != 0 {
+		t.Errorf("kernel.GemvY(NaN, first chunk, -0) = %v (%#x), want +0", y, math.Float64bits(y))
 	}
-	if y := ldGemvY(1, 1, 0.5, 2); y != 2 {
-		t.Errorf("ldGemvY(1, 1, 0.5, 2) = %v, want 2", y)
+	if y := kernel.GemvY(1, 1, 0.5, 2); y != 2 {
+		t.Errorf("kernel.GemvY(1, 1, 0.5, 2) = %v, want 2", y)
 	}
 }
 

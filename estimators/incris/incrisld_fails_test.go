@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 )
 
 // TestLDFailsFast: ldFails, which skips the division and the square root
@@ -52,9 +54,9 @@ func TestLDFailsFast(t *testing.T) {
 		if rng.IntN(1000) == 0 {
 			mk = special[rng.IntN(len(special))]
 		}
-		if got, want := ldFails(skk, s22, s12, mk, mk2, nf), ref(skk, s22, s12, mk, mk2, nf); got != want {
+		if got, want := kernel.Fails(skk, s22, s12, mk, mk2, nf), ref(skk, s22, s12, mk, mk2, nf); got != want {
 			if bad++; bad <= 10 {
-				t.Errorf("ldFails(%v, %v, %v, %v, %v, %v) = %v, the expression says %v", skk, s22, s12, mk, mk2, nf, got, want)
+				t.Errorf("kernel.Fails(%v, %v, %v, %v, %v, %v) = %v, the expression says %v", skk, s22, s12, mk, mk2, nf, got, want)
 			}
 		}
 	}

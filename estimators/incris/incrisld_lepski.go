@@ -143,7 +143,7 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 			continue
 		}
 		e.kstar[s0+g] = st.ks
-		den, ok := e.inactiveB(s0+g, st.ks)
+		den, ok := kernel.InactiveB(e.b, e.n, e.nact[s0+g], s0+g, st.ks)
 		if !ok {
 			st.err = e.errWeights(s0 + g)
 			continue
@@ -289,33 +289,6 @@ func (e *INCRISLD) syr(g, k, k2 int, y float64) float64 {
 	return y
 }
 
-// ldFails is the Lepski comparison of k and k2: the means differ by more
-// than z_L standard errors of their difference, with S_kk, S_k2k2 and
-// S_kk2 as given.
-func ldFails(skk, s22, s12, mk, mk2, nf float64) bool {
-	v := max(skk+s22-2*s12, 0)
-	d := math.Abs(mk2 - mk)
-	// The comparison is d > 2 sqrt(q) (ldZL = 2), q = v/nf, both rounded;
-	// without the division and the square root where v is clearly on one
-	// side of nf (d/2)^2, else as written. With h = d/2 (exact) and t =
-	// (h h) nf rounded, t = h^2 nf (1 +- u)^2, u = 2^-53: v < t (1 -
-	// 2^-40) gives q < h^2 (1 - 2^-42), so sqrt(q) rounded < h; v > t (1
-	// + 2^-40) gives q > h^2 (1 + 2^-42), so sqrt(q) rounded > h. The
-	// bounds on h keep h^2 normal and t finite. TestLDFailsFast checks it
-	// against the expression at and around the margins.
-	if h := d * 0.5; h > 0x1p-500 && h < 0x1p490 {
-		if t := float64(h*h) * nf; t < 0x1p990 {
-			if v < float64(t*(1-0x1p-40)) {
-				return true
-			}
-			if v > float64(t*(1+0x1p-40)) {
-				return false
-			}
-		}
-	}
-	return d > ldZL*math.Sqrt(v/nf)
-}
-
 // Results of scanRow.
 const (
 	ldPass = iota
@@ -367,10 +340,10 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	skk, mk, sqk := sd[k], mean[k], rho*sq[k]
 	for k2 := k + 1; k2 <= t; k2++ {
 		bnd := float64(sqk*sq[k2]) + 0x1p-1000
-		if !ldFails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
+		if !kernel.Fails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
 			continue // passes
 		}
-		if ldFails(skk, sd[k2], syr(k2, -bnd), mk, mean[k2], nf) {
+		if kernel.Fails(skk, sd[k2], syr(k2, -bnd), mk, mean[k2], nf) {
 			e.unk = unk
 			return ldFail
 		}
@@ -509,7 +482,7 @@ func (e *INCRISLD) judge(gs []ldStepState) {
 			e.s[k*m+k2] = v
 		}
 		switch {
-		case ldFails(sd[k], sd[k2], v, mean[k], mean[k2], nf):
+		case kernel.Fails(sd[k], sd[k2], v, mean[k], mean[k2], nf):
 			e.rowSt[c0+k] = ldRowFail
 		case e.rowSt[c0+k] == ldRowOpen:
 			e.rowQ[c0+k]++
@@ -609,7 +582,7 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 			en := &ents[q]
 			if r.ends {
 				tail := int(en.k2) == t && (t-int(en.k))%2 == 0
-				en.y = ldGemvY(en.y, r.c, alpha, ldCombine(en.L0, en.L1, en.Last, r.lastOdd, tail))
+				en.y = kernel.GemvY(en.y, r.c, alpha, kernel.Combine(en.L0, en.L1, en.Last, r.lastOdd, tail))
 				en.Lanes = kernel.Lanes{}
 			}
 		}
@@ -646,38 +619,4 @@ func (e *INCRISLD) startB(r *ldRunInfo, bk []float64) int {
 	}
 	copy(cache, bk)
 	return k
-}
-
-// inactiveB returns sum_i B^i_k at step index s over the inactive
-// trajectories (ratios 1 after a trajectory's end), in trajectory order,
-// each product multiplied from rho_t backwards. It reports false when a
-// product leaves the normal float64 range.
-func (e *INCRISLD) inactiveB(s, k int) (float64, bool) {
-	b := e.b
-	if k == 0 {
-		return float64(e.n - e.nact[s]), true
-	}
-	sum := 0.0
-	off := b.Offsets[:e.n+1]
-	for i := range e.n {
-		start, end := off[i], off[i+1]
-		l := end - start
-		if s < l && b.Reward[start+s] != 0 {
-			continue // active
-		}
-		// Past a trajectory's end its ratios are 1, and bj*1 == bj
-		// exactly (bj stays normal, or the loop has returned), so the
-		// product starts at its last real ratio: the same bits.
-		bj := 1.0
-		for q := min(s, l-1); q > s-k; q-- {
-			f := b.Ratio[start+q]
-			nb := bj * f
-			if ldBadProduct(nb, bj, f) {
-				return 0, false
-			}
-			bj = nb
-		}
-		sum += bj
-	}
-	return sum, true
 }
