@@ -14,7 +14,8 @@ import (
 // v = max(s11 + s22 - 2 s12, 0), computed as written: on random values
 // over 600 binades, and on v placed at its threshold n (d/2)^2 times 1 +
 // e for |e| from 2^-60 to 2^-30 (both sides of the fast path's margins
-// 2^-40), with special values (0, infinities, NaN) mixed in.
+// 2^-40), also where (d/2)^2 n is subnormal or beyond 2^990 (the fast
+// path's range), with special values (0, infinities, NaN) mixed in.
 func TestLDFailsFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	ref := func(skk, s22, s12, mk, mk2, nf float64) bool {
@@ -27,6 +28,14 @@ func TestLDFailsFast(t *testing.T) {
 	for i := range 2000000 {
 		nf := float64(2 + rng.IntN(20000))
 		mk, mk2 := wide(), wide()
+		if i%8 >= 6 {
+			// |d| near 2^-520 and 2^500: (d/2)^2 n subnormal or beyond 2^990
+			e := -530 + rng.IntN(30)
+			if i%8 == 7 {
+				e = 490 + rng.IntN(20)
+			}
+			mk, mk2 = 0, math.Ldexp(rng.Float64()+0.5, e)
+		}
 		if rng.IntN(2) == 0 {
 			mk2 = -mk2
 		}

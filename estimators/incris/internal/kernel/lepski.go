@@ -19,26 +19,26 @@ const LepskiZ = 2.0
 // Fails is incris-ld's Lepski comparison (SPEC 1b, rule 2) of lags k and
 // k2: their means mk and mk2 differ by more than LepskiZ standard errors
 // of their difference, with S_kk, S_k2k2 and S_kk2 as given, over nf
-// trajectories.
+// (< 2^60) trajectories.
 func Fails(skk, s22, s12, mk, mk2, nf float64) bool {
 	v := max(skk+s22-2*s12, 0)
 	d := math.Abs(mk2 - mk)
-	// The comparison is d > 2 sqrt(q) (LepskiZ = 2), q = v/nf, both rounded;
-	// without the division and the square root where v is clearly on one
-	// side of nf (d/2)^2, else as written. With h = d/2 (exact) and t =
-	// (h h) nf rounded, t = h^2 nf (1 +- u)^2, u = 2^-53: v < t (1 -
-	// 2^-40) gives q < h^2 (1 - 2^-42), so sqrt(q) rounded < h; v > t (1
-	// + 2^-40) gives q > h^2 (1 + 2^-42), so sqrt(q) rounded > h. The
-	// bounds on h keep h^2 normal and t finite. TestLDFailsFast (package incris) checks it
+	// The comparison is d > 2 sqrt(q) (LepskiZ = 2), q = v/nf, both
+	// rounded; without the division and the square root where v is
+	// clearly on one side of nf (d/2)^2, else as written. With h = d/2 and
+	// t = (h h) nf rounded, t = h^2 nf (1 +- u)^2, u = 2^-53 (h^2 > 2^-1010
+	// is normal, and h = d/2 exact, when t > 2^-950 and nf < 2^60: nf
+	// counts trajectories): v < t (1 - 2^-40) gives q < h^2 (1 - 2^-42),
+	// so sqrt(q) rounded < h; v > t (1 + 2^-40) gives q > h^2 (1 + 2^-42),
+	// so sqrt(q) rounded > h. TestLDFailsFast (package incris) checks it
 	// against the expression at and around the margins.
-	if h := d * 0.5; h > 0x1p-500 && h < 0x1p490 {
-		if t := float64(h*h) * nf; t < 0x1p990 {
-			if v < float64(t*(1-0x1p-40)) {
-				return true
-			}
-			if v > float64(t*(1+0x1p-40)) {
-				return false
-			}
+	h := d * 0.5
+	if t := float64(h*h) * nf; t > 0x1p-950 && t < 0x1p990 {
+		if v < float64(t*(1-0x1p-40)) {
+			return true
+		}
+		if v > float64(t*(1+0x1p-40)) {
+			return false
 		}
 	}
 	return d > LepskiZ*math.Sqrt(v/nf)
