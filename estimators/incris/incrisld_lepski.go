@@ -143,7 +143,7 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 			continue
 		}
 		e.kstar[s0+g] = st.ks
-		den, ok := kernel.InactiveB(e.b, e.n, e.nact[s0+g], s0+g, st.ks)
+		den, ok := kernel.InactiveB(e.b.Offsets, e.b.Reward, e.b.Ratio, e.n, e.nact[s0+g], s0+g, st.ks)
 		if !ok {
 			st.err = e.errWeights(s0 + g)
 			continue

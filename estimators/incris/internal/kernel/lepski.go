@@ -9,7 +9,6 @@ import (
 	"math/bits"
 
 	"github.com/ope-lab/longhorizon/estimators/internal/weights"
-	"github.com/ope-lab/longhorizon/trajectory"
 )
 
 // LepskiZ is z_L, the Lepski comparison's multiple of the standard error
@@ -78,21 +77,22 @@ func Gather(row []float64, idx []int, buf []float64) []float64 {
 }
 
 // InactiveB returns sum_i B^i_k at step index s over the inactive
-// trajectories among the first n of b (nact of them are active: still
-// running, with a nonzero reward), ratios 1 after a trajectory's end, in
+// trajectories among the first n of a batch (trajectory i's steps at
+// off[i] .. off[i+1]-1 of reward and ratio; nact of them are active:
+// still running, with a nonzero reward), ratios 1 after a trajectory's end, in
 // trajectory order, each product multiplied from rho_t backwards (incris-ld,
 // SPEC 1b, rule 3). It reports false when a product leaves the normal
 // float64 range.
-func InactiveB(b *trajectory.Batch, n, nact, s, k int) (float64, bool) {
+func InactiveB(off []int, reward, ratio []float64, n, nact, s, k int) (float64, bool) {
 	if k == 0 {
 		return float64(n - nact), true
 	}
 	sum := 0.0
-	off := b.Offsets[:n+1]
+	off = off[:n+1]
 	for i := range n {
 		start, end := off[i], off[i+1]
 		l := end - start
-		if s < l && b.Reward[start+s] != 0 {
+		if s < l && reward[start+s] != 0 {
 			continue // active
 		}
 		// Past a trajectory's end its ratios are 1, and bj*1 == bj
@@ -100,7 +100,7 @@ func InactiveB(b *trajectory.Batch, n, nact, s, k int) (float64, bool) {
 		// product starts at its last real ratio: the same bits.
 		bj := 1.0
 		for q := min(s, l-1); q > s-k; q-- {
-			f := b.Ratio[start+q]
+			f := ratio[start+q]
 			nb := bj * f
 			if weights.LeftNormal(nb, f, bj) {
 				return 0, false
