@@ -19,7 +19,7 @@ const (
 	// ldAlpha is the level spent over the adjacent-increment tests.
 	ldAlpha = 0.05
 	// ldZL is the Lepski comparison's multiple of the standard error.
-	ldZL = 2.0
+	ldZL = kernel.LepskiZ
 	// ldChunk is the number of active trajectories per partial sum: every
 	// sum over trajectories is a sum of per-chunk sums, and the sums of
 	// squares and products are taken about the means of the first chunk
@@ -142,19 +142,29 @@ type ldOptions struct {
 	// pairs4, if not nil, makes the pass take four lags at a time
 	// (kernel.Lag4) with this inner loop.
 	pairs4 kernel.Pairs4Func
+	// pairs8, if not nil (and pairs4 not nil), makes the pass take eight
+	// lags at a time (kernel.Lag8) with this inner loop, then four.
+	pairs8 kernel.Pairs8Func
 }
 
-// ldDefaultOptions returns incris-ld's options: the four-lag kernel
-// (kernel.Lag4 with kernel.Pairs4) where Pairs4 runs (the AVX2 assembly,
-// or its Go twin in a build without assembly), else the pass lag by lag.
-// The choice changes the speed, not the bits (Pairs4 does the Go twin's
-// operations lane by lane, in the same order, and Lag4 is Lag for four
-// lags: TestLDKernel4MatchesLDKernel, TestINCRISLDBitIdentical).
+// ldDefaultOptions returns incris-ld's options: the eight-lag kernel
+// (kernel.Lag8 with kernel.Pairs8) where Pairs8 runs (the AVX-512
+// assembly, or its Go twin in a build without assembly), with the
+// four-lag kernel (kernel.Lag4 with kernel.Pairs4) where Pairs4 runs (the
+// AVX2 assembly, or its Go twin), else the pass lag by lag. The choice
+// changes the speed, not the bits (Pairs4 and Pairs8 do their Go twins'
+// operations lane by lane, in the same order, and Lag4 and Lag8 are Lag
+// for four and eight lags: TestLDKernel4MatchesLDKernel,
+// TestLag8MatchesLag, TestINCRISLDBitIdentical).
 func ldDefaultOptions() ldOptions {
+	var o ldOptions
 	if kernel.HasPairs4() {
-		return ldOptions{pairs4: kernel.Pairs4}
+		o.pairs4 = kernel.Pairs4
+		if kernel.HasPairs8() {
+			o.pairs8 = kernel.Pairs8
+		}
 	}
-	return ldOptions{}
+	return o
 }
 
 // NewINCRISLD returns an incris-ld estimator; guard selects rule 1(b).
@@ -197,7 +207,8 @@ func ldAskCap(t int) int { return max(2*(t+1), ldFullM*(ldFullM-1)/2) }
 // incrisLDBytes bounds the workspace of an INCRISLD on data of shape s
 // (estimators.Info.Memory): the ratios padded to n x H in step-major
 // blocks, the bit masks, S of one step, a block's scratch, the sums per
-// (step, lag) cell of a group of steps, and, for a grid of more than one
+// (step, lag) cell of a group of steps, B of the group's active
+// trajectories between Lepski rounds, and, for a grid of more than one
 // point (EstimateGrid), per point its k*, active counts and r_hat per
 // step and, where it has more than ldChunk trajectories, a snapshot of a
 // group's cells; incrisLDBytesDoc is its formula.
@@ -206,7 +217,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 	gsz := float64(ldGroupSize(int(min(h, 1<<40))))
 	cells := gsz * (h + 1)
 	b := 8*n*h + s.FactorBytes() + 192*h*math.Ceil(n/ldBlock) + 16*n + 8*(h+1)*(h+1) + 8*ldBlock*(2*h+1) +
-		280*cells + 6000*h + 20*ldBlock*8
+		320*cells + 6000*h + 24*ldBlock*8 + gsz*(8*n+16)
 	if p := s.GridPoints(); p > 1 {
 		big := p // the points of more than ldChunk trajectories, with snapshots
 		if n <= ldChunk {
@@ -218,8 +229,8 @@ func incrisLDBytes(s estimators.Shape) float64 {
 }
 
 const incrisLDBytesDoc = "8 n H (ratios by block) + 192 H ceil(n/512) (bit masks) + 16 n + 8 (H+1)^2 (S) + " +
-	"8192 (2H+1) (block scratch) + 280 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests) + " +
-	"6000 H + 81920; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
+	"8192 (2H+1) (block scratch) + 320 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests, open Lepski rows) + " +
+	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 98304; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
 	"+ 8 steps (the factors, on options data with changed options only) bytes"
 
 // grow sizes the workspace for n trajectories and horizon h; it allocates
@@ -232,7 +243,7 @@ func (e *INCRISLD) grow(n, h int) {
 	if cap(e.kstarAll) < h {
 		e.kstarAll = make([]int, h)
 		e.nactAll = make([]int, h)
-		e.unk = make([]ldUnknown, m)
+		e.unkBuf = make([]ldUnknown, m)
 		e.s = make([]float64, m*m)
 		e.abuf = make([]float64, ldBlock*m)
 		e.fm = make([]float64, ldBlock*h)
@@ -240,6 +251,11 @@ func (e *INCRISLD) grow(n, h int) {
 	gsz := ldGroupSize(h)
 	if len(e.gs) < gsz {
 		e.gs = make([]ldStepState, gsz)
+		e.bcK = make([]int, gsz)
+		e.kmin = make([]int, gsz)
+	}
+	if len(e.bcache) < gsz*n {
+		e.bcache = make([]float64, gsz*n)
 	}
 	if cells := gsz * m; len(e.part) < cells {
 		e.part = make([]kernel.Part, cells)
@@ -253,6 +269,9 @@ func (e *INCRISLD) grow(n, h int) {
 		e.rowSt = make([]uint8, cells)
 		e.refA = make([]bool, cells)
 		e.rowQ = make([]int32, cells)
+		u := make([]int32, 2*cells)
+		e.rowU0, e.rowUn = u[:cells:cells], u[cells:]
+		e.unkArena = make([]ldUnknown, 0, 2*cells)
 	}
 	if c := gsz * ldAskCap(h); cap(e.ent) < c {
 		e.ent = make([]ldEntry, 0, c)
@@ -269,7 +288,7 @@ func (e *INCRISLD) grow(n, h int) {
 		e.loc = make([]int, 0, ldBlock)
 		e.rw = make([]float64, ldBlock)
 		e.bk = make([]float64, ldBlock)
-		e.rc = make([]float64, 4*ldBlock)
+		e.rc = make([]float64, 8*ldBlock)
 		e.rc2 = make([]float64, ldBlock)
 	}
 }
@@ -354,10 +373,4 @@ type ldStepState struct {
 // errWeights reports a product of ratios outside the normal float64 range.
 func (e *INCRISLD) errWeights(s int) error {
 	return fmt.Errorf("%s: step %d: a product of importance ratios leaves the normal float64 range, so the covariances are %w", e.Name(), s+1, estimators.ErrNotRepresentable)
-}
-
-// ldBadProduct reports whether nb = bk * f left the normal float64 range:
-// overflow, or a subnormal or zero product of nonzero factors.
-func ldBadProduct(nb, bk, f float64) bool {
-	return weights.LeftNormal(nb, f, bk)
 }

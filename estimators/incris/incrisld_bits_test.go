@@ -158,11 +158,16 @@ type ldPath struct {
 }
 
 // ldPaths returns the pass lag by lag and, where kernel.Pairs4 runs (the
-// AVX2 assembly, or its Go twin with -tags noasm), four lags at a time.
+// AVX2 assembly, or its Go twin with -tags noasm), four lags at a time,
+// and, where kernel.Pairs8 also runs (the AVX-512 assembly, or its Go
+// twin), eight then four.
 func ldPaths() []ldPath {
 	ps := []ldPath{{"lag", ldOptions{}}}
 	if kernel.HasPairs4() {
 		ps = append(ps, ldPath{"four-" + kernel.Pairs4Name, ldOptions{pairs4: kernel.Pairs4}})
+		if kernel.HasPairs8() {
+			ps = append(ps, ldPath{"eight-" + kernel.Pairs8Name, ldOptions{pairs4: kernel.Pairs4, pairs8: kernel.Pairs8}})
+		}
 	}
 	return ps
 }
@@ -281,11 +286,11 @@ func TestINCRISLDBitIdenticalSteps(t *testing.T) {
 // TestINCRISLDGemvY: the first chunk's y is 0 + alpha dot, so a -0 product
 // gives +0 as Gemv's does.
 func TestINCRISLDGemvY(t *testing.T) {
-	if y := ldGemvY(math.NaN(), 0, 0.5, math.Copysign(0, -1)); math.Float64bits(y) != 0 {
-		t.Errorf("ldGemvY(NaN, first chunk, -0) = %v (%#x), want +0", y, math.Float64bits(y))
+	if y := kernel.GemvY(math.NaN(), 0, 0.5, math.Copysign(0, -1)); math.Float64bits(y) != 0 {
+		t.Errorf("kernel.GemvY(NaN, first chunk, -0) = %v (%#x), want +0", y, math.Float64bits(y))
 	}
-	if y := ldGemvY(1, 1, 0.5, 2); y != 2 {
-		t.Errorf("ldGemvY(1, 1, 0.5, 2) = %v, want 2", y)
+	if y := kernel.GemvY(1, 1, 0.5, 2); y != 2 {
+		t.Errorf("kernel.GemvY(1, 1, 0.5, 2) = %v, want 2", y)
 	}
 }
 

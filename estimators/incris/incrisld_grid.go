@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -276,7 +277,7 @@ func (e *INCRISLD) snap(r *ldRunInfo, pe int) {
 				e.snapX[o+k] = e.sumXA[c0+k] + p.SX
 				e.snapD[o+k] = e.sumDA[c0+k] + p.SD
 				e.snapS[o+k] = e.ssDA[c0+k] + p.SS
-				e.snapY[o+k] = ldGemvY(e.snapY[o+k], r.c, e.alphaOp[i], ldCombine(p.L0, p.L1, p.Last, r.lastOdd, k == t))
+				e.snapY[o+k] = kernel.GemvY(e.snapY[o+k], r.c, e.alphaOp[i], kernel.Combine(p.L0, p.L1, p.Last, r.lastOdd, k == t))
 			}
 		}
 		copy(e.snapC[o:o+t+1], e.cntA[c0:c0+t+1])

@@ -22,7 +22,23 @@ type ldLepski struct {
 	rowQ  []int32     // per open row: its comparisons computed and passed
 	refA  []bool      // rows a round's requests use
 	ent   []ldEntry   // the round's requested covariances
-	unk   []ldUnknown // scanRow's undecided comparisons
+	unk   []ldUnknown // scanRow's undecided comparisons (in unkBuf, or unkArena)
+	// unkBuf is scanRow's buffer; unkArena keeps the lists of open rows of
+	// the current finalize, row (g, k) at rowU0 (rowUn entries, 0 = none).
+	unkBuf, unkArena []ldUnknown
+	rowU0, rowUn     []int32
+	// The rounds of a step regenerate X from its first requested row on,
+	// which never decreases from round to round (the rows before it have
+	// failed): bcache keeps B at that lag (bcK, 0 = none), per step of the
+	// group and active trajectory (g*nt + position), for the next round.
+	bcache []float64
+	bcK    []int
+	kmin   []int // per step: the first row the round requests
+	dot8   struct {
+		x, a [8][]float64 // kernel.DotLanes8's rows
+		en   [8]*kernel.Lanes
+		acc  [16]float64
+	}
 }
 
 // ldStepView holds views of one step's cells (g*(h+1) ... + t+1): the
@@ -89,6 +105,11 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 		}
 	}
 	// Lepski: rounds of exact covariances until every step is decided.
+	clear(e.bcK[:len(gs)])
+	e.unkArena = e.unkArena[:0]
+	for g := range gs {
+		clear(e.rowUn[g*m0 : g*m0+gs[g].t+1])
+	}
 	for {
 		e.ent = e.ent[:0]
 		for g := range gs {
@@ -122,7 +143,7 @@ func (e *INCRISLD) finalize(s0 int, gs []ldStepState) {
 			continue
 		}
 		e.kstar[s0+g] = st.ks
-		den, ok := e.inactiveB(s0+g, st.ks)
+		den, ok := kernel.InactiveB(e.b.Offsets, e.b.Reward, e.b.Ratio, e.n, e.nact[s0+g], s0+g, st.ks)
 		if !ok {
 			st.err = e.errWeights(s0 + g)
 			continue
@@ -268,14 +289,6 @@ func (e *INCRISLD) syr(g, k, k2 int, y float64) float64 {
 	return y
 }
 
-// ldFails is the Lepski comparison of k and k2: the means differ by more
-// than z_L standard errors of their difference, with S_kk, S_k2k2 and
-// S_kk2 as given.
-func ldFails(skk, s22, s12, mk, mk2, nf float64) bool {
-	v := max(skk+s22-2*s12, 0)
-	return math.Abs(mk2-mk) > ldZL*math.Sqrt(v/nf)
-}
-
 // Results of scanRow.
 const (
 	ldPass = iota
@@ -327,21 +340,25 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	skk, mk, sqk := sd[k], mean[k], rho*sq[k]
 	for k2 := k + 1; k2 <= t; k2++ {
 		bnd := float64(sqk*sq[k2]) + 0x1p-1000
-		if !ldFails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
+		if !kernel.Fails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
 			continue // passes
 		}
-		if ldFails(skk, sd[k2], syr(k2, -bnd), mk, mean[k2], nf) {
+		if kernel.Fails(skk, sd[k2], syr(k2, -bnd), mk, mean[k2], nf) {
 			e.unk = unk
 			return ldFail
 		}
-		// Score: |mean difference| over the standard error the
-		// increments would give if they were uncorrelated.
-		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
-		unk = append(unk, ldUnknown{k2, math.Abs(mean[k2]-mk) / math.Sqrt(v)})
+		unk = append(unk, ldUnknown{k2: k2})
 	}
 	e.unk = unk
 	if len(unk) == 0 || int(e.rowQ[c0+k]) == len(unk) {
 		return ldPass
+	}
+	// Scores (only an open row needs them): |mean difference| over the
+	// standard error the increments would give if they were uncorrelated.
+	for i := range unk {
+		k2 := unk[i].k2
+		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
+		unk[i].score = math.Abs(mean[k2]-mk) / math.Sqrt(v)
 	}
 	slices.SortFunc(unk, func(a, b ldUnknown) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -374,14 +391,7 @@ func (e *INCRISLD) resolve(g int) {
 				continue
 			}
 		} else if state == ldRowNew || state == ldRowOpen {
-			switch e.scanRow(g, k) {
-			case ldFail:
-				state = ldRowFail
-			case ldPass:
-				state = ldRowPass
-			default:
-				state = ldRowOpen
-			}
+			state = e.scanCached(g, k)
 			e.rowSt[c0+k] = state
 		}
 		switch state {
@@ -420,6 +430,36 @@ func (e *INCRISLD) resolve(g int) {
 	}
 }
 
+// scanCached is scanRow of row k of step g as a row state, with the
+// row's undecided comparisons in e.unk: an open row's list is the same in
+// every round (scanRow reads only the step's totals, and rowQ for its
+// verdict), so the first scan keeps it in unkArena while there is room,
+// and the next rounds take it from there.
+func (e *INCRISLD) scanCached(g, k int) uint8 {
+	c := g*(e.h+1) + k
+	if n := int(e.rowUn[c]); n > 0 {
+		if int(e.rowQ[c]) == n {
+			return ldRowPass
+		}
+		u0 := int(e.rowU0[c])
+		e.unk = e.unkArena[u0 : u0+n : u0+n]
+		return ldRowOpen
+	}
+	e.unk = e.unkBuf[:0]
+	switch e.scanRow(g, k) {
+	case ldFail:
+		return ldRowFail
+	case ldPass:
+		return ldRowPass
+	}
+	e.unkBuf = e.unk
+	if n := len(e.unk); len(e.unkArena)+n <= cap(e.unkArena) {
+		e.rowU0[c], e.rowUn[c] = int32(len(e.unkArena)), int32(n)
+		e.unkArena = append(e.unkArena, e.unk...)
+	}
+	return ldRowOpen
+}
+
 // ask requests the exact S_kk2 of step g.
 func (e *INCRISLD) ask(g, k, k2 int) {
 	e.ent = append(e.ent, ldEntry{g: int32(g), k: int32(k), k2: int32(k2)})
@@ -442,7 +482,7 @@ func (e *INCRISLD) judge(gs []ldStepState) {
 			e.s[k*m+k2] = v
 		}
 		switch {
-		case ldFails(sd[k], sd[k2], v, mean[k], mean[k2], nf):
+		case kernel.Fails(sd[k], sd[k2], v, mean[k], mean[k2], nf):
 			e.rowSt[c0+k] = ldRowFail
 		case e.rowSt[c0+k] == ldRowOpen:
 			e.rowQ[c0+k]++
@@ -476,9 +516,12 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		if st := &gs[g]; st.e1 > st.e0 {
 			ref := e.refA[g*m0 : g*m0+st.kmax+1]
 			clear(ref)
+			kmin := st.kmax
 			for _, en := range e.ent[st.e0:st.e1] {
 				ref[en.k], ref[en.k2] = true, true
+				kmin = min(kmin, int(en.k))
 			}
+			e.kmin[g] = kmin
 		}
 	}
 	e.sweep(s0, gs, func(g int) int {
@@ -491,12 +534,10 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		t, kmax, l := r.t, st.kmax, len(r.idx)
 		cx := e.cxA[r.g*m0 : r.g*m0+t+1]
 		bk := e.bk[:l]
-		for j := range bk {
-			bk[j] = 1
-		}
+		k := e.startB(r, bk)
 		a := e.abuf[:(kmax+1)*l]
 		ref := e.refA[r.g*m0 : r.g*m0+kmax+1]
-		for k := 0; k <= kmax; {
+		for k <= kmax {
 			switch {
 			case k+1 < t && k+1 <= kmax && !ref[k] && !ref[k+1]:
 				// Neither X_k nor X_{k+1} is needed: only B moves on.
@@ -517,7 +558,16 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 		ents := e.ent[st.e0:st.e1]
 		row := func(k int32) []float64 { return a[int(k)*l : int(k+1)*l] }
 		for q := 0; q < len(ents); {
-			if q+3 < len(ents) && ents[q+3].k == ents[q].k {
+			if q+7 < len(ents) {
+				// Eight products (kernel.DotLanes8: the bits of DotLanes).
+				d := &e.dot8
+				for i := range 8 {
+					en := &ents[q+i]
+					d.x[i], d.a[i], d.en[i] = row(en.k), row(en.k2), &en.Lanes
+				}
+				kernel.DotLanes8(&d.x, &d.a, &d.en, &d.acc, r.odd, r.lastOdd)
+				q += 8
+			} else if q+3 < len(ents) && ents[q+3].k == ents[q].k {
 				// Four products with one row X_k (a row's requests are
 				// consecutive).
 				e0, e1, e2, e3 := &ents[q], &ents[q+1], &ents[q+2], &ents[q+3]
@@ -532,43 +582,41 @@ func (e *INCRISLD) entries(s0 int, gs []ldStepState) {
 			en := &ents[q]
 			if r.ends {
 				tail := int(en.k2) == t && (t-int(en.k))%2 == 0
-				en.y = ldGemvY(en.y, r.c, alpha, ldCombine(en.L0, en.L1, en.Last, r.lastOdd, tail))
+				en.y = kernel.GemvY(en.y, r.c, alpha, kernel.Combine(en.L0, en.L1, en.Last, r.lastOdd, tail))
 				en.Lanes = kernel.Lanes{}
 			}
 		}
 	})
+	for g := range gs {
+		if gs[g].e1 > gs[g].e0 {
+			e.bcK[g] = e.kmin[g]
+		}
+	}
 }
 
-// inactiveB returns sum_i B^i_k at step index s over the inactive
-// trajectories (ratios 1 after a trajectory's end), in trajectory order,
-// each product multiplied from rho_t backwards. It reports false when a
-// product leaves the normal float64 range.
-func (e *INCRISLD) inactiveB(s, k int) (float64, bool) {
-	b := e.b
-	if k == 0 {
-		return float64(e.n - e.nact[s]), true
-	}
-	sum := 0.0
-	off := b.Offsets[:e.n+1]
-	for i := range e.n {
-		start, end := off[i], off[i+1]
-		l := end - start
-		if s < l && b.Reward[start+s] != 0 {
-			continue // active
+// startB sets bk to B at the round's first requested row kmin of the run
+// r (from the previous round's B in bcache when it has one, at a lag up
+// to kmin: the same products, B_{k+1} = B_k rho_{t-k}, in the same order)
+// and keeps it in bcache for the next round; it returns kmin.
+func (e *INCRISLD) startB(r *ldRunInfo, bk []float64) int {
+	pos := r.pos0 + r.g*e.nt
+	cache := e.bcache[pos : pos+len(bk)]
+	kmin, k := e.kmin[r.g], e.bcK[r.g]
+	if k > 0 && k <= kmin {
+		copy(bk, cache)
+	} else {
+		k = 0
+		for j := range bk {
+			bk[j] = 1
 		}
-		// Past a trajectory's end its ratios are 1, and bj*1 == bj
-		// exactly (bj stays normal, or the loop has returned), so the
-		// product starts at its last real ratio: the same bits.
-		bj := 1.0
-		for q := min(s, l-1); q > s-k; q-- {
-			f := b.Ratio[start+q]
-			nb := bj * f
-			if ldBadProduct(nb, bj, f) {
-				return 0, false
-			}
-			bj = nb
-		}
-		sum += bj
 	}
-	return sum, true
+	for ; k+1 < kmin; k += 2 {
+		kernel.Chain2(r.rows(k, e.rc), r.rows(k+1, e.rc2), bk)
+	}
+	if k < kmin {
+		kernel.Chain(r.rows(k, e.rc), bk)
+		k++
+	}
+	copy(cache, bk)
+	return k
 }

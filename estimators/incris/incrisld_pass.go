@@ -7,7 +7,6 @@ package incris
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 	"github.com/ope-lab/longhorizon/estimators/internal/weights"
@@ -74,6 +73,8 @@ type ldScratch struct {
 	fm   []float64   // ratios minus 1 of a block, as rt
 	abuf []float64   // regenerated shifted X of a run: (K+1) rows
 	acc4 kernel.Acc4 // kernel.Lag4's sums
+	acc8 kernel.Acc8 // kernel.Lag8's sums
+	rho8 [8][]float64
 }
 
 // prepare sizes the workspace for b and counts the active trajectories of
@@ -203,26 +204,10 @@ func (e *INCRISLD) table(b *trajectory.Batch) {
 				if off[j]+s >= off[j+1] {
 					continue
 				}
-				// Without branches, for a ratio f >= 0 (or -0): u is its
-				// bits without the sign; f < 1 iff u < one, f == 0 iff
-				// u == 0, f == 1 iff u == one.
-				const one = 0x3ff0000000000000 << 1
-				u := math.Float64bits(row[j]) << 1
-				sh := uint(j & 63)
-				lt1[j>>6] |= (u - one) >> 63 << sh
-				zero[j>>6] |= ((u|-u)>>63 ^ 1) << sh
-				v := u ^ one
-				eq1[j>>6] |= ((v|-v)>>63 ^ 1) << sh
+				kernel.MarkRatio(eq1, lt1, zero, j, row[j])
 			}
 		}
 	}
-}
-
-// active reports whether trajectory i is active at step index s: still
-// running, with a nonzero reward.
-func (e *INCRISLD) active(i, s int) bool {
-	p := e.b.Offsets[i] + s
-	return p < e.b.Offsets[i+1] && e.b.Reward[p] != 0
 }
 
 // ldRunInfo describes a run of active trajectories for a sweep's
@@ -234,26 +219,12 @@ func (e *INCRISLD) active(i, s int) bool {
 // its block in the sweep.
 type ldRunInfo struct {
 	g, s, t, blk, w, c                int
+	pos0                              int // the position of the run's first trajectory among the step's active ones
 	tab                               []float64
 	idx                               []int
 	rw                                []float64
 	odd, ends, lastOdd, contig, first bool
 	cut                               bool // the run ends where a shared prefix does
-}
-
-// ldRun describes the next run of a sweep: l active trajectories from
-// position pos on, within one chunk (c, at offset off, of width cw) and
-// not past position cut. lastOdd: the run's last trajectory is the last
-// of a chunk of odd width, or of a prefix's last chunk of odd width (at
-// cut).
-func ldRun(pos, left, nact, cut int) (l, c int, odd, ends, lastOdd, atCut bool) {
-	c = pos / ldChunk
-	off := pos - c*ldChunk
-	cw := min(ldChunk, nact-c*ldChunk)
-	l = min(left, cw-off, cut-pos)
-	ends = off+l == cw
-	atCut = pos+l == cut
-	return l, c, off%2 == 1, ends, (off+l)%2 == 1 && (ends || atCut), atCut
 }
 
 // sweep calls do for every run of the first upto(g) active trajectories
@@ -297,9 +268,10 @@ func (e *INCRISLD) sweep(s0 int, gs []ldStepState, upto func(g int) int, do func
 						}
 					}
 				}
-				l, c, odd, ends, lastOdd, atCut := ldRun(st.pos, len(loc)-p, st.nact, cut)
+				l, c, odd, ends, lastOdd, atCut := kernel.Run(st.pos, len(loc)-p, st.nact, cut, ldChunk)
 				r.idx, r.rw, r.c = loc[p:p+l], e.rw[p:p+l], c
 				r.odd, r.ends, r.lastOdd, r.cut = odd, ends, lastOdd, atCut
+				r.pos0 = st.pos
 				do(r)
 				r.first = false
 				st.pos += l
@@ -358,7 +330,13 @@ func (e *INCRISLD) shifts(s0 int, gs []ldStepState) {
 		for j := range bk {
 			bk[j] = 1
 		}
-		k := 0
+		k, l := 0, len(bk)
+		for ; k+7 < r.t; k += 8 { // kernel.Means8: the bits of Means
+			for L := range e.rho8 {
+				e.rho8[L] = r.rows(k+L, e.rc[L*l:(L+1)*l])
+			}
+			kernel.Means8(&e.rho8, r.rw, bk, sx[k:k+8], sd[k:k+8])
+		}
 		for ; k+3 < r.t; k += 4 {
 			l := len(bk)
 			rc := e.rc[:4*l]
@@ -414,6 +392,16 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 			bk[j] = 1
 		}
 		k := 0
+		if fast && e.kern.pairs8 != nil && e.kern.pairs4 != nil {
+			// eight lags at a time (kernel.Lag8: the same bits as kernel.Lag)
+			rc := e.rc[:8*l]
+			for ; k+7 < t; k += 8 {
+				for L := range e.rho8 {
+					e.rho8[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+				}
+				kernel.Lag8(e.kern.pairs8, e.kern.pairs4, &e.acc8, &e.acc4, &e.rho8, r.rw, bk, cx[k:k+8], cd[k:k+8], part[k:k+8], r.odd, r.lastOdd)
+			}
+		}
 		if fast && e.kern.pairs4 != nil {
 			// four lags at a time (kernel.Lag4: the same bits as kernel.Lag)
 			rc := e.rc[:4*l]
@@ -432,7 +420,7 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 				if r.contig {
 					fm = fm[r.idx[0] : r.idx[0]+l]
 				} else {
-					fm = ldGather(fm, r.idx, e.rc2)
+					fm = kernel.Gather(fm, r.idx, e.rc2)
 				}
 				kernel.Lag(rho, fm, r.rw, bk, cx[k], cd[k], &part[k], r.odd, r.lastOdd)
 			} else {
@@ -455,15 +443,6 @@ func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 	})
 }
 
-// ldGather returns row[idx[j]] in buf.
-func ldGather(row []float64, idx []int, buf []float64) []float64 {
-	buf = buf[:len(idx)]
-	for j, i := range idx {
-		buf[j] = row[i]
-	}
-	return buf
-}
-
 // countMasks adds the counts of nonzero and of negative increments of a
 // run's trajectories, for every lag, from the bit masks (valid when
 // e.clean).
@@ -482,13 +461,7 @@ func (e *INCRISLD) countMasks(r *ldRunInfo) {
 	for k := range cnt {
 		row := (r.blk*e.h + r.s - k) * nw
 		eq1, lt1, zero := e.eq1[row:row+nw], e.lt1[row:row+nw], e.zero[row:row+nw]
-		c, ng := 0, 0
-		for w := w0; w < w1; w++ {
-			nz := alive[w] &^ eq1[w]
-			c += bits.OnesCount64(nz)
-			ng += bits.OnesCount64(nz & (lt1[w] ^ rneg[w]))
-			alive[w] &^= zero[w]
-		}
+		c, ng := kernel.CountMasks(alive[w0:w1], rneg[w0:w1], eq1[w0:w1], lt1[w0:w1], zero[w0:w1])
 		cnt[k] += c
 		neg[k] += ng
 	}
@@ -509,42 +482,18 @@ func (e *INCRISLD) flush(g, c int, lastOdd bool, pe int) {
 		e.sumXA[c0+k] += p.SX
 		e.sumDA[c0+k] += p.SD
 		e.ssDA[c0+k] += p.SS
-		dot := ldCombine(p.L0, p.L1, p.Last, lastOdd, k == t)
-		e.yA[c0+k] = ldGemvY(e.yA[c0+k], c, alpha, dot)
+		dot := kernel.Combine(p.L0, p.L1, p.Last, lastOdd, k == t)
+		e.yA[c0+k] = kernel.GemvY(e.yA[c0+k], c, alpha, dot)
 		if e.cutOn {
 			for i, q := range e.op {
 				if e.shares(q, e.s0+g) && e.nactG[q*e.h+e.s0+g] >= pe {
 					y := &e.snapY[i*cells+c0+k]
-					*y = ldGemvY(*y, c, e.alphaOp[i], dot)
+					*y = kernel.GemvY(*y, c, e.alphaOp[i], dot)
 				}
 			}
 		}
 		*p = kernel.Part{}
 	}
-}
-
-// ldCombine is Gemv's (gonum's amd64 GemvN) dot product of one row from
-// its two lanes (even and odd columns) and, when the number of columns is
-// odd, the last column's product: added after the lanes are summed, or,
-// in the one-row tail of the call (tail), to the even lane first.
-func ldCombine(l0, l1, last float64, odd, tail bool) float64 {
-	if !odd {
-		return l0 + l1
-	}
-	if tail {
-		return (l0 + last) + l1
-	}
-	return (l0 + l1) + last
-}
-
-// ldGemvY is Gemv's y = beta y + alpha dot with beta = 0 for the first
-// chunk (c = 0: y cleared, then 0*0 + alpha dot) and 1 after.
-func ldGemvY(y float64, c int, alpha, dot float64) float64 {
-	ad := float64(alpha * dot)
-	if c == 0 {
-		return 0 + ad
-	}
-	return y + ad
 }
 
 // bsums sets sumB[k] of the steps of the group for k = 1..kb(g) (sum_i B_k
@@ -578,14 +527,7 @@ func (e *INCRISLD) bsums(s0 int, gs []ldStepState, kb func(g int) int) {
 				&part[k].SB, &part[k+1].SB, &part[k+2].SB, &part[k+3].SB)
 		}
 		for ; k <= K; k++ {
-			rho := r.rows(k-1, e.rc)
-			sb := part[k].SB
-			for j, b := range bk {
-				b = float64(b * rho[j])
-				sb += b
-				bk[j] = b
-			}
-			part[k].SB = sb
+			kernel.BSum(r.rows(k-1, e.rc), bk, &part[k].SB)
 		}
 		if r.ends {
 			for k := 1; k <= K; k++ {

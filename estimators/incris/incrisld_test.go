@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ope-lab/longhorizon/estimators"
+	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -459,7 +460,7 @@ func TestINCRISLDPadding(t *testing.T) {
 	if _, err := e.step(b, 1); err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := e.inactiveB(1, 2); !ok || e.sumB[2]+d != 4.5 {
+	if d, ok := kernel.InactiveB(e.b.Offsets, e.b.Reward, e.b.Ratio, e.n, e.nact[1], 1, 2); !ok || e.sumB[2]+d != 4.5 {
 		t.Errorf("sum_i B_2 at t = 2 = %v + %v, want 2 + .5 (active) + 2 (ended, padded ratio 1) = 4.5", e.sumB[2], d)
 	}
 }

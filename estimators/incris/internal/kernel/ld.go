@@ -224,10 +224,10 @@ func BSum4(r0, r1, r2, r3, bk []float64, s0, s1, s2, s3 *float64) {
 	*s0, *s1, *s2, *s3 = a0, a1, a2, a3
 }
 
-// Regen regenerates one lag of the pass over a run: a[j] = X_k - cx
-// with X_k = B_k r, and moves bk[j] on to B_{k+1} (unless rho is nil: the
-// last lag), with the products of Lag.
-func Regen(rho, rw, bk []float64, cx float64, a []float64) {
+// regenGo is Regen in Go: one lag of the pass over a run regenerated,
+// a[j] = X_k - cx with X_k = B_k r, and bk[j] moved on to B_{k+1} (unless
+// rho is nil: the last lag), with the products of Lag.
+func regenGo(rho, rw, bk []float64, cx float64, a []float64) {
 	n := len(bk)
 	rw, a = rw[:n], a[:n]
 	if rho == nil {
@@ -245,8 +245,9 @@ func Regen(rho, rw, bk []float64, cx float64, a []float64) {
 	}
 }
 
-// Chain2 moves bk on by two lags: B_{k+2} = (B_k rho0) rho1.
-func Chain2(rho0, rho1, bk []float64) {
+// chain2Go is Chain2 in Go: bk moved on by two lags, B_{k+2} = (B_k
+// rho0) rho1.
+func chain2Go(rho0, rho1, bk []float64) {
 	n := len(bk)
 	rho0, rho1 = rho0[:n], rho1[:n]
 	for j, b := range bk {
@@ -254,8 +255,8 @@ func Chain2(rho0, rho1, bk []float64) {
 	}
 }
 
-// Regen2 is Regen for two lags at once.
-func Regen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
+// regen2Go is Regen2 in Go: regenGo for two lags at once.
+func regen2Go(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
 	n := len(bk)
 	rho0, rho1, rw, a0, a1 = rho0[:n], rho1[:n], rw[:n], a0[:n], a1[:n]
 	for j, b := range bk {
@@ -419,5 +420,13 @@ func ldEdge4(rho *[4][]float64, rw, bk []float64, cx, cd []float64, p []Part, j,
 			q.Last = float64(a * a)
 		}
 		bk[j] = nb
+	}
+}
+
+// Chain moves bk on by one lag: B_{k+1} = B_k rho.
+func Chain(rho, bk []float64) {
+	rho = rho[:len(bk)]
+	for j, b := range bk {
+		bk[j] = b * rho[j]
 	}
 }

@@ -1,0 +1,181 @@
+//go:build !noasm && !gccgo
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+// The Lepski rounds' kernels (Chain2, Regen, Regen2) in AVX-512 assembly,
+// eight trajectories a vector: every lane does the Go twin's operations on
+// its own trajectory (separate multiplies and subtractions, no FMA), so the
+// bits are the twin's. The last n mod 8 trajectories go through the twin.
+
+// LD8Name is the instruction set of Chain2, Regen and Regen2, for the
+// tests' and benchmarks' labels.
+const LD8Name = "avx512"
+
+// hasLD8 reports whether the CPU runs the AVX-512 kernels.
+var hasLD8 = cpu.X86.HasAVX512F
+
+// Chain2 moves bk on by two lags: B_{k+2} = (B_k rho0) rho1. Here
+// chain2AVX512 on the first multiple of 8 trajectories where the CPU has
+// AVX-512, the Go twin chain2Go on the rest.
+func Chain2(rho0, rho1, bk []float64) {
+	n := len(bk)
+	rho0, rho1 = rho0[:n], rho1[:n]
+	m := 0
+	if hasLD8 {
+		m = n &^ 7
+	}
+	if m > 0 {
+		chain2AVX512(&rho0[0], &rho1[0], &bk[0], m)
+	}
+	chain2Go(rho0[m:], rho1[m:], bk[m:])
+}
+
+// Regen regenerates one lag of the pass over a run: a[j] = X_k - cx with
+// X_k = B_k r, and moves bk[j] on to B_{k+1} (unless rho is nil: the last
+// lag), with the products of Lag. Here regenAVX512 (rho not nil) on the
+// first multiple of 8 trajectories where the CPU has AVX-512, the Go twin
+// regenGo on the rest.
+func Regen(rho, rw, bk []float64, cx float64, a []float64) {
+	n := len(bk)
+	rw, a = rw[:n], a[:n]
+	m := 0
+	if hasLD8 && rho != nil {
+		rho = rho[:n]
+		m = n &^ 7
+	}
+	if m > 0 {
+		regenAVX512(&rho[0], &rw[0], &bk[0], &a[0], m, cx)
+	}
+	if rho != nil {
+		rho = rho[m:]
+	}
+	regenGo(rho, rw[m:], bk[m:], cx, a[m:])
+}
+
+// Regen2 is Regen for two lags at once. Here regen2AVX512 on the first
+// multiple of 8 trajectories where the CPU has AVX-512, the Go twin
+// regen2Go on the rest.
+func Regen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
+	n := len(bk)
+	rho0, rho1, rw, a0, a1 = rho0[:n], rho1[:n], rw[:n], a0[:n], a1[:n]
+	m := 0
+	if hasLD8 {
+		m = n &^ 7
+	}
+	if m > 0 {
+		regen2AVX512(&rho0[0], &rho1[0], &rw[0], &bk[0], &a0[0], &a1[0], m, cx0, cx1)
+	}
+	regen2Go(rho0[m:], rho1[m:], rw[m:], bk[m:], cx0, cx1, a0[m:], a1[m:])
+}
+
+// chain2AVX512 is chain2Go on m (a multiple of 8) trajectories.
+//
+//go:noescape
+func chain2AVX512(rho0, rho1, bk *float64, m int)
+
+// regenAVX512 is regenGo (rho not nil) on m (a multiple of 8)
+// trajectories.
+//
+//go:noescape
+func regenAVX512(rho, rw, bk, a *float64, m int, cx float64)
+
+// regen2AVX512 is regen2Go on m (a multiple of 8) trajectories.
+//
+//go:noescape
+func regen2AVX512(rho0, rho1, rw, bk, a0, a1 *float64, m int, cx0, cx1 float64)
+
+// Pairs8Name is the instruction set of Pairs8, for the tests' labels.
+const Pairs8Name = "avx512"
+
+// HasPairs8 reports whether Pairs8 runs here: the CPU has AVX-512.
+func HasPairs8() bool { return hasLD8 }
+
+// Pairs8 is Lag8's inner loop (a Pairs8Func): here pairs8AVX512, which
+// does the Go twin's (pairs8Go) operations lane by lane, one lag per lane,
+// in the same order, after checking the bounds it relies on (m a multiple
+// of 8). It needs AVX-512 (HasPairs8).
+func Pairs8(rows *[8][]float64, j0, m int, rw, bk []float64, acc *Acc8) {
+	if m <= 0 {
+		return
+	}
+	if m%8 != 0 {
+		panic("kernel: Pairs8 needs a multiple of 8 trajectories")
+	}
+	e := j0 + m - 1
+	var ptr [8]*float64
+	for L := range ptr {
+		ptr[L] = &rows[L][j0 : e+1][0]
+	}
+	_, _ = rw[e], bk[e]
+	pairs8AVX512(&ptr, &rw[j0], &bk[j0], m, acc)
+}
+
+// pairs8AVX512 is pairs8Go on m (a multiple of 8) trajectories, row L of
+// the lags at ptr[L]: for each eight trajectories it multiplies B along
+// the eight lags, eight trajectories a vector (the scalar chain's products
+// in the same order), transposes B and rho - 1 to one trajectory's eight
+// lags a vector, and adds the trajectories to the sums in order.
+//
+//go:noescape
+func pairs8AVX512(ptr *[8]*float64, rw, bk *float64, m int, acc *Acc8)
+
+// dotPairs8 is DotLanes8's inner loop, the products of the m trajectories
+// j0 .. j0+m-1 (m a multiple of 8) of the eight entries added to their
+// lanes (acc[i]: L0, acc[8+i]: L1): here dotPairs8AVX512 where the CPU
+// has AVX-512, which does the Go twin's (dotPairs8Go) operations lane by
+// lane, one entry per lane, in the same order; else the twin.
+func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) {
+	if !hasLD8 {
+		dotPairs8Go(x, a, j0, m, acc)
+		return
+	}
+	e := j0 + m - 1
+	var ptr [16]*float64
+	for i := range 8 {
+		ptr[i] = &a[i][j0 : e+1][0]
+		ptr[8+i] = &x[i][j0 : e+1][0]
+	}
+	dotPairs8AVX512(&ptr, m, acc)
+}
+
+// dotPairs8AVX512 is dotPairs8Go with the rows a[i] at ptr[i] and x[i] at
+// ptr[8+i]: for each eight trajectories it multiplies the eight entries'
+// rows, eight trajectories a vector, transposes the products to one
+// trajectory's eight entries a vector and adds the trajectories to the
+// lanes in order.
+//
+//go:noescape
+func dotPairs8AVX512(ptr *[16]*float64, m int, acc *[16]float64)
+
+// Means8 is Means for eight lags at once (rho[L] = rho_{t-k-L}; sx, sd:
+// theirs): here means8AVX512 on the first multiple of 8 trajectories
+// where the CPU has AVX-512, which does the Go twin's (means8Go)
+// operations lane by lane, one lag per lane, in the same order; the twin
+// on the rest.
+func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) {
+	n := len(bk)
+	m := 0
+	if hasLD8 {
+		m = n &^ 7
+	}
+	if m > 0 {
+		var ptr [8]*float64
+		for L := range ptr {
+			ptr[L] = &rho[L][:n][0]
+		}
+		_, _, _ = rw[n-1], sx[7], sd[7]
+		means8AVX512(&ptr, &rw[0], &bk[0], m, &sx[0], &sd[0])
+	}
+	means8Go(rho, m, rw, bk, sx, sd)
+}
+
+// means8AVX512 is means8Go on m (a multiple of 8) trajectories, row L of
+// the lags at ptr[L]: for each eight trajectories it multiplies B along
+// the eight lags and forms X and D, eight trajectories a vector (the
+// scalar chain's products in the same order), transposes X and D to one
+// trajectory's eight lags a vector and adds the trajectories in order.
+//
+//go:noescape
+func means8AVX512(ptr *[8]*float64, rw, bk *float64, m int, sx, sd *float64)

@@ -1,0 +1,375 @@
+//go:build !noasm && !gccgo
+
+#include "textflag.h"
+
+// The Lepski rounds' kernels (ld8_amd64.go), eight trajectories a ZMM
+// register, AX the index of the first, CX the end m (a multiple of 8).
+
+// func chain2AVX512(rho0, rho1, bk *float64, m int)
+// B = (B rho0) rho1, rounded after each product as chain2Go.
+TEXT ·chain2AVX512(SB), NOSPLIT, $0-32
+	MOVQ rho0+0(FP), DI
+	MOVQ rho1+8(FP), SI
+	MOVQ bk+16(FP), R11
+	MOVQ m+24(FP), CX
+	XORQ AX, AX
+
+c2loop:
+	CMPQ AX, CX
+	JGE  c2done
+	VMOVUPD (R11)(AX*8), Z0
+	VMULPD  (DI)(AX*8), Z0, Z0
+	VMULPD  (SI)(AX*8), Z0, Z0
+	VMOVUPD Z0, (R11)(AX*8)
+	ADDQ    $8, AX
+	JMP     c2loop
+
+c2done:
+	VZEROUPPER
+	RET
+
+// func regenAVX512(rho, rw, bk, a *float64, m int, cx float64)
+// x = B r; a = x - cx; B = B rho, as regenGo.
+TEXT ·regenAVX512(SB), NOSPLIT, $0-48
+	MOVQ         rho+0(FP), DI
+	MOVQ         rw+8(FP), R10
+	MOVQ         bk+16(FP), R11
+	MOVQ         a+24(FP), R12
+	MOVQ         m+32(FP), CX
+	VBROADCASTSD cx+40(FP), Z5
+	XORQ         AX, AX
+
+r1loop:
+	CMPQ    AX, CX
+	JGE     r1done
+	VMOVUPD (R11)(AX*8), Z0
+	VMULPD  (R10)(AX*8), Z0, Z1
+	VSUBPD  Z5, Z1, Z1
+	VMOVUPD Z1, (R12)(AX*8)
+	VMULPD  (DI)(AX*8), Z0, Z0
+	VMOVUPD Z0, (R11)(AX*8)
+	ADDQ    $8, AX
+	JMP     r1loop
+
+r1done:
+	VZEROUPPER
+	RET
+
+// func regen2AVX512(rho0, rho1, rw, bk, a0, a1 *float64, m int, cx0, cx1 float64)
+// x = B r; a0 = x - cx0; B = B rho0; x = B r; a1 = x - cx1; B = B rho1, as
+// regen2Go.
+TEXT ·regen2AVX512(SB), NOSPLIT, $0-72
+	MOVQ         rho0+0(FP), DI
+	MOVQ         rho1+8(FP), SI
+	MOVQ         rw+16(FP), R10
+	MOVQ         bk+24(FP), R11
+	MOVQ         a0+32(FP), R12
+	MOVQ         a1+40(FP), R13
+	MOVQ         m+48(FP), CX
+	VBROADCASTSD cx0+56(FP), Z5
+	VBROADCASTSD cx1+64(FP), Z6
+	XORQ         AX, AX
+
+r2loop:
+	CMPQ    AX, CX
+	JGE     r2done
+	VMOVUPD (R11)(AX*8), Z0
+	VMOVUPD (R10)(AX*8), Z2
+	VMULPD  Z2, Z0, Z1
+	VSUBPD  Z5, Z1, Z1
+	VMOVUPD Z1, (R12)(AX*8)
+	VMULPD  (DI)(AX*8), Z0, Z0
+	VMULPD  Z2, Z0, Z1
+	VSUBPD  Z6, Z1, Z1
+	VMOVUPD Z1, (R13)(AX*8)
+	VMULPD  (SI)(AX*8), Z0, Z0
+	VMOVUPD Z0, (R11)(AX*8)
+	ADDQ    $8, AX
+	JMP     r2loop
+
+r2done:
+	VZEROUPPER
+	RET
+
+// Registers of pairs8AVX512 (lane L = lag k+L of incris-ld's pass):
+//
+//	Z0..Z4   sx, sd, ss, l0, l1 of the eight cells
+//	Z5, Z6   the shifts cx and cd
+//	Z7       1.0 in every lane
+//	Z8..Z15  rho of the eight lags, eight trajectories a vector, then
+//	         rho - 1; after the transposes scratch
+//	Z16..Z23 B of the eight lags, eight trajectories a vector; after the
+//	         transposes (rho - 1) of trajectory j+i in Z16+i
+//	Z24..Z31 B of trajectory j+i (its eight lags) in Z24+i
+//	BX ptr (the rows), R10, R11 rewards and B (bk), AX trajectory index j,
+//	CX its end m, DX acc (Acc8), DI a row
+
+// TRANSPOSE8 transposes the 8 x 8 matrix whose rows are R0..R7 into T0..T7
+// (T_c lane r = R_r lane c), R0..R7 overwritten: pairs of rows
+// interleaved, then their 128-bit blocks twice.
+#define TRANSPOSE8(R0, R1, R2, R3, R4, R5, R6, R7, T0, T1, T2, T3, T4, T5, T6, T7) \
+	VUNPCKLPD R1, R0, T0; \
+	VUNPCKHPD R1, R0, T1; \
+	VUNPCKLPD R3, R2, T2; \
+	VUNPCKHPD R3, R2, T3; \
+	VUNPCKLPD R5, R4, T4; \
+	VUNPCKHPD R5, R4, T5; \
+	VUNPCKLPD R7, R6, T6; \
+	VUNPCKHPD R7, R6, T7; \
+	VSHUFF64X2 $0x88, T2, T0, R0; \
+	VSHUFF64X2 $0xDD, T2, T0, R1; \
+	VSHUFF64X2 $0x88, T3, T1, R2; \
+	VSHUFF64X2 $0xDD, T3, T1, R3; \
+	VSHUFF64X2 $0x88, T6, T4, R4; \
+	VSHUFF64X2 $0xDD, T6, T4, R5; \
+	VSHUFF64X2 $0x88, T7, T5, R6; \
+	VSHUFF64X2 $0xDD, T7, T5, R7; \
+	VSHUFF64X2 $0x88, R4, R0, T0; \
+	VSHUFF64X2 $0xDD, R4, R0, T4; \
+	VSHUFF64X2 $0x88, R5, R1, T2; \
+	VSHUFF64X2 $0xDD, R5, R1, T6; \
+	VSHUFF64X2 $0x88, R6, R2, T1; \
+	VSHUFF64X2 $0xDD, R6, R2, T5; \
+	VSHUFF64X2 $0x88, R7, R3, T3; \
+	VSHUFF64X2 $0xDD, R7, R3, T7
+
+// TRAJ8 adds trajectory j+I (its B in TB, rho - 1 in TF) to the eight
+// cells, as pairs8Go does: x = B r; d = (rho - 1) x; sx += x; sd += d;
+// ss += (d - cd)^2; LANE += (x - cx)^2.
+#define TRAJ8(I, TB, TF, LANE) \
+	VBROADCASTSD (8*I)(R10)(AX*8), Z8; \
+	VMULPD Z8, TB, Z9; \
+	VMULPD Z9, TF, Z10; \
+	VADDPD Z9, Z0, Z0; \
+	VADDPD Z10, Z1, Z1; \
+	VSUBPD Z6, Z10, Z10; \
+	VMULPD Z10, Z10, Z10; \
+	VADDPD Z10, Z2, Z2; \
+	VSUBPD Z5, Z9, Z9; \
+	VMULPD Z9, Z9, Z9; \
+	VADDPD Z9, LANE, LANE
+
+// func pairs8AVX512(ptr *[8]*float64, rw, bk *float64, m int, acc *Acc8)
+TEXT ·pairs8AVX512(SB), NOSPLIT, $0-40
+	MOVQ    ptr+0(FP), BX
+	MOVQ    rw+8(FP), R10
+	MOVQ    bk+16(FP), R11
+	MOVQ    m+24(FP), CX
+	MOVQ    acc+32(FP), DX
+	VMOVUPD 0(DX), Z0
+	VMOVUPD 64(DX), Z1
+	VMOVUPD 128(DX), Z2
+	VMOVUPD 192(DX), Z3
+	VMOVUPD 256(DX), Z4
+	VMOVUPD 320(DX), Z5
+	VMOVUPD 384(DX), Z6
+	MOVQ    $0x3ff0000000000000, AX
+	MOVQ    AX, X7
+	VBROADCASTSD X7, Z7
+	XORQ    AX, AX
+
+p8loop:
+	CMPQ    AX, CX
+	JGE     p8done
+	VMOVUPD (R11)(AX*8), Z16
+	MOVQ    0(BX), DI
+	VMOVUPD (DI)(AX*8), Z8
+	VMULPD  Z8, Z16, Z17
+	MOVQ    8(BX), DI
+	VMOVUPD (DI)(AX*8), Z9
+	VMULPD  Z9, Z17, Z18
+	MOVQ    16(BX), DI
+	VMOVUPD (DI)(AX*8), Z10
+	VMULPD  Z10, Z18, Z19
+	MOVQ    24(BX), DI
+	VMOVUPD (DI)(AX*8), Z11
+	VMULPD  Z11, Z19, Z20
+	MOVQ    32(BX), DI
+	VMOVUPD (DI)(AX*8), Z12
+	VMULPD  Z12, Z20, Z21
+	MOVQ    40(BX), DI
+	VMOVUPD (DI)(AX*8), Z13
+	VMULPD  Z13, Z21, Z22
+	MOVQ    48(BX), DI
+	VMOVUPD (DI)(AX*8), Z14
+	VMULPD  Z14, Z22, Z23
+	MOVQ    56(BX), DI
+	VMOVUPD (DI)(AX*8), Z15
+	VMULPD  Z15, Z23, Z24
+	VMOVUPD Z24, (R11)(AX*8)
+	VSUBPD  Z7, Z8, Z8
+	VSUBPD  Z7, Z9, Z9
+	VSUBPD  Z7, Z10, Z10
+	VSUBPD  Z7, Z11, Z11
+	VSUBPD  Z7, Z12, Z12
+	VSUBPD  Z7, Z13, Z13
+	VSUBPD  Z7, Z14, Z14
+	VSUBPD  Z7, Z15, Z15
+	TRANSPOSE8(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31)
+	TRANSPOSE8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	TRAJ8(0, Z24, Z16, Z3)
+	TRAJ8(1, Z25, Z17, Z4)
+	TRAJ8(2, Z26, Z18, Z3)
+	TRAJ8(3, Z27, Z19, Z4)
+	TRAJ8(4, Z28, Z20, Z3)
+	TRAJ8(5, Z29, Z21, Z4)
+	TRAJ8(6, Z30, Z22, Z3)
+	TRAJ8(7, Z31, Z23, Z4)
+	ADDQ    $8, AX
+	JMP     p8loop
+
+p8done:
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VZEROUPPER
+	RET
+
+// PROD8 is entry I's products of the eight trajectories at AX, a times x
+// as dotPairs8Go, in Z8+I.
+#define PROD8(I, Z) \
+	MOVQ    (8*I)(BX), DI; \
+	MOVQ    (64+8*I)(BX), SI; \
+	VMOVUPD (DI)(AX*8), Z; \
+	VMULPD  (SI)(AX*8), Z, Z
+
+// func dotPairs8AVX512(ptr *[16]*float64, m int, acc *[16]float64)
+// Z0, Z1: L0 and L1 of the eight entries; Z8..Z15 the products, entry a
+// vector; Z16..Z23 the products, trajectory a vector.
+TEXT ·dotPairs8AVX512(SB), NOSPLIT, $0-24
+	MOVQ    ptr+0(FP), BX
+	MOVQ    m+8(FP), CX
+	MOVQ    acc+16(FP), DX
+	VMOVUPD 0(DX), Z0
+	VMOVUPD 64(DX), Z1
+	XORQ    AX, AX
+
+d8loop:
+	CMPQ   AX, CX
+	JGE    d8done
+	PROD8(0, Z8)
+	PROD8(1, Z9)
+	PROD8(2, Z10)
+	PROD8(3, Z11)
+	PROD8(4, Z12)
+	PROD8(5, Z13)
+	PROD8(6, Z14)
+	PROD8(7, Z15)
+	TRANSPOSE8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	VADDPD Z16, Z0, Z0
+	VADDPD Z17, Z1, Z1
+	VADDPD Z18, Z0, Z0
+	VADDPD Z19, Z1, Z1
+	VADDPD Z20, Z0, Z0
+	VADDPD Z21, Z1, Z1
+	VADDPD Z22, Z0, Z0
+	VADDPD Z23, Z1, Z1
+	ADDQ   $8, AX
+	JMP    d8loop
+
+d8done:
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VZEROUPPER
+	RET
+
+// func means8AVX512(ptr *[8]*float64, rw, bk *float64, m int, sx, sd *float64)
+// Z0, Z1: sx and sd of the eight lags; Z7 1.0; Z8..Z15 rho, then rho - 1,
+// then D, eight trajectories a vector (lag L in Z8+L); Z16..Z23 B, then
+// X; Z24..Z31 X, then D, one trajectory a vector; Z25 the rewards.
+TEXT ·means8AVX512(SB), NOSPLIT, $0-48
+	MOVQ    ptr+0(FP), BX
+	MOVQ    rw+8(FP), R10
+	MOVQ    bk+16(FP), R11
+	MOVQ    m+24(FP), CX
+	MOVQ    sx+32(FP), DX
+	MOVQ    sd+40(FP), R12
+	VMOVUPD 0(DX), Z0
+	VMOVUPD 0(R12), Z1
+	MOVQ    $0x3ff0000000000000, AX
+	MOVQ    AX, X7
+	VBROADCASTSD X7, Z7
+	XORQ    AX, AX
+
+m8loop:
+	CMPQ    AX, CX
+	JGE     m8done
+	VMOVUPD (R11)(AX*8), Z16
+	MOVQ    0(BX), DI
+	VMOVUPD (DI)(AX*8), Z8
+	VMULPD  Z8, Z16, Z17
+	MOVQ    8(BX), DI
+	VMOVUPD (DI)(AX*8), Z9
+	VMULPD  Z9, Z17, Z18
+	MOVQ    16(BX), DI
+	VMOVUPD (DI)(AX*8), Z10
+	VMULPD  Z10, Z18, Z19
+	MOVQ    24(BX), DI
+	VMOVUPD (DI)(AX*8), Z11
+	VMULPD  Z11, Z19, Z20
+	MOVQ    32(BX), DI
+	VMOVUPD (DI)(AX*8), Z12
+	VMULPD  Z12, Z20, Z21
+	MOVQ    40(BX), DI
+	VMOVUPD (DI)(AX*8), Z13
+	VMULPD  Z13, Z21, Z22
+	MOVQ    48(BX), DI
+	VMOVUPD (DI)(AX*8), Z14
+	VMULPD  Z14, Z22, Z23
+	MOVQ    56(BX), DI
+	VMOVUPD (DI)(AX*8), Z15
+	VMULPD  Z15, Z23, Z24
+	VMOVUPD Z24, (R11)(AX*8)
+	VMOVUPD (R10)(AX*8), Z25
+	VMULPD  Z25, Z16, Z16
+	VMULPD  Z25, Z17, Z17
+	VMULPD  Z25, Z18, Z18
+	VMULPD  Z25, Z19, Z19
+	VMULPD  Z25, Z20, Z20
+	VMULPD  Z25, Z21, Z21
+	VMULPD  Z25, Z22, Z22
+	VMULPD  Z25, Z23, Z23
+	VSUBPD  Z7, Z8, Z8
+	VSUBPD  Z7, Z9, Z9
+	VSUBPD  Z7, Z10, Z10
+	VSUBPD  Z7, Z11, Z11
+	VSUBPD  Z7, Z12, Z12
+	VSUBPD  Z7, Z13, Z13
+	VSUBPD  Z7, Z14, Z14
+	VSUBPD  Z7, Z15, Z15
+	VMULPD  Z16, Z8, Z8
+	VMULPD  Z17, Z9, Z9
+	VMULPD  Z18, Z10, Z10
+	VMULPD  Z19, Z11, Z11
+	VMULPD  Z20, Z12, Z12
+	VMULPD  Z21, Z13, Z13
+	VMULPD  Z22, Z14, Z14
+	VMULPD  Z23, Z15, Z15
+	TRANSPOSE8(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31)
+	VADDPD  Z24, Z0, Z0
+	VADDPD  Z25, Z0, Z0
+	VADDPD  Z26, Z0, Z0
+	VADDPD  Z27, Z0, Z0
+	VADDPD  Z28, Z0, Z0
+	VADDPD  Z29, Z0, Z0
+	VADDPD  Z30, Z0, Z0
+	VADDPD  Z31, Z0, Z0
+	TRANSPOSE8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31)
+	VADDPD  Z24, Z1, Z1
+	VADDPD  Z25, Z1, Z1
+	VADDPD  Z26, Z1, Z1
+	VADDPD  Z27, Z1, Z1
+	VADDPD  Z28, Z1, Z1
+	VADDPD  Z29, Z1, Z1
+	VADDPD  Z30, Z1, Z1
+	VADDPD  Z31, Z1, Z1
+	ADDQ    $8, AX
+	JMP     m8loop
+
+m8done:
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 0(R12)
+	VZEROUPPER
+	RET

@@ -1,0 +1,41 @@
+//go:build noasm || gccgo || !amd64
+
+package kernel
+
+// The Lepski rounds' kernels without assembly: their Go twins.
+
+// LD8Name is the instruction set of Chain2, Regen and Regen2, for the
+// tests' and benchmarks' labels.
+const LD8Name = "go"
+
+// Chain2 moves bk on by two lags: B_{k+2} = (B_k rho0) rho1. Here its Go
+// twin, chain2Go.
+func Chain2(rho0, rho1, bk []float64) { chain2Go(rho0, rho1, bk) }
+
+// Regen regenerates one lag of the pass over a run: a[j] = X_k - cx with
+// X_k = B_k r, and moves bk[j] on to B_{k+1} (unless rho is nil: the last
+// lag), with the products of Lag. Here its Go twin, regenGo.
+func Regen(rho, rw, bk []float64, cx float64, a []float64) { regenGo(rho, rw, bk, cx, a) }
+
+// Regen2 is Regen for two lags at once. Here its Go twin, regen2Go.
+func Regen2(rho0, rho1, rw, bk []float64, cx0, cx1 float64, a0, a1 []float64) {
+	regen2Go(rho0, rho1, rw, bk, cx0, cx1, a0, a1)
+}
+
+// Pairs8Name is the instruction set of Pairs8, for the tests' labels.
+const Pairs8Name = "go"
+
+// HasPairs8 reports whether Pairs8 runs here: always, without assembly.
+func HasPairs8() bool { return true }
+
+// Pairs8 is Lag8's inner loop (a Pairs8Func): here its Go twin, pairs8Go.
+func Pairs8(rows *[8][]float64, j0, m int, rw, bk []float64, acc *Acc8) {
+	pairs8Go(rows, j0, m, rw, bk, acc)
+}
+
+// dotPairs8 is DotLanes8's inner loop: here its Go twin, dotPairs8Go.
+func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) { dotPairs8Go(x, a, j0, m, acc) }
+
+// Means8 is Means for eight lags at once (rho[L] = rho_{t-k-L}; sx, sd:
+// theirs): here its Go twin, means8Go.
+func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) { means8Go(rho, 0, rw, bk, sx, sd) }
