@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ope-lab/longhorizon/internal/hugepage"
-
 	"github.com/ope-lab/longhorizon/estimators"
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
 	"github.com/ope-lab/longhorizon/estimators/internal/scratch"
@@ -236,12 +234,7 @@ func (e *INCRIS) tooFew(n int) error {
 // reset sizes the workspace for horizon h and empties it.
 func (e *INCRIS) reset(h int) {
 	e.h = h
-	size := triSize(h)
-	if cap(e.cells) < size {
-		e.cells = hugepage.Make[kernel.Cell](size)
-	}
-	e.cells = e.cells[:size]
-	clear(e.cells)
+	e.cells = scratch.Zero(e.cells, triSize(h))
 	if cap(e.shifted) < h {
 		e.shifted = make([]bool, h)
 	}

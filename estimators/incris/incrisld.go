@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ope-lab/longhorizon/internal/hugepage"
+
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ope-lab/longhorizon/estimators"
@@ -244,9 +246,9 @@ func (e *INCRISLD) grow(n, h int) {
 		e.kstarAll = make([]int, h)
 		e.nactAll = make([]int, h)
 		e.unkBuf = make([]ldUnknown, m)
-		e.s = make([]float64, m*m)
+		e.s = hugepage.Make[float64](m * m)
 		e.abuf = make([]float64, ldBlock*m)
-		e.fm = make([]float64, ldBlock*h)
+		e.fm = hugepage.Make[float64](ldBlock * h)
 	}
 	gsz := ldGroupSize(h)
 	if len(e.gs) < gsz {
@@ -255,11 +257,11 @@ func (e *INCRISLD) grow(n, h int) {
 		e.kmin = make([]int, gsz)
 	}
 	if len(e.bcache) < gsz*n {
-		e.bcache = make([]float64, gsz*n)
+		e.bcache = hugepage.Make[float64](gsz * n)
 	}
 	if cells := gsz * m; len(e.part) < cells {
-		e.part = make([]kernel.Part, cells)
-		fl := make([]float64, 13*cells)
+		e.part = hugepage.Make[kernel.Part](cells)
+		fl := hugepage.Make[float64](13 * cells)
 		for i, p := range []*[]float64{&e.sumXA, &e.sumBA, &e.sumDA, &e.ssDA, &e.yA, &e.sA, &e.meanA,
 			&e.deltaA, &e.cxA, &e.cdA, &e.dmA, &e.sqA, &e.ppA} {
 			*p = fl[i*cells : (i+1)*cells : (i+1)*cells]
@@ -277,7 +279,7 @@ func (e *INCRISLD) grow(n, h int) {
 		e.ent = make([]ldEntry, 0, c)
 	}
 	if cap(e.rt) < n*h {
-		e.rt = make([]float64, n*h)
+		e.rt = hugepage.Make[float64](n * h)
 	}
 	e.rt = e.rt[:n*h]
 	if w := ldMaskWords(n, h); cap(e.eq1) < w {
