@@ -5,21 +5,6 @@ import (
 	"testing"
 )
 
-// bisect is search's bisection alone: the smallest j with c[j] > u, or
-// len(c)-1.
-func bisect(c []float64, u float64) int {
-	lo, hi := 0, len(c)-1
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if c[mid] > u {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
 // TestSearchCountsAsBisection checks that the counting search of short
 // tables draws the outcome bisection draws, on cumulative tables with
 // zero-probability outcomes (ties in c), at the ties themselves and at u

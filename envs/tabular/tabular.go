@@ -340,15 +340,21 @@ const linearSearchMax = 16
 // sums c. c is nondecreasing (cumulative), so that j is also the number
 // of entries before the last that are <= u, which short tables count.
 func search(c []float64, u float64) int {
-	if len(c) <= linearSearchMax {
-		j := 0
-		for _, x := range c[:len(c)-1] {
-			if x <= u {
-				j++
-			}
-		}
-		return j
+	if len(c) > linearSearchMax {
+		return bisect(c, u)
 	}
+	j := 0
+	for _, x := range c[:len(c)-1] {
+		if x <= u {
+			j++
+		}
+	}
+	return j
+}
+
+// bisect is search by bisection: the smallest j with c[j] > u, or
+// len(c)-1.
+func bisect(c []float64, u float64) int {
 	lo, hi := 0, len(c)-1
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)

@@ -22,21 +22,21 @@ import (
 // estimate of NeedOf at 2 workers must stay within a factor of 2 of it
 // either way, and above it: the budget refuses a run that would not fit.
 var measuredRSS = map[string]float64{
-	"fig4":       82596 << 10,
+	"fig4":       91828 << 10, // issue 31's fourth round (huge pages): bin/runexp run, 2026-11-29
 	"theory":     61760 << 10,
-	"bounds":     44716 << 10,
+	"bounds":     52496 << 10, // the same
 	"baselines":  117032 << 10,
-	"beyond":     128608 << 10,
+	"beyond":     169996 << 10, // issue 31's fourth round (huge pages): bin/runexp run, 2026-11-29
 	"fig2":       35388 << 10,
 	"fig3":       34076 << 10,
 	"sweep_taxi": 43164 << 10,
-	"regimes":    180304 << 10, // issue 31 (incris-sn, fixed windows): revision of its branch, 2026-11-28
-	"suite":      664452 << 10, // issue 31's drl: /usr/bin/time -v make suite, peak of bin/runexp, 2026-11-28
+	"regimes":    212896 << 10, // issue 31's fourth round (huge pages): bin/runexp run, 2026-11-29
+	"suite":      792092 << 10, // issue 31's fourth round (step-major folds, huge pages): /usr/bin/time of bin/runexp run configs/suite.yaml, 2026-11-29
 	"long":       643192 << 10,
-	"horizon":    1773604 << 10, // issue 31's drl and drl-mis in every series: /usr/bin/time -v make horizon, the same day
-	"benchmarks": 279896 << 10,  // revision of issue 30's merge, the same day
-	"benchsuite": 105356 << 10,
-	"selection":  54176 << 10, // issue 31 (off-policy selection): runexp select, its branch's revision, the same day
+	"horizon":    1850764 << 10, // issue 31's fourth round (step-major folds, huge pages): the larger of two /usr/bin/time -v make horizon, 2026-11-29
+	"benchmarks": 335260 << 10,  // issue 31's fourth round (huge pages): bin/runexp run, 2026-11-29
+	"benchsuite": 138092 << 10,  // issue 31's fourth round (huge pages): bin/runexp run, 2026-11-29
+	"selection":  73168 << 10,   // issue 31 (off-policy selection): the larger of runexp select at the start and the end of its fourth round (73,168 and 72,692 KB), 2026-11-29
 }
 
 // TestCommittedNeeds: every committed config's stated need (NeedOf at 2
