@@ -94,19 +94,10 @@ func (g *ESSGrid) stepPass(b *trajectory.Batch, grid []int, ess, minStep []float
 	g.scaled = false
 	for t := range g.h[len(grid)-1] {
 		g.step(b, t, grid)
-		for j := range grid {
-			if t < g.h[j] {
-				minStep[j] = min(minStep[j], g.kish(j))
-			}
-		}
+		g.stepMin(t, minStep)
 	}
 	g.sums(grid)
-	for j := range grid {
-		ess[j] = g.kish(j)
-		if math.IsInf(minStep[j], 1) { // horizon 0: no step to take a minimum over
-			minStep[j] = ess[j]
-		}
-	}
+	g.finish(ess, minStep)
 }
 
 // plainPass is Compute trajectory by trajectory, while every running
@@ -142,22 +133,34 @@ func (g *ESSGrid) plainPass(b *trajectory.Batch, grid []int, ess, minStep []floa
 	}
 	for t := range h {
 		g.plainSeg(g.steps[2*t*ng : 2*(t+1)*ng])
-		for j := range grid {
-			if t < g.h[j] {
-				minStep[j] = min(minStep[j], g.kish(j))
-			}
-		}
+		g.stepMin(t, minStep)
 	}
 	if h == 0 {
 		g.plainSums(grid)
 	}
-	for j := range grid {
+	g.finish(ess, minStep)
+	return true
+}
+
+// stepMin lowers minStep[j] to the Kish ESS of step t (0-based, g.seg
+// holding its sums) for every grid point whose horizon reaches t.
+func (g *ESSGrid) stepMin(t int, minStep []float64) {
+	for j := range minStep {
+		if t < g.h[j] {
+			minStep[j] = min(minStep[j], g.kish(j))
+		}
+	}
+}
+
+// finish writes the final weights' ESS (g.seg holding their sums) and
+// gives a grid point without steps its final ESS as its smallest.
+func (g *ESSGrid) finish(ess, minStep []float64) {
+	for j := range ess {
 		ess[j] = g.kish(j)
-		if math.IsInf(minStep[j], 1) {
+		if math.IsInf(minStep[j], 1) { // horizon 0: no step to take a minimum over
 			minStep[j] = ess[j]
 		}
 	}
-	return true
 }
 
 // plainSeg fills g.seg from one step's plain sums (sum, sum of squares per
