@@ -220,6 +220,99 @@ loop:
 	VMOVUPD Y11, 0(R9); \
 	VEXTRACTF64X4 $1, Z11, 0(R13)
 
+// Squares that are subnormal. A multiply whose result is subnormal
+// takes a microcode assist of about 120 cycles (measured here: 55 to 63
+// ns against 0.8 for a normal one). In configs/horizon.yaml's B and C at
+// H = 3000, X = B_k r_t falls below 2^-512 at the largest lags, where
+// the products of ratios 0.5 and 1.5 shrink by about 0.2 bits a step,
+// and the assists made INCRIS there about 1.4 times as slow as on A.
+// SLOTZT computes those squares without one, to the same bits: for
+// |d| < 2^-512 (a "tiny" lane), with ds = d 2^600 (exact, |ds| < 2^88),
+// the square d^2 = ds^2 2^-1200 is rounded to the subnormal grid
+// 2^-1074, which is the grid 2^126 for ds^2. hz = ds^2 rounded toward
+// zero and lo = ds^2 - hz (exact, by one FMA) give ds^2 rounded to odd
+// at 53 bits (hz with its last bit set when lo != 0); rounding that to
+// nearest on a grid at least 4 times as coarse (ds^2 < 2^176, so
+// ulp(hz) <= 2^123) is the correct rounding of ds^2 (rounding to odd
+// first makes a double rounding innocuous when the second keeps at least
+// 2 bits fewer). Adding M = 2^178, whose ulp is 2^126, rounds so, ties to
+// even as the subnormal grid does; bits(t) - bits(M) are then the bits of
+// the subnormal d^2 (m 2^-1074 is stored as the integer m; a square that
+// rounds up to 2^-1022 gives 1<<52, its bits too). The other lanes take
+// the multiply as ACCZ does; |d| in [2^-512, 2^-511) still rounds to a
+// subnormal there, rarely enough.
+//
+// Registers: Z16 the sign mask, Z17 2^-512, Z18 2^600, Z19 M, Z20 the
+// integer 1, Z21..Z24 scratch, K5 tiny lanes, K6 the others, K7 inexact.
+#define ACCZT(X, off) \
+	VSUBPD Z8, X, Z12; \
+	VADDPD Z12, Z9, Z9; \
+	VANDPD Z16, Z12, Z21; \
+	VCMPPD $0x11, Z17, Z21, K5; \
+	KNOTB K5, K6; \
+	VMULPD.Z Z12, Z12, K6, Z13; \
+	VMULPD.Z Z18, Z12, K5, Z22; \
+	VMULPD.RZ_SAE.Z Z22, Z22, K5, Z23; \
+	VMOVAPD Z23, Z24; \
+	VFMSUB231PD Z22, Z22, Z24; \
+	VCMPPD $4, Z14, Z24, K7; \
+	VPORQ Z20, Z23, K7, Z23; \
+	VADDPD Z19, Z23, Z23; \
+	VPSUBQ Z19, Z23, K5, Z13; \
+	VADDPD Z13, Z10, Z10; \
+	VBROADCASTSD off(DX), Z21; \
+	VMULPD Z12, Z21, Z21; \
+	VADDPD Z21, Z11, Z11
+
+// SLOTZT is SLOTZ with ACCZT's squares.
+#define SLOTZT \
+	VMOVUPD 0(DI), Y8; \
+	VINSERTF64X4 $1, 0(R10), Z8, Z8; \
+	VMOVUPD 0(SI), Y9; \
+	VINSERTF64X4 $1, 0(R11), Z9, Z9; \
+	VMOVUPD 0(R8), Y10; \
+	VINSERTF64X4 $1, 0(R12), Z10, Z10; \
+	VMOVUPD 0(R9), Y11; \
+	VINSERTF64X4 $1, 0(R13), Z11, Z11; \
+	ACCZT(Z0, 0); \
+	ACCZT(Z1, 8); \
+	ACCZT(Z2, 16); \
+	ACCZT(Z3, 24); \
+	ACCZT(Z4, 32); \
+	ACCZT(Z5, 40); \
+	ACCZT(Z6, 48); \
+	ACCZT(Z7, 56); \
+	VMOVUPD Y9, 0(SI); \
+	VEXTRACTF64X4 $1, Z9, 0(R11); \
+	VMOVUPD Y10, 0(R8); \
+	VEXTRACTF64X4 $1, Z10, 0(R12); \
+	VMOVUPD Y11, 0(R9); \
+	VEXTRACTF64X4 $1, Z11, 0(R13)
+
+// TINY sets K5 to the lanes where some x (Z0..Z7) is nonzero and below
+// 2^-480 in magnitude: v = 2 bits(x) - 1 (the sign shifted out; 0 wraps
+// to the largest unsigned) is below 2 bits(2^-480) - 1 (Z15) exactly
+// then. The pair loop checks every 16 slots and turns to SLOTZT for the
+// rest of the row once a product of ratios comes within 2^32 of where
+// squares turn subnormal (a speed choice: both slots give the same bits).
+#define TINY \
+	VPSLLQ $1, Z0, Z21; VPADDQ Z25, Z21, Z21; \
+	VPSLLQ $1, Z1, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z2, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z3, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z4, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z5, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z6, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPSLLQ $1, Z7, Z22; VPADDQ Z25, Z22, Z22; \
+	VPMINUQ Z22, Z21, Z21; \
+	VPCMPUQ $1, Z15, Z21, K5
+
 // NEXTZ moves both groups' pointers from j to j-1.
 #define NEXTZ \
 	NEXT; \
@@ -260,6 +353,21 @@ TEXT ·pairAVX512(SB), NOSPLIT, $0-48
 	LEAQ (SI)(R14*1), R8
 	LEAQ (R8)(R14*1), R9
 	INCQ CX // main loop: j = s0 .. 0
+
+	// SLOTZT's and TINY's constants
+	MOVQ $0x7fffffffffffffff, R14
+	VPBROADCASTQ R14, Z16
+	MOVQ $0x1ff0000000000000, R14 // 2^-512
+	VPBROADCASTQ R14, Z17
+	MOVQ $0x6570000000000000, R14 // 2^600
+	VPBROADCASTQ R14, Z18
+	MOVQ $0x4b10000000000000, R14 // 2^178
+	VPBROADCASTQ R14, Z19
+	MOVQ $1, R14
+	VPBROADCASTQ R14, Z20
+	MOVQ $0x43dfffffffffffff, R14 // 2 bits(2^-480) - 1
+	VPBROADCASTQ R14, Z15
+	VPTERNLOGD $0xff, Z25, Z25, Z25 // every bit 1: the integer -1
 
 	MOVL $0x80, R14
 	KMOVW R14, K1
@@ -318,7 +426,23 @@ pairloop:
 	SLOTZ
 	NEXTZ
 	DECQ CX
+	JZ   pairdone
+	TESTQ $15, CX
 	JNZ  pairloop
+	TINY
+	KORTESTB K5, K5
+	JZ   pairloop
 
+	// From here on (larger lags) some x is tiny: the rest of the row
+	// takes SLOTZT's squares, which never make the multiplier round to a
+	// subnormal.
+tinyloop:
+	MULXZ
+	SLOTZT
+	NEXTZ
+	DECQ CX
+	JNZ  tinyloop
+
+pairdone:
 	VZEROUPPER
 	RET

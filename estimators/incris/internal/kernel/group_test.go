@@ -203,3 +203,85 @@ func TestPair(t *testing.T) {
 		}
 	}
 }
+
+// TestPairTiny: Pair where the products of ratios shrink through the
+// range in which squares turn subnormal (|d| < 2^-511), so that the
+// assembly turns to its assist-free squares (ACCZT, past a product below
+// 2^-480), against groupRef's plain multiplies bit for bit. Rewards start
+// near 2^-490 and every ratio takes 0.4 to 2.0 bits off (0.25 to 0.76),
+// so over s0 = 60 lags x sweeps 2^-489 .. 2^-610: through 2^-512 (where
+// ACCZT's emulation starts), 2^-537 (below which squares round to 0)
+// and on. Cells start at 0 (d = x, as in raw rows), at a tiny shift
+// (d = x - C cancels to any magnitude, as in shifted rows) or at a normal
+// one; some rewards are 0 (x = 0 stays 0 and is not "tiny").
+func TestPairTiny(t *testing.T) {
+	if !HasPair() {
+		t.Skip("Pair needs AVX-512, which this CPU lacks")
+	}
+	rng := rand.New(rand.NewPCG(47, 53))
+	tiny := func() float64 { return math.Ldexp(1+rng.Float64(), -490) * float64(1-2*rng.IntN(2)) }
+	for trial := range 40 {
+		s0 := 60 + 4*rng.IntN(3)
+		hp := s0 + 8
+		a, b := make([]Cell, 4*(s0+9)), make([]Cell, 4*(s0+5))
+		for g, cells := range [][]Cell{a, b} {
+			gs0 := s0 + 4*(1-g) // a's rows start at s0+4, b's at s0
+			for i := range cells {
+				if i%(gs0+5) > gs0+i/(gs0+5)+1 {
+					continue // padding (j > t) stays 0
+				}
+				switch trial % 3 {
+				case 1: // shifted rows: C near the products
+					cells[i].C = math.Ldexp(tiny(), -rng.IntN(120))
+				case 2: // a normal shift in some cells
+					if rng.IntN(4) == 0 {
+						cells[i].C = rng.NormFloat64()
+					}
+				}
+			}
+		}
+		var rv [8 * Wide]float64
+		for i := range rv {
+			if rng.IntN(10) > 0 {
+				rv[i] = tiny()
+			}
+		}
+		rho := make([]float64, Wide*hp)
+		tda := make([]float64, Wide*(hp+1))
+		for i := range rho {
+			rho[i] = 0.25 + 0.51*rng.Float64()
+		}
+		for i := range tda {
+			tda[i] = rng.NormFloat64()
+		}
+		wantA, wantB := slices.Clone(a), slices.Clone(b)
+		groupRef(wantA, s0+4, (*[4 * Wide]float64)(rv[4*Wide:]), rho, tda)
+		groupRef(wantB, s0, (*[4 * Wide]float64)(rv[:4*Wide]), rho, tda)
+		subnormal := 0
+		for _, c := range slices.Concat(wantA, wantB) {
+			if c.S2 != 0 && math.Abs(c.S2) < 0x1p-1022 {
+				subnormal++
+			}
+		}
+		if subnormal == 0 {
+			t.Fatalf("trial %d: no subnormal S2: the data misses the range it is for", trial)
+		}
+		Flip(a, s0+4)
+		Flip(b, s0)
+		Pair(a, b, s0, &rv, rho, tda)
+		for _, gc := range []struct {
+			name      string
+			got, want []Cell
+			s0        int
+		}{{"a", a, wantA, s0 + 4}, {"b", b, wantB, s0}} {
+			Flip(gc.got, gc.s0)
+			for i := range gc.got {
+				x, y := gc.got[i], gc.want[i]
+				if !sameBits(x.C, y.C) || !sameBits(x.S1, y.S1) || !sameBits(x.S2, y.S2) || !sameBits(x.S3, y.S3) {
+					l, j := i/(gc.s0+5), i%(gc.s0+5)
+					t.Fatalf("trial %d (s0 = %d): group %s, row %d, j = %d: %+v, reference %+v", trial, s0, gc.name, gc.s0+l, j, x, y)
+				}
+			}
+		}
+	}
+}
