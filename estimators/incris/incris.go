@@ -89,7 +89,8 @@ type incrisKernels struct {
 	group func(cells []kernel.Cell, s0 int, rv *[4 * kernel.Wide]float64, rho, tda []float64)
 	// pair, if not nil (group must be set too), is the wide path's kernel
 	// for two groups of rows at once (see kernel.Pair).
-	pair func(a, b []kernel.Cell, s0 int, rv *[8 * kernel.Wide]float64, rho, tda []float64)
+	// It also takes the last block of fewer than kernel.Wide trajectories.
+	pair func(a, b []kernel.Cell, s0 int, rv *[8 * kernel.Wide]float64, rho, tda []float64, m int)
 	// tile, if not 0, overrides incrisTile (tests run small tiles).
 	tile int
 }
@@ -261,8 +262,8 @@ func (e *INCRIS) reset(h int) {
 
 // add adds trajectories from..to-1 of b (from is 0 or the count added so
 // far) to the running sums: on the wide path (if e.kern.group is set) in
-// blocks of kernel.Wide, the rest on the scalar path in blocks of
-// incrisBlock.
+// blocks of kernel.Wide and, with the pair kernel, a last block of at
+// least minLast; the rest on the scalar path in blocks of incrisBlock.
 func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 	if from == 0 && to > 0 {
 		if err := e.first(b); err != nil {
@@ -270,11 +271,11 @@ func (e *INCRIS) add(b *trajectory.Batch, from, to int) error {
 		}
 		from = 1
 	}
-	if e.kern.group != nil && to-from >= kernel.Wide {
+	if e.kern.group != nil && e.wideCount(to-from) > 0 {
 		if err := e.addWideBlocks(b, from, to); err != nil {
 			return err
 		}
-		from += (to - from) / kernel.Wide * kernel.Wide
+		from += e.wideCount(to - from)
 	}
 	return e.addNarrow(b, from, to)
 }

@@ -20,15 +20,34 @@ import (
 // speed, not the bits.
 const incrisTile = 512 << 10
 
-// wideBuf is a wide block of kernel.Wide trajectories q, as the kernels
-// read it (wideBlock): rho[j*kernel.Wide+q] = rho_j (1 after the
+// wideBuf is a wide block of m <= kernel.Wide trajectories q, as the
+// kernels read it (wideBlock): rho[j*kernel.Wide+q] = rho_j (1 after the
 // trajectory's end), j < hp; tda[j*kernel.Wide+q] = W_j - aref_j, j <=
 // hp; rew[g*4*kernel.Wide+q*4+l] = r at step 4g+l+1 (0 after the end);
 // zero[s]: some trajectory of the block has reward 0 at step s+1; live[s]:
-// some trajectory of the block has a nonzero reward at step s+1.
+// some trajectory of the block has a nonzero reward at step s+1. The
+// slots q >= m (a last block's) hold rho 1, tda 0 and reward 0, and are
+// not counted in zero and live.
 type wideBuf struct {
 	rho, tda, rew []float64
 	zero, live    []bool
+	m             int
+}
+
+// minLast is the fewest trajectories the pair kernel takes as a last
+// block (kernel.Pair's m): it costs as much as a whole block, and the
+// scalar path is cheaper for one trajectory.
+const minLast = 2
+
+// wideCount returns how many of k trajectories the wide path adds: the
+// whole blocks, and with the pair kernel a last block of at least
+// minLast.
+func (e *INCRIS) wideCount(k int) int {
+	n := k / kernel.Wide * kernel.Wide
+	if e.kern.pair != nil && k-n >= minLast {
+		n = k
+	}
+	return n
 }
 
 // reset sizes the block for hp rows (whole groups) and empties it.
@@ -50,12 +69,14 @@ func (wb *wideBuf) reset(hp int) {
 // adding 0 * rho.
 func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
 	const w = kernel.Wide
+	to = from + e.wideCount(to-from)
 	e.flipAll()
 	defer e.flipAll()
-	for to-from >= w {
-		k := 0 // finite blocks filled
-		for k < min(len(e.wb), (to-from)/w) {
-			finite, err := e.wideBlock(b, from+k*w, &e.wb[k])
+	for from < to {
+		k, i := 0, from // finite blocks filled, from trajectory i on
+		for k < len(e.wb) && i < to {
+			m := min(w, to-i)
+			finite, err := e.wideBlock(b, i, m, &e.wb[k])
 			if err != nil {
 				return err
 			}
@@ -63,19 +84,21 @@ func (e *INCRIS) addWideBlocks(b *trajectory.Batch, from, to int) error {
 				break
 			}
 			k++
+			i += m
 		}
 		if k > 0 {
 			e.addTiles(b, from, k)
-			from += k * w
+			from = i
 			continue
 		}
+		m := min(w, to-from)
 		e.flipAll()
-		err := e.addNarrow(b, from, from+w)
+		err := e.addNarrow(b, from, from+m)
 		e.flipAll()
 		if err != nil {
 			return err
 		}
-		from += w
+		from += m
 	}
 	return nil
 }
@@ -156,21 +179,25 @@ func (e *INCRIS) groupCells(g int) []kernel.Cell {
 	return e.cells[8*g*g+12*g : 8*g*g+12*g+4*(4*g+5)]
 }
 
-// wideBlock fills the wide block wb from trajectories
-// i..i+kernel.Wide-1, computing their weights as weights does
-// and failing as it does. It reports whether every ratio and every
+// wideBlock fills the wide block wb from the m trajectories i..i+m-1
+// (the slots after them: rho 1, tda 0, reward 0), computing their
+// weights as weights does and failing as it does. It reports whether every ratio and every
 // W_j - aref_j is finite: only then does a zero reward add exactly nothing
 // (x = 0 * rho_j ... = +-0, and d = +-0 leaves every sum as it is), which
 // lets the kernel add all four rows of a group whatever their rewards.
-func (e *INCRIS) wideBlock(b *trajectory.Batch, i int, wb *wideBuf) (bool, error) {
+func (e *INCRIS) wideBlock(b *trajectory.Batch, i, m int, wb *wideBuf) (bool, error) {
 	const w = kernel.Wide
 	hp := len(e.aref) - 1
 	aref := e.aref[:hp+1]
 	wrho, wtda, wrew, zero, live := wb.rho[:w*hp], wb.tda[:w*(hp+1)], wb.rew[:w*hp], wb.zero[:hp], wb.live[:hp]
 	clear(zero)
 	clear(live)
+	wb.m = m
 	for q := range w {
-		lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
+		lo, hi := 0, 0 // an empty trajectory in the slots q >= m
+		if q < m {
+			lo, hi = b.Offsets[i+q], b.Offsets[i+q+1]
+		}
 		rho, rew := b.Ratio[lo:hi], b.Reward[lo:hi]
 		rew = rew[:len(rho)]
 		for s, f := range rho {
@@ -178,7 +205,7 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i int, wb *wideBuf) (bool, error
 		}
 		for s := len(rho); s < hp; s++ { // padding: rho 1, r 0
 			wrho[s*w+q] = 1
-			zero[s] = true
+			zero[s] = zero[s] || q < m
 		}
 		for s0 := 0; s0 < hp; s0 += 4 { // wrew[g*4w+q*4+l], g = s0/4
 			r := wrew[s0*w+q*4 : s0*w+q*4+4]
@@ -231,6 +258,11 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i int, wb *wideBuf) (bool, error
 		bad += ((v[0] - v[0]) + (v[1] - v[1]) + ((v[2] - v[2]) + (v[3] - v[3]))) +
 			((v[4] - v[4]) + (v[5] - v[5]) + ((v[6] - v[6]) + (v[7] - v[7])))
 	}
+	for q := m; q < w; q++ { // the empty slots add nothing (kernel.Pair)
+		for j := range hp + 1 {
+			wtda[j*w+q] = 0
+		}
+	}
 	// A ratio that is not finite makes W (and so W - aref) not finite, or
 	// fails the range test.
 	return bad == 0, nil
@@ -253,27 +285,43 @@ func (e *INCRIS) addWide(b *trajectory.Batch, i int, wb *wideBuf, hi, lo int) {
 		}
 		if e.turnsRaw(g, wb) {
 			if !narrow {
-				for q := range w {
-					tda := e.tda[q][:hp+1]
-					for j := range tda {
-						tda[j] = wtda[j*w+q]
-					}
-				}
+				e.narrowTDA(wtda)
 				narrow = true
 			}
 			kernel.Flip(e.groupCells(g), 4*g)
-			e.addGroupNarrow(b, i, 4*g)
+			e.addGroupNarrow(b, i, 4*g, wb.m)
 			kernel.Flip(e.groupCells(g), 4*g)
 			continue
 		}
 		if e.kern.pair != nil && g > lo && !e.turnsRaw(g-1, wb) && !e.idle(g-1, wb) {
 			rv := (*[8 * w]float64)(wb.rew[(g-1)*4*w : (g+1)*4*w])
-			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda)
+			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda, wb.m)
 			g--
+			continue
+		}
+		if wb.m < w { // kernel.Group takes whole blocks only
+			if !narrow {
+				e.narrowTDA(wtda)
+				narrow = true
+			}
+			kernel.Flip(e.groupCells(g), 4*g)
+			e.addGroupNarrow(b, i, 4*g, wb.m)
+			kernel.Flip(e.groupCells(g), 4*g)
 			continue
 		}
 		rv := (*[4 * w]float64)(wb.rew[g*4*w : (g+1)*4*w])
 		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
+	}
+}
+
+// narrowTDA copies a wide block's W_j - aref_j (wtda) to e.tda, where the
+// scalar kernels read them.
+func (e *INCRIS) narrowTDA(wtda []float64) {
+	for q := range kernel.Wide {
+		tda := e.tda[q][:len(e.aref)]
+		for j := range tda {
+			tda[j] = wtda[j*kernel.Wide+q]
+		}
 	}
 }
 
@@ -304,13 +352,13 @@ func (e *INCRIS) turnsRaw(g int, wb *wideBuf) bool {
 	return false
 }
 
-// addGroupNarrow adds trajectories i..i+kernel.Wide-1 (their W_j - aref_j
-// in e.tda) to the rows of the group starting at row s0 with the scalar
+// addGroupNarrow adds trajectories i..i+m-1 (their W_j - aref_j in
+// e.tda) to the rows of the group starting at row s0 with the scalar
 // kernels, turning rows raw where needed.
-func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0 int) {
+func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0, m int) {
 	for s := s0; s < min(s0+4, e.h); s++ {
 		row := e.cells[tri(s, 0) : tri(s, 0)+s+2]
-		for q := range kernel.Wide {
+		for q := range m {
 			lo, hi := b.Offsets[i+q], b.Offsets[i+q+1]
 			r := 0.0
 			if s < hi-lo {

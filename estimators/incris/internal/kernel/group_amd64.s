@@ -143,12 +143,16 @@ loop:
 // s0..s0+3) in lanes 4..7 of a 512-bit vector, where both are at the same
 // j; above that (A's first four cells, j = s0+8 .. s0+5) it runs A alone
 // in 256-bit vectors. Lane by lane the operations are those of
-// groupAVX2.
+// groupAVX2. It adds the first m trajectories of the block (pairAVX512's
+// masks: 8 bytes per trajectory, all ones for q < m, else 0): trajectory
+// q's d is zeroed (masked, mask register Kq, q >= 1) where q >= m, and
+// d = 0 adds exactly nothing (S1 + 0 = S1, d^2 = 0, tda_j 0 = +-0, and
+// no sum is ever -0), so the bits are those of the m trajectories alone.
 //
 // Registers: Z0..Z7 x (A | B), Z8 c, Z9..Z11 s1, s2, s3, Z12, Z13 scratch,
 // Y14 zero; DI, SI, R8, R9 A's c, s1, s2, s3 at j; R10..R13 B's; AX, DX
-// rho and tda at j; BX rv (B's 32 values, then A's); K1..K4 lanes 7..4
-// (B's rows s0+3 .. s0).
+// rho and tda at j; BX rv (B's 32 values, then A's); K1..K7 trajectories
+// 1..7's masks until the tiny loop, R14 the masks in memory.
 
 // MULXZ is MULX in 512 bits.
 #define MULXZ \
@@ -172,21 +176,54 @@ loop:
 	VBLENDPD $imm, 448(BX), Y6, Y6; \
 	VBLENDPD $imm, 480(BX), Y7, Y7
 
-// STARTB(K, o) sets lane 4+l (B's row s0+l, mask K) of every x to its
-// reward rv[q*4+l], o = 8 l.
-#define STARTB(K, o) \
-	VBROADCASTSD o+0(BX), K, Z0; \
-	VBROADCASTSD o+32(BX), K, Z1; \
-	VBROADCASTSD o+64(BX), K, Z2; \
-	VBROADCASTSD o+96(BX), K, Z3; \
-	VBROADCASTSD o+128(BX), K, Z4; \
-	VBROADCASTSD o+160(BX), K, Z5; \
-	VBROADCASTSD o+192(BX), K, Z6; \
-	VBROADCASTSD o+224(BX), K, Z7
+// STARTB(imm) sets lane 4+l of every x (B's row s0+l) to its reward
+// rv[q*4+l], imm = 1 << l, as START does, on the high half (the mask
+// registers hold the trajectories' masks).
+#define STARTB1(X, off, imm) \
+	VEXTRACTF64X4 $1, X, Y13; \
+	VBLENDPD $imm, off(BX), Y13, Y13; \
+	VINSERTF64X4 $1, Y13, X, X
 
-// ACCZ is ACC in 512 bits.
-#define ACCZ(X, off) \
-	VSUBPD Z8, X, Z12; \
+#define STARTB(imm) \
+	STARTB1(Z0, 0, imm); \
+	STARTB1(Z1, 32, imm); \
+	STARTB1(Z2, 64, imm); \
+	STARTB1(Z3, 96, imm); \
+	STARTB1(Z4, 128, imm); \
+	STARTB1(Z5, 160, imm); \
+	STARTB1(Z6, 192, imm); \
+	STARTB1(Z7, 224, imm)
+
+// ACCM is ACC with trajectory mask K on d (EVEX, 256 bits).
+#define ACCM(X, K, off) \
+	VSUBPD.Z Y8, X, K, Y12; \
+	VADDPD Y12, Y9, Y9; \
+	VMULPD Y12, Y12, Y13; \
+	VADDPD Y13, Y10, Y10; \
+	VBROADCASTSD off(DX), Y13; \
+	VMULPD Y12, Y13, Y13; \
+	VADDPD Y13, Y11, Y11
+
+// SLOTM is SLOT with the trajectories' masks.
+#define SLOTM \
+	VMOVUPD 0(DI), Y8; \
+	VMOVUPD 0(SI), Y9; \
+	VMOVUPD 0(R8), Y10; \
+	VMOVUPD 0(R9), Y11; \
+	ACC(Y0, 0); \
+	ACCM(Y1, K1, 8); \
+	ACCM(Y2, K2, 16); \
+	ACCM(Y3, K3, 24); \
+	ACCM(Y4, K4, 32); \
+	ACCM(Y5, K5, 40); \
+	ACCM(Y6, K6, 48); \
+	ACCM(Y7, K7, 56); \
+	VMOVUPD Y9, 0(SI); \
+	VMOVUPD Y10, 0(R8); \
+	VMOVUPD Y11, 0(R9)
+
+// ACCZ is ACC in 512 bits, d = x - c in Z12 (ACCZD, or masked: ACCZM).
+#define ACCZ(off) \
 	VADDPD Z12, Z9, Z9; \
 	VMULPD Z12, Z12, Z13; \
 	VADDPD Z13, Z10, Z10; \
@@ -194,9 +231,17 @@ loop:
 	VMULPD Z12, Z13, Z13; \
 	VADDPD Z13, Z11, Z11
 
-// SLOTZ is SLOT for both groups: A's vectors in the low 256 bits, B's in
-// the high.
-#define SLOTZ \
+#define ACCZD(X, off) \
+	VSUBPD Z8, X, Z12; \
+	ACCZ(off)
+
+#define ACCZM(X, K, off) \
+	VSUBPD.Z Z8, X, K, Z12; \
+	ACCZ(off)
+
+// LOADZ loads both groups' c, s1, s2, s3 at j: A's vectors in the low
+// 256 bits, B's in the high.
+#define LOADZ \
 	VMOVUPD 0(DI), Y8; \
 	VINSERTF64X4 $1, 0(R10), Z8, Z8; \
 	VMOVUPD 0(SI), Y9; \
@@ -204,15 +249,10 @@ loop:
 	VMOVUPD 0(R8), Y10; \
 	VINSERTF64X4 $1, 0(R12), Z10, Z10; \
 	VMOVUPD 0(R9), Y11; \
-	VINSERTF64X4 $1, 0(R13), Z11, Z11; \
-	ACCZ(Z0, 0); \
-	ACCZ(Z1, 8); \
-	ACCZ(Z2, 16); \
-	ACCZ(Z3, 24); \
-	ACCZ(Z4, 32); \
-	ACCZ(Z5, 40); \
-	ACCZ(Z6, 48); \
-	ACCZ(Z7, 56); \
+	VINSERTF64X4 $1, 0(R13), Z11, Z11
+
+// STOREZ stores both groups' s1, s2, s3 at j.
+#define STOREZ \
 	VMOVUPD Y9, 0(SI); \
 	VEXTRACTF64X4 $1, Z9, 0(R11); \
 	VMOVUPD Y10, 0(R8); \
@@ -220,13 +260,26 @@ loop:
 	VMOVUPD Y11, 0(R9); \
 	VEXTRACTF64X4 $1, Z11, 0(R13)
 
+// SLOTZ is SLOT for both groups, with the trajectories' masks.
+#define SLOTZ \
+	LOADZ; \
+	ACCZD(Z0, 0); \
+	ACCZM(Z1, K1, 8); \
+	ACCZM(Z2, K2, 16); \
+	ACCZM(Z3, K3, 24); \
+	ACCZM(Z4, K4, 32); \
+	ACCZM(Z5, K5, 40); \
+	ACCZM(Z6, K6, 48); \
+	ACCZM(Z7, K7, 56); \
+	STOREZ
+
 // Squares that are subnormal. A multiply whose result is subnormal
 // takes a microcode assist of about 120 cycles (measured here: 55 to 63
 // ns against 0.8 for a normal one). In configs/horizon.yaml's B and C at
 // H = 3000, X = B_k r_t falls below 2^-512 at the largest lags, where
 // the products of ratios 0.5 and 1.5 shrink by about 0.2 bits a step,
 // and the assists made INCRIS there about 1.4 times as slow as on A.
-// SLOTZT computes those squares without one, to the same bits: for
+// ACCZT computes those squares without one, to the same bits: for
 // |d| < 2^-512 (a "tiny" lane), with ds = d 2^600 (exact, |ds| < 2^88),
 // the square d^2 = ds^2 2^-1200 is rounded to the subnormal grid
 // 2^-1074, which is the grid 2^126 for ds^2. hz = ds^2 rounded toward
@@ -243,9 +296,9 @@ loop:
 // subnormal there, rarely enough.
 //
 // Registers: Z16 the sign mask, Z17 2^-512, Z18 2^600, Z19 M, Z20 the
-// integer 1, Z21..Z24 scratch, K5 tiny lanes, K6 the others, K7 inexact.
-#define ACCZT(X, off) \
-	VSUBPD Z8, X, Z12; \
+// integer 1, Z21..Z24 scratch, K5 tiny lanes, K6 the others, K7 inexact
+// (the trajectories' masks are then read from memory, R14).
+#define ACCZT(off) \
 	VADDPD Z12, Z9, Z9; \
 	VANDPD Z16, Z12, Z21; \
 	VCMPPD $0x11, Z17, Z21, K5; \
@@ -264,32 +317,29 @@ loop:
 	VMULPD Z12, Z21, Z21; \
 	VADDPD Z21, Z11, Z11
 
+#define ACCZTD(X, off) \
+	VSUBPD Z8, X, Z12; \
+	ACCZT(off)
+
+#define ACCZTM(X, off) \
+	VSUBPD Z8, X, Z12; \
+	VANDPD.BCST off(R14), Z12, Z12; \
+	ACCZT(off)
+
 // SLOTZT is SLOTZ with ACCZT's squares.
 #define SLOTZT \
-	VMOVUPD 0(DI), Y8; \
-	VINSERTF64X4 $1, 0(R10), Z8, Z8; \
-	VMOVUPD 0(SI), Y9; \
-	VINSERTF64X4 $1, 0(R11), Z9, Z9; \
-	VMOVUPD 0(R8), Y10; \
-	VINSERTF64X4 $1, 0(R12), Z10, Z10; \
-	VMOVUPD 0(R9), Y11; \
-	VINSERTF64X4 $1, 0(R13), Z11, Z11; \
-	ACCZT(Z0, 0); \
-	ACCZT(Z1, 8); \
-	ACCZT(Z2, 16); \
-	ACCZT(Z3, 24); \
-	ACCZT(Z4, 32); \
-	ACCZT(Z5, 40); \
-	ACCZT(Z6, 48); \
-	ACCZT(Z7, 56); \
-	VMOVUPD Y9, 0(SI); \
-	VEXTRACTF64X4 $1, Z9, 0(R11); \
-	VMOVUPD Y10, 0(R8); \
-	VEXTRACTF64X4 $1, Z10, 0(R12); \
-	VMOVUPD Y11, 0(R9); \
-	VEXTRACTF64X4 $1, Z11, 0(R13)
+	LOADZ; \
+	ACCZTD(Z0, 0); \
+	ACCZTM(Z1, 8); \
+	ACCZTM(Z2, 16); \
+	ACCZTM(Z3, 24); \
+	ACCZTM(Z4, 32); \
+	ACCZTM(Z5, 40); \
+	ACCZTM(Z6, 48); \
+	ACCZTM(Z7, 56); \
+	STOREZ
 
-// TINY sets K5 to the lanes where some x (Z0..Z7) is nonzero and below
+// TINY sets K0 to the lanes where some x (Z0..Z7) is nonzero and below
 // 2^-480 in magnitude: v = 2 bits(x) - 1 (the sign shifted out; 0 wraps
 // to the largest unsigned) is below 2 bits(2^-480) - 1 (Z15) exactly
 // then. The pair loop checks every 16 slots and turns to SLOTZT for the
@@ -311,7 +361,7 @@ loop:
 	VPMINUQ Z22, Z21, Z21; \
 	VPSLLQ $1, Z7, Z22; VPADDQ Z25, Z22, Z22; \
 	VPMINUQ Z22, Z21, Z21; \
-	VPCMPUQ $1, Z15, Z21, K5
+	VPCMPUQ $1, Z15, Z21, K0
 
 // NEXTZ moves both groups' pointers from j to j-1.
 #define NEXTZ \
@@ -321,8 +371,8 @@ loop:
 	SUBQ $32, R12; \
 	SUBQ $32, R13
 
-// func pairAVX512(a, b *Cell, s0 int, rv *[64]float64, rho, tda *float64)
-TEXT ·pairAVX512(SB), NOSPLIT, $0-48
+// func pairAVX512(a, b *Cell, s0 int, rv *[64]float64, rho, tda *float64, masks *[8]uint64)
+TEXT ·pairAVX512(SB), NOSPLIT, $0-56
 	MOVQ b+8(FP), R10
 	MOVQ s0+16(FP), CX
 	MOVQ rv+24(FP), BX
@@ -354,7 +404,7 @@ TEXT ·pairAVX512(SB), NOSPLIT, $0-48
 	LEAQ (R8)(R14*1), R9
 	INCQ CX // main loop: j = s0 .. 0
 
-	// SLOTZT's and TINY's constants
+	// ACCZT's and TINY's constants
 	MOVQ $0x7fffffffffffffff, R14
 	VPBROADCASTQ R14, Z16
 	MOVQ $0x1ff0000000000000, R14 // 2^-512
@@ -369,14 +419,15 @@ TEXT ·pairAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTQ R14, Z15
 	VPTERNLOGD $0xff, Z25, Z25, Z25 // every bit 1: the integer -1
 
-	MOVL $0x80, R14
-	KMOVW R14, K1
-	MOVL $0x40, R14
-	KMOVW R14, K2
-	MOVL $0x20, R14
-	KMOVW R14, K3
-	MOVL $0x10, R14
-	KMOVW R14, K4
+	// the trajectories' masks
+	MOVQ masks+48(FP), R14
+	KMOVB 8(R14), K1
+	KMOVB 16(R14), K2
+	KMOVB 24(R14), K3
+	KMOVB 32(R14), K4
+	KMOVB 40(R14), K5
+	KMOVB 48(R14), K6
+	KMOVB 56(R14), K7
 
 	// j = s0+8 .. s0+5: A alone (256 bits; the high halves stay 0)
 	VXORPD Y14, Y14, Y14
@@ -388,36 +439,36 @@ TEXT ·pairAVX512(SB), NOSPLIT, $0-48
 	VBLENDPD $8, 416(BX), Y14, Y5
 	VBLENDPD $8, 448(BX), Y14, Y6
 	VBLENDPD $8, 480(BX), Y14, Y7
-	SLOT
+	SLOTM
 	NEXT
 	MULX
 	STARTA(4)
-	SLOT
+	SLOTM
 	NEXT
 	MULX
 	STARTA(2)
-	SLOT
+	SLOTM
 	NEXT
 	MULX
 	STARTA(1)
-	SLOT
+	SLOTM
 	NEXT
 
 	// j = s0+4 .. s0+1: B's rows start, lanes 7, 6, 5, 4
 	MULXZ
-	STARTB(K1, 24)
+	STARTB(8)
 	SLOTZ
 	NEXTZ
 	MULXZ
-	STARTB(K2, 16)
+	STARTB(4)
 	SLOTZ
 	NEXTZ
 	MULXZ
-	STARTB(K3, 8)
+	STARTB(2)
 	SLOTZ
 	NEXTZ
 	MULXZ
-	STARTB(K4, 0)
+	STARTB(1)
 	SLOTZ
 	NEXTZ
 
@@ -430,7 +481,7 @@ pairloop:
 	TESTQ $15, CX
 	JNZ  pairloop
 	TINY
-	KORTESTB K5, K5
+	KORTESTB K0, K0
 	JZ   pairloop
 
 	// From here on (larger lags) some x is tiny: the rest of the row

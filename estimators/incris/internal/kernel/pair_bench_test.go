@@ -39,7 +39,7 @@ func BenchmarkPair(b *testing.B) {
 			a, c := make([]Cell, 4*(s0+9)), make([]Cell, 4*(s0+5))
 			b.Run(fmt.Sprintf("%s/s0=%d", data, s0), func(b *testing.B) {
 				for b.Loop() {
-					Pair(a, c, s0, &rv, rho, tda)
+					Pair(a, c, s0, &rv, rho, tda, Wide)
 				}
 			})
 		}

@@ -48,23 +48,30 @@ func Group(cells []Cell, s0 int, rv *[4 * Wide]float64, rho, tda []float64) {
 func groupAVX2(cells *Cell, s0 int, rv *[4 * Wide]float64, rho, tda *float64)
 
 // Pair is Group on two groups at once, rows s0+4..s0+7 (cells a, rv's
-// second half) and s0..s0+3 (cells b, rv's first half): here pairAVX512,
-// after checking the bounds the assembly relies on. It needs AVX-512
-// (HasPair).
-func Pair(a, b []Cell, s0 int, rv *[8 * Wide]float64, rho, tda []float64) {
+// second half) and s0..s0+3 (cells b, rv's first half), for the block's
+// first m trajectories (1 <= m <= Wide; those after them add nothing
+// where their tda is finite): here pairAVX512, after checking the bounds the
+// assembly relies on. It needs AVX-512 (HasPair).
+func Pair(a, b []Cell, s0 int, rv *[8 * Wide]float64, rho, tda []float64, m int) {
 	_ = a[4*(s0+9)-1]
 	_ = b[4*(s0+5)-1]
 	_ = rho[(s0+8)*Wide-1]
 	_ = tda[(s0+9)*Wide-1]
-	pairAVX512(&a[0], &b[0], s0, rv, &rho[0], &tda[0])
+	var masks [Wide]uint64
+	for q := range min(max(m, 1), Wide) {
+		masks[q] = ^uint64(0)
+	}
+	pairAVX512(&a[0], &b[0], s0, rv, &rho[0], &tda[0], &masks)
 }
 
 // pairAVX512 is groupAVX2 on two groups at once: the group of rows
 // s0+4..s0+7 (a) in the low four lanes of a 512-bit vector, the group of
-// rows s0..s0+3 (b) in the high four, wherever both have cells at j.
+// rows s0..s0+3 (b) in the high four, wherever both have cells at j;
+// trajectory q's terms are added where masks[q] is all ones, and are 0
+// where it is 0.
 //
 //go:noescape
-func pairAVX512(a, b *Cell, s0 int, rv *[8 * Wide]float64, rho, tda *float64)
+func pairAVX512(a, b *Cell, s0 int, rv *[8 * Wide]float64, rho, tda *float64, masks *[Wide]uint64)
 
 // Pairs4 is Lag4's inner loop (a Pairs4Func): m (even) trajectories, in
 // pairs whose first goes to lane L0 and second to L1, each through the

@@ -97,11 +97,44 @@ func Group(cells []Cell, s0 int, rv *[4 * Wide]float64, rho, tda []float64) {
 }
 
 // Pair is Group on two groups at once, rows s0+4..s0+7 (cells a, rv's
-// second half) and s0..s0+3 (cells b, rv's first half): here Group on
-// each.
-func Pair(a, b []Cell, s0 int, rv *[8 * Wide]float64, rho, tda []float64) {
-	Group(a, s0+4, (*[4 * Wide]float64)(rv[4*Wide:]), rho, tda)
-	Group(b, s0, (*[4 * Wide]float64)(rv[:4*Wide]), rho, tda)
+// second half) and s0..s0+3 (cells b, rv's first half), for the block's
+// first m trajectories (1 <= m <= Wide; those after them add nothing
+// where their tda is finite): here Group on each, or groupFirst for m < Wide.
+func Pair(a, b []Cell, s0 int, rv *[8 * Wide]float64, rho, tda []float64, m int) {
+	ra, rb := (*[4 * Wide]float64)(rv[4*Wide:]), (*[4 * Wide]float64)(rv[:4*Wide])
+	if m >= Wide {
+		Group(a, s0+4, ra, rho, tda)
+		Group(b, s0, rb, rho, tda)
+		return
+	}
+	groupFirst(a, s0+4, ra, rho, tda, max(m, 1))
+	groupFirst(b, s0, rb, rho, tda, max(m, 1))
+}
+
+// groupFirst is Group for the block's first m trajectories only, one at
+// a time: each cell still takes them in order.
+func groupFirst(cells []Cell, s0 int, rv *[4 * Wide]float64, rho, tda []float64, m int) {
+	Flip(cells, s0)
+	defer Flip(cells, s0)
+	const w = Wide
+	rl := s0 + 5
+	for l := range 4 {
+		t := s0 + l + 1
+		row := cells[l*rl : l*rl+t+1]
+		for q := range m {
+			x := rv[q*4+l]
+			for j := t; j >= 0; j-- {
+				if j < t {
+					x *= rho[j*w+q]
+				}
+				cl := &row[j]
+				d := x - cl.C
+				cl.S1 += d
+				cl.S2 += float64(d * d)
+				cl.S3 += float64(tda[j*w+q] * d)
+			}
+		}
+	}
 }
 
 // Pairs4 is Lag4's inner loop (a Pairs4Func): m (even) trajectories, in
