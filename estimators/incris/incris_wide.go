@@ -366,7 +366,7 @@ func (e *INCRIS) addGroupNarrow(b *trajectory.Batch, i, s0, m int) {
 			}
 			switch {
 			case r != 0:
-				addRow1(row, r, b.Ratio[lo:hi], e.tda[q])
+				kernel.AddRow1(row, r, b.Ratio[lo:hi], e.tda[q])
 			case e.shifted[s]:
 				e.unshift(s, row, i+q, q)
 			}

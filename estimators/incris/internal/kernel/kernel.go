@@ -47,3 +47,89 @@ type Part struct {
 type Lanes struct {
 	L0, L1, Last float64
 }
+
+// AddRow1 adds one trajectory's terms at step t = len(row)-1 (reward
+// r != 0, ratios rho[0..t-1], tda[j] = W_j - aref_j) to the row's cells
+// j = 0..t: X = r rho[j] ... rho[t-1], d = X - c, and (A - aref_j) d with
+// A = W_j.
+//
+// AddRow1, add4 and AddRow4 must round alike (the result may not depend on
+// the blocking): every product is rounded on its own (float64(...) forbids
+// fusing it into an FMA, which some architectures would do).
+func AddRow1(row []Cell, r float64, rho, tda []float64) {
+	t := len(row) - 1
+	rho = rho[:t]
+	tda = tda[:t+1]
+	x := r
+	cl := &row[t]
+	d := x - cl.C
+	cl.S1 += d
+	cl.S2 += float64(d * d)
+	cl.S3 += float64(tda[t] * d)
+	for j := t - 1; j >= 0; j-- {
+		x *= rho[j]
+		cl := &row[j]
+		d := x - cl.C
+		cl.S1 += d
+		cl.S2 += float64(d * d)
+		cl.S3 += float64(tda[j] * d)
+	}
+}
+
+// AddRow4 is AddRow1 for four trajectories at once, each cell's sums taking
+// the four terms in trajectory order (so the result is that of four
+// AddRow1 calls). The rho slices have length >= t = len(row)-1.
+func AddRow4(row []Cell, r0, r1, r2, r3 float64, rho0, rho1, rho2, rho3, da0, da1, da2, da3 []float64) {
+	t := len(row) - 1
+	rho0, rho1, rho2, rho3 = rho0[:t], rho1[:t], rho2[:t], rho3[:t]
+	da0, da1, da2, da3 = da0[:t+1], da1[:t+1], da2[:t+1], da3[:t+1]
+	x0, x1, x2, x3 := r0, r1, r2, r3
+	add4(&row[t], x0, x1, x2, x3, da0[t], da1[t], da2[t], da3[t])
+	for j := t - 1; j >= 0; j-- {
+		x0 *= rho0[j]
+		x1 *= rho1[j]
+		x2 *= rho2[j]
+		x3 *= rho3[j]
+		// add4, inlined by hand (the hot loop)
+		cl := &row[j]
+		c := cl.C
+		d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+		s1 := cl.S1 + d0
+		s1 += d1
+		s1 += d2
+		s1 += d3
+		s3 := cl.S3 + float64(da0[j]*d0)
+		s3 += float64(da1[j] * d1)
+		s3 += float64(da2[j] * d2)
+		s3 += float64(da3[j] * d3)
+		d0 = float64(d0 * d0)
+		d1 = float64(d1 * d1)
+		d2 = float64(d2 * d2)
+		d3 = float64(d3 * d3)
+		s2 := cl.S2 + d0
+		s2 += d1
+		s2 += d2
+		s2 += d3
+		cl.S1, cl.S2, cl.S3 = s1, s2, s3
+	}
+}
+
+// add4 adds four trajectories' terms x (X) and a (A - aref_j), in order, to
+// one cell.
+func add4(cl *Cell, x0, x1, x2, x3, a0, a1, a2, a3 float64) {
+	c := cl.C
+	d0, d1, d2, d3 := x0-c, x1-c, x2-c, x3-c
+	s1 := cl.S1 + d0
+	s1 += d1
+	s1 += d2
+	s1 += d3
+	s3 := cl.S3 + float64(a0*d0)
+	s3 += float64(a1 * d1)
+	s3 += float64(a2 * d2)
+	s3 += float64(a3 * d3)
+	s2 := cl.S2 + float64(d0*d0)
+	s2 += float64(d1 * d1)
+	s2 += float64(d2 * d2)
+	s2 += float64(d3 * d3)
+	cl.S1, cl.S2, cl.S3 = s1, s2, s3
+}
