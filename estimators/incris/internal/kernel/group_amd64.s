@@ -274,36 +274,43 @@ loop:
 	STOREZ
 
 // Squares that are subnormal. A multiply whose result is subnormal
-// takes a microcode assist of about 120 cycles (measured here: 55 to 63
-// ns against 0.8 for a normal one). In configs/horizon.yaml's B and C at
-// H = 3000, X = B_k r_t falls below 2^-512 at the largest lags, where
-// the products of ratios 0.5 and 1.5 shrink by about 0.2 bits a step,
-// and the assists made INCRIS there about 1.4 times as slow as on A.
-// ACCZT computes those squares without one, to the same bits: for
-// |d| < 2^-512 (a "tiny" lane), with ds = d 2^600 (exact, |ds| < 2^88),
-// the square d^2 = ds^2 2^-1200 is rounded to the subnormal grid
-// 2^-1074, which is the grid 2^126 for ds^2. hz = ds^2 rounded toward
-// zero and lo = ds^2 - hz (exact, by one FMA) give ds^2 rounded to odd
-// at 53 bits (hz with its last bit set when lo != 0); rounding that to
-// nearest on a grid at least 4 times as coarse (ds^2 < 2^176, so
-// ulp(hz) <= 2^123) is the correct rounding of ds^2 (rounding to odd
-// first makes a double rounding innocuous when the second keeps at least
-// 2 bits fewer). Adding M = 2^178, whose ulp is 2^126, rounds so, ties to
-// even as the subnormal grid does; bits(t) - bits(M) are then the bits of
-// the subnormal d^2 (m 2^-1074 is stored as the integer m; a square that
-// rounds up to 2^-1022 gives 1<<52, its bits too). The other lanes take
-// the multiply as ACCZ does; |d| in [2^-512, 2^-511) still rounds to a
-// subnormal there, rarely enough.
+// takes a microcode assist of about 120 cycles (measured here: 55 to 69
+// ns against 0.4 to 0.8 for a normal one, for results from 2^-1022 down
+// to about 2^-1084; none at 2^-1092 or below). In configs/horizon.yaml's
+// B and C at H = 3000, X = B_k r_t falls below 2^-511 at the largest
+// lags, where the products of ratios 0.5 and 1.5 shrink by about 0.2
+// bits a step, and the assists made INCRIS there about 1.4 times as slow
+// as on A. ACCZT computes those squares without one, to the same bits:
+// for 2^-548 <= |d| < 2^-512 (a "band" lane), with ds = d 2^600 (exact,
+// |ds| < 2^88), the square d^2 = ds^2 2^-1200 is rounded to the
+// subnormal grid 2^-1074, which is the grid 2^126 for ds^2. hz = ds^2
+// rounded toward zero and lo = ds^2 - hz (exact, by one FMA) give ds^2
+// rounded to odd at 53 bits (hz with its last bit set when lo != 0);
+// rounding that to nearest on a grid at least 4 times as coarse (ds^2 <
+// 2^176, so ulp(hz) <= 2^123) is the correct rounding of ds^2 (rounding
+// to odd first makes a double rounding innocuous when the second keeps
+// at least 2 bits fewer). Adding M = 2^178, whose ulp is 2^126, rounds
+// so, ties to even as the subnormal grid does; bits(t) - bits(M) are
+// then the bits of the subnormal d^2 (m 2^-1074 is stored as the integer
+// m; a square that rounds up to 2^-1022 gives 1<<52, its bits too). The
+// other lanes take the multiply as ACCZ does, and a slot whose lanes are
+// all outside the band skips the rest (branches that follow long runs:
+// a trajectory's products stay in the band for about 180 lags). |d| in
+// [2^-512, 2^-511) still rounds to a subnormal there, rarely enough.
 //
-// Registers: Z16 the sign mask, Z17 2^-512, Z18 2^600, Z19 M, Z20 the
-// integer 1, Z21..Z24 scratch, K5 tiny lanes, K6 the others, K7 inexact
-// (the trajectories' masks are then read from memory, R14).
-#define ACCZT(off) \
+// Registers: Z16 the sign mask, Z26 bits(2^-548), Z27 bits(2^-512) -
+// bits(2^-548), Z18 2^600, Z19 M, Z20 the integer 1, Z21..Z24 scratch,
+// K5 band lanes, K6 the others, K7 inexact (the trajectories' masks are
+// then read from memory, R14).
+#define ACCZT(off, skip) \
 	VADDPD Z12, Z9, Z9; \
 	VANDPD Z16, Z12, Z21; \
-	VCMPPD $0x11, Z17, Z21, K5; \
+	VPSUBQ Z26, Z21, Z21; \
+	VPCMPUQ $1, Z27, Z21, K5; \
 	KNOTB K5, K6; \
 	VMULPD.Z Z12, Z12, K6, Z13; \
+	KORTESTB K5, K5; \
+	JZ skip; \
 	VMULPD.Z Z18, Z12, K5, Z22; \
 	VMULPD.RZ_SAE.Z Z22, Z22, K5, Z23; \
 	VMOVAPD Z23, Z24; \
@@ -312,31 +319,32 @@ loop:
 	VPORQ Z20, Z23, K7, Z23; \
 	VADDPD Z19, Z23, Z23; \
 	VPSUBQ Z19, Z23, K5, Z13; \
+skip: \
 	VADDPD Z13, Z10, Z10; \
 	VBROADCASTSD off(DX), Z21; \
 	VMULPD Z12, Z21, Z21; \
 	VADDPD Z21, Z11, Z11
 
-#define ACCZTD(X, off) \
+#define ACCZTD(X, off, skip) \
 	VSUBPD Z8, X, Z12; \
-	ACCZT(off)
+	ACCZT(off, skip)
 
-#define ACCZTM(X, off) \
+#define ACCZTM(X, off, skip) \
 	VSUBPD Z8, X, Z12; \
 	VANDPD.BCST off(R14), Z12, Z12; \
-	ACCZT(off)
+	ACCZT(off, skip)
 
 // SLOTZT is SLOTZ with ACCZT's squares.
 #define SLOTZT \
 	LOADZ; \
-	ACCZTD(Z0, 0); \
-	ACCZTM(Z1, 8); \
-	ACCZTM(Z2, 16); \
-	ACCZTM(Z3, 24); \
-	ACCZTM(Z4, 32); \
-	ACCZTM(Z5, 40); \
-	ACCZTM(Z6, 48); \
-	ACCZTM(Z7, 56); \
+	ACCZTD(Z0, 0, tiny0); \
+	ACCZTM(Z1, 8, tiny1); \
+	ACCZTM(Z2, 16, tiny2); \
+	ACCZTM(Z3, 24, tiny3); \
+	ACCZTM(Z4, 32, tiny4); \
+	ACCZTM(Z5, 40, tiny5); \
+	ACCZTM(Z6, 48, tiny6); \
+	ACCZTM(Z7, 56, tiny7); \
 	STOREZ
 
 // TINY sets K0 to the lanes where some x (Z0..Z7) is nonzero and below
@@ -407,8 +415,10 @@ TEXT ·pairAVX512(SB), NOSPLIT, $0-56
 	// ACCZT's and TINY's constants
 	MOVQ $0x7fffffffffffffff, R14
 	VPBROADCASTQ R14, Z16
-	MOVQ $0x1ff0000000000000, R14 // 2^-512
-	VPBROADCASTQ R14, Z17
+	MOVQ $0x1db0000000000000, R14 // 2^-548
+	VPBROADCASTQ R14, Z26
+	MOVQ $0x0240000000000000, R14 // bits(2^-512) - bits(2^-548)
+	VPBROADCASTQ R14, Z27
 	MOVQ $0x6570000000000000, R14 // 2^600
 	VPBROADCASTQ R14, Z18
 	MOVQ $0x4b10000000000000, R14 // 2^178
