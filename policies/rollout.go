@@ -131,6 +131,10 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 		subEnd = sp.SubEndFlag()
 	}
 	needObs := extras && (rec.IDs || rec.Model != nil)
+	// Only the probabilities and a model are recorded step by step; ids
+	// go through the stretch too.
+	perStep := extras && (rec.Probs || rec.Model != nil)
+	ids := extras && rec.IDs
 	// The draw of Stationary.Pick's two-action case, made here: a call
 	// per step less (a tenth of the chain's and the sub-episode MDP's
 	// collection).
@@ -155,28 +159,29 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 				a = p.Behavior.Sample(rng)
 			}
 			r, done := env.Step(a)
-			if extras {
+			if perStep {
 				b.Add(r, p.ratio[a])
 				p.recordExtras(b, rec, t, obs, a)
 			} else {
 				if st.k == len(st.r) {
-					st.flush(b)
+					st.flush(b, ids)
 				}
 				st.r[st.k], st.rho[st.k], st.split[st.k] = r, p.ratio[a], false
+				st.obs[st.k], st.act[st.k] = int32(obs), int32(a)
 				st.k++
 			}
 			if done {
 				break
 			}
 			if subEnd != nil && *subEnd {
-				if extras {
+				if perStep {
 					b.MarkSplit()
 				} else {
 					st.split[st.k-1] = true
 				}
 			}
 		}
-		st.flush(b)
+		st.flush(b, ids)
 		b.End()
 	}
 }
@@ -184,14 +189,18 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 // stretch holds the latest steps of an episode before they are added to a
 // batch together (Batch.AddSteps). It lives on the rollout's stack.
 type stretch struct {
-	k      int // steps held
-	r, rho [256]float64
-	split  [256]bool
+	k        int // steps held
+	r, rho   [256]float64
+	split    [256]bool
+	obs, act [256]int32
 }
 
-// flush adds the steps held to b.
-func (s *stretch) flush(b *trajectory.Batch) {
+// flush adds the steps held to b, with their ids if ids is set.
+func (s *stretch) flush(b *trajectory.Batch, ids bool) {
 	b.AddSteps(s.r[:s.k], s.rho[:s.k], s.split[:s.k])
+	if ids {
+		b.AddStepIDs(s.obs[:s.k], s.act[:s.k])
+	}
 	s.k = 0
 }
 

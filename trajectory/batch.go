@@ -163,6 +163,14 @@ func (b *Batch) AddIDs(obs, action int32) {
 	b.Action = append(b.Action, action)
 }
 
+// AddStepIDs records the observation and action ids of the steps just
+// added by AddSteps, as AddIDs after each of them would: obs and action
+// have one entry per step.
+func (b *Batch) AddStepIDs(obs, action []int32) {
+	b.Obs = append(b.Obs, obs...)
+	b.Action = append(b.Action, action...)
+}
+
 // AddModel records q_hat and v_hat of the step just added (call it after
 // every Add or AddOption, or never).
 func (b *Batch) AddModel(qHat, vHat float64) {
