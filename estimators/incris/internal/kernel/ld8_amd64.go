@@ -179,3 +179,49 @@ func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) {
 //
 //go:noescape
 func means8AVX512(ptr *[8]*float64, rw, bk *float64, m int, sx, sd *float64)
+
+// Steps8 adds the lags k..k+3 (k+3 <= s) of steps s..s+7 of the m
+// trajectories of a chunk from its start (trajectory j's ratio and reward
+// of step i at ratio[j*stride+i] and rw[j*stride+i]; B of step s+L at
+// bk[8j+L], moved on to lag k+4) to acc, as Lag does cell by cell;
+// lastOdd: the last trajectory ends a chunk of odd width. Here
+// steps8AVX512 on the pairs of trajectories where the CPU has AVX-512,
+// which does the Go twin's (steps8Go) operations lane by lane, one step
+// per lane, in the same order; the twin on the rest.
+func Steps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Steps8Acc, lastOdd bool) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	p := 0
+	if hasLD8 {
+		p = m &^ 1
+	}
+	if p > 0 {
+		steps8AVX512(&ratio[s-k], &rw[s], 8*stride, &bk[0], p, acc)
+	}
+	steps8Go(ratio, rw, stride, s, k, p, m-p, bk, acc, lastOdd)
+}
+
+// MeansSteps8 is Means for the lags k..k+3 (k+3 <= s) of steps s..s+7 of
+// m trajectories, laid out as for Steps8. Here meansSteps8AVX512 where the
+// CPU has AVX-512, which does the Go twin's (meansSteps8Go) operations
+// lane by lane, in the same order; else the twin.
+func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *MeansSteps8Acc) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	if hasLD8 && m > 0 {
+		meansSteps8AVX512(&ratio[s-k], &rw[s], 8*stride, &bk[0], m, acc)
+		return
+	}
+	meansSteps8Go(ratio, rw, stride, s, k, 0, m, bk, acc)
+}
+
+// steps8AVX512 is steps8Go on m (even, > 0) trajectories from position
+// 0, ratio at trajectory 0's step s-k, rw at its step s, the rows bs
+// bytes apart.
+//
+//go:noescape
+func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc)
+
+// meansSteps8AVX512 is meansSteps8Go on m (> 0) trajectories, laid out
+// as for steps8AVX512.
+//
+//go:noescape
+func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)

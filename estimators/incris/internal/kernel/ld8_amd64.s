@@ -373,3 +373,147 @@ m8done:
 	VMOVUPD Z1, 0(R12)
 	VZEROUPPER
 	RET
+
+// Registers of steps8AVX512 (lane L = step s+L, four lags k+q):
+//
+//	Z0..Z19  sx, sd, ss, l0, l1 of lag k+q in Z(5q)..Z(5q+4)
+//	Z26 B, Z27 the rewards, Z28 x, Z29 rho, Z30 scratch, Z31 1.0
+//	SI ratios at step s-k, R10 rewards at step s (the trajectory's), R8
+//	the bytes between trajectories, R11 bk, CX the trajectories left, DX
+//	acc (Steps8Acc: lag q at 512q bytes, cx at +384, cd at +448)
+
+// SLAG adds lag k+Q of one trajectory (B in Z26, rewards in Z27) to its
+// cells, as steps8Go: x = B r; d = (rho - 1) x; sx += x; sd += d;
+// ss += (d - cd)^2; LANE += (x - cx)^2; B = B rho.
+#define SLAG(Q, SX, SD, SS, LANE) \
+	VMULPD  Z27, Z26, Z28; \
+	VMOVUPD (-8*Q)(SI), Z29; \
+	VSUBPD  Z31, Z29, Z30; \
+	VMULPD  Z28, Z30, Z30; \
+	VADDPD  Z28, SX, SX; \
+	VADDPD  Z30, SD, SD; \
+	VSUBPD  (512*Q+448)(DX), Z30, Z30; \
+	VMULPD  Z30, Z30, Z30; \
+	VADDPD  Z30, SS, SS; \
+	VSUBPD  (512*Q+384)(DX), Z28, Z28; \
+	VMULPD  Z28, Z28, Z28; \
+	VADDPD  Z28, LANE, LANE; \
+	VMULPD  Z29, Z26, Z26
+
+// SLOAD and SSTORE move lag Q's five sums between acc and registers.
+#define SLOAD(Q, SX, SD, SS, L0, L1) \
+	VMOVUPD (512*Q)(DX), SX; \
+	VMOVUPD (512*Q+64)(DX), SD; \
+	VMOVUPD (512*Q+128)(DX), SS; \
+	VMOVUPD (512*Q+192)(DX), L0; \
+	VMOVUPD (512*Q+256)(DX), L1
+
+#define SSTORE(Q, SX, SD, SS, L0, L1) \
+	VMOVUPD SX, (512*Q)(DX); \
+	VMOVUPD SD, (512*Q+64)(DX); \
+	VMOVUPD SS, (512*Q+128)(DX); \
+	VMOVUPD L0, (512*Q+192)(DX); \
+	VMOVUPD L1, (512*Q+256)(DX)
+
+// func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc)
+TEXT ·steps8AVX512(SB), NOSPLIT, $0-48
+	MOVQ ratio+0(FP), SI
+	MOVQ rw+8(FP), R10
+	MOVQ bs+16(FP), R8
+	MOVQ bk+24(FP), R11
+	MOVQ m+32(FP), CX
+	MOVQ acc+40(FP), DX
+	MOVQ         $0x3ff0000000000000, AX
+	MOVQ         AX, X0
+	VBROADCASTSD X0, Z31
+	SLOAD(0, Z0, Z1, Z2, Z3, Z4)
+	SLOAD(1, Z5, Z6, Z7, Z8, Z9)
+	SLOAD(2, Z10, Z11, Z12, Z13, Z14)
+	SLOAD(3, Z15, Z16, Z17, Z18, Z19)
+
+s8loop:
+	VMOVUPD (R11), Z26
+	VMOVUPD (R10), Z27
+	SLAG(0, Z0, Z1, Z2, Z3)
+	SLAG(1, Z5, Z6, Z7, Z8)
+	SLAG(2, Z10, Z11, Z12, Z13)
+	SLAG(3, Z15, Z16, Z17, Z18)
+	VMOVUPD Z26, (R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	VMOVUPD 64(R11), Z26
+	VMOVUPD (R10), Z27
+	SLAG(0, Z0, Z1, Z2, Z4)
+	SLAG(1, Z5, Z6, Z7, Z9)
+	SLAG(2, Z10, Z11, Z12, Z14)
+	SLAG(3, Z15, Z16, Z17, Z19)
+	VMOVUPD Z26, 64(R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	ADDQ    $128, R11
+	SUBQ    $2, CX
+	JGT     s8loop
+
+	SSTORE(0, Z0, Z1, Z2, Z3, Z4)
+	SSTORE(1, Z5, Z6, Z7, Z8, Z9)
+	SSTORE(2, Z10, Z11, Z12, Z13, Z14)
+	SSTORE(3, Z15, Z16, Z17, Z18, Z19)
+	VZEROUPPER
+	RET
+
+// MLAG adds lag k+Q of one trajectory to the shifts' sums, as
+// meansSteps8Go: x = B r; sx += x; sd += (rho - 1) x; B = B rho.
+#define MLAG(Q, SX, SD) \
+	VMULPD  Z27, Z26, Z28; \
+	VMOVUPD (-8*Q)(SI), Z29; \
+	VADDPD  Z28, SX, SX; \
+	VSUBPD  Z31, Z29, Z30; \
+	VMULPD  Z28, Z30, Z30; \
+	VADDPD  Z30, SD, SD; \
+	VMULPD  Z29, Z26, Z26
+
+// func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)
+// Z0..Z7: sx, sd of lag k+q in Z(2q), Z(2q+1); the rest as steps8AVX512.
+TEXT ·meansSteps8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         ratio+0(FP), SI
+	MOVQ         rw+8(FP), R10
+	MOVQ         bs+16(FP), R8
+	MOVQ         bk+24(FP), R11
+	MOVQ         m+32(FP), CX
+	MOVQ         acc+40(FP), DX
+	MOVQ         $0x3ff0000000000000, AX
+	MOVQ         AX, X0
+	VBROADCASTSD X0, Z31
+	VMOVUPD      0(DX), Z0
+	VMOVUPD      64(DX), Z1
+	VMOVUPD      128(DX), Z2
+	VMOVUPD      192(DX), Z3
+	VMOVUPD      256(DX), Z4
+	VMOVUPD      320(DX), Z5
+	VMOVUPD      384(DX), Z6
+	VMOVUPD      448(DX), Z7
+
+ms8loop:
+	VMOVUPD (R11), Z26
+	VMOVUPD (R10), Z27
+	MLAG(0, Z0, Z1)
+	MLAG(1, Z2, Z3)
+	MLAG(2, Z4, Z5)
+	MLAG(3, Z6, Z7)
+	VMOVUPD Z26, (R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	ADDQ    $64, R11
+	DECQ    CX
+	JGT     ms8loop
+
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VMOVUPD Z5, 320(DX)
+	VMOVUPD Z6, 384(DX)
+	VMOVUPD Z7, 448(DX)
+	VZEROUPPER
+	RET
