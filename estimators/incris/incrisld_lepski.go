@@ -249,20 +249,7 @@ func (e *INCRISLD) finish(g int) {
 // keptLag applies rule 1 of SPEC 1b to lag k with the sums of the current
 // step (e.delta, e.ssD, e.cnt, e.neg).
 func (e *INCRISLD) keptLag(k, n int) bool {
-	nf := float64(n)
-	dk := e.delta[k]
-	se := math.Sqrt(e.ssD[k] / (nf - 1) / nf)
-	z := e.z[k]
-	if math.Abs(dk) > z*se && dk != 0 {
-		return true // (a) significant
-	}
-	if !e.Guard {
-		return false
-	}
-	c := e.cnt[k]
-	// (b) no power: with c nonzero values out of n, |t| <= sqrt(c(n-1)/(n-c)).
-	return c > 0 && c < n && math.Sqrt(float64(c)*(nf-1)/float64(n-c)) < z &&
-		(e.neg[k] == 0 || e.neg[k] == c)
+	return kernel.KeptLag(e.delta[k], e.ssD[k], e.z[k], e.cnt[k], e.neg[k], n, e.Guard)
 }
 
 // syr applies the first implementation's rank-1 corrections (BLAS Syr,

@@ -78,3 +78,71 @@ func checkSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64) {
 		panic("kernel: Steps8 or MeansSteps8 out of range")
 	}
 }
+
+// PassSteps8 runs Steps8 on the lags k = 0, 4, ... with k+3 <= s of the
+// eight steps s..s+7 of m trajectories from a chunk's start (laid out as
+// for Steps8, stride h), B starting at 1 in bk, with acc as its scratch:
+// the cells' partial sums, which start at 0, go to p[L*cs+k] (lane L, lag
+// k), the shifts come from cx and cd likewise. It returns the first lag
+// left, with bk holding B there.
+func PassSteps8(ratio, rw []float64, h, s, m int, bk []float64, acc *Steps8Acc, p []Part, cx, cd []float64, cs int) int {
+	for j := range bk[:8*m] {
+		bk[j] = 1
+	}
+	k := 0
+	for ; k+3 <= s; k += 4 {
+		for q := range 4 {
+			a := acc[64*q : 64*q+64]
+			clear(a[:48])
+			for L := range 8 {
+				a[48+L], a[56+L] = cx[L*cs+k+q], cd[L*cs+k+q]
+			}
+		}
+		Steps8(ratio, rw, h, s, k, m, bk, acc, m%2 == 1)
+		for q := range 4 {
+			a := acc[64*q : 64*q+64]
+			for L := range 8 {
+				c := &p[L*cs+k+q]
+				c.SX, c.SD, c.SS, c.L0, c.L1, c.Last = a[L], a[8+L], a[16+L], a[24+L], a[32+L], a[40+L]
+			}
+		}
+	}
+	return k
+}
+
+// MeansStepsAll runs MeansSteps8 on the lags k = 0, 4, ... with k+3 <= s
+// of the eight steps s..s+7 of m trajectories (laid out as for Steps8,
+// stride h), B starting at 1 in bk, with acc as its scratch, adding to
+// the shifts' sums sx[L*cs+k] and sd[L*cs+k] (lane L, lag k). It returns
+// the first lag left, with bk holding B there.
+func MeansStepsAll(ratio, rw []float64, h, s, m int, bk []float64, acc *MeansSteps8Acc, sx, sd []float64, cs int) int {
+	for j := range bk[:8*m] {
+		bk[j] = 1
+	}
+	k := 0
+	for ; k+3 <= s; k += 4 {
+		for q := range 4 {
+			for L := range 8 {
+				acc[16*q+L], acc[16*q+8+L] = sx[L*cs+k+q], sd[L*cs+k+q]
+			}
+		}
+		MeansSteps8(ratio, rw, h, s, k, m, bk, acc)
+		for q := range 4 {
+			for L := range 8 {
+				sx[L*cs+k+q], sd[L*cs+k+q] = acc[16*q+L], acc[16*q+8+L]
+			}
+		}
+	}
+	return k
+}
+
+// Lane sets bk to B at lag k of lane L of bk8 (B of eight steps per
+// trajectory, as Steps8 lays it out): 1 at lag 0.
+func Lane(bk, bk8 []float64, L, k int) {
+	for j := range bk {
+		bk[j] = 1
+		if k > 0 {
+			bk[j] = bk8[8*j+L]
+		}
+	}
+}

@@ -168,3 +168,22 @@ func CountMasks(alive, rneg, eq1, lt1, zero []uint64) (c, ng int) {
 	}
 	return c, ng
 }
+
+// KeptLag is rule 1 of SPEC 1b for one lag of a step of n trajectories:
+// the mean increment dk, the centred sum of squares ss of the
+// increments, their numbers of nonzero (c) and negative (neg) values, and
+// z = z_k. With guard, rule 1(b) also keeps a powerless lag whose
+// nonzero increments share one sign.
+func KeptLag(dk, ss, z float64, c, neg, n int, guard bool) bool {
+	nf := float64(n)
+	se := math.Sqrt(ss / (nf - 1) / nf)
+	if math.Abs(dk) > z*se && dk != 0 {
+		return true // (a) significant
+	}
+	if !guard {
+		return false
+	}
+	// (b) no power: with c nonzero values out of n, |t| <= sqrt(c(n-1)/(n-c)).
+	return c > 0 && c < n && math.Sqrt(float64(c)*(nf-1)/float64(n-c)) < z &&
+		(neg == 0 || neg == c)
+}
