@@ -325,7 +325,12 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	}
 	rho := 1 + float64(float64(8*e.n+1024)*0x1p-52)
 	skk, mk, sqk := sd[k], mean[k], rho*sq[k]
+	row := kernel.ScanRow{Skk: skk, Sqk: sqk, Mk: mk, Nf: nf, Tmp1: tmp1, Tmp2: tmp2}
 	for k2 := k + 1; k2 <= t; k2++ {
+		// Skip the comparisons Fails passes on its fast path (as below).
+		if k2 += kernel.ScanPasses(&row, sd[k2:], sq[k2:], mean[k2:], cx[k2:], dm[k2:]); k2 > t {
+			break
+		}
 		bnd := float64(sqk*sq[k2]) + 0x1p-1000
 		if !kernel.Fails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
 			continue // passes

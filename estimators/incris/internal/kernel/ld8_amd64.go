@@ -225,3 +225,26 @@ func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc
 //
 //go:noescape
 func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)
+
+// ScanPasses returns the first i < len(sd) whose comparison with row p
+// (lag k2 with S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i], dm[i])
+// is not decided as passing by scanPass, or len(sd): here
+// scanPassesAVX512 on the first multiple of 8 lags where the CPU has
+// AVX-512, which does scanPass's operations lane by lane, then the Go
+// twin scanPassesGo.
+func ScanPasses(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
+	n := len(sd)
+	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
+	i := 0
+	if m := n &^ 7; hasLD8 && m > 0 {
+		if i = scanPassesAVX512(p, &sd[0], &sq[0], &mean[0], &cx[0], &dm[0], m); i < m {
+			return i
+		}
+	}
+	return i + scanPassesGo(p, sd[i:], sq[i:], mean[i:], cx[i:], dm[i:])
+}
+
+// scanPassesAVX512 is scanPassesGo on m (a multiple of 8, > 0) lags.
+//
+//go:noescape
+func scanPassesAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m int) int

@@ -526,3 +526,98 @@ ms8loop:
 	VMOVUPD Z7, 448(DX)
 	VZEROUPPER
 	RET
+
+// func scanPassesAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m int) int
+// scanPass on eight lags a vector: Z0 sqk, Z1 2^-1000, Z2 tmp1, Z3 tmp2,
+// Z4 skk, Z5 mk, Z6 nf, Z7 0.5, Z8 2, Z9 2^-950, Z10 2^990, Z11 1+2^-40,
+// Z12 the sign mask's complement, Z13 0; R8, R9 tmp1 != 0, tmp2 != 0.
+TEXT ·scanPassesAVX512(SB), NOSPLIT, $0-64
+	MOVQ         p+0(FP), DX
+	MOVQ         sd+8(FP), SI
+	MOVQ         sq+16(FP), DI
+	MOVQ         mean+24(FP), R10
+	MOVQ         cx+32(FP), R11
+	MOVQ         dm+40(FP), R12
+	MOVQ         m+48(FP), CX
+	VBROADCASTSD 8(DX), Z0
+	VBROADCASTSD 0(DX), Z4
+	VBROADCASTSD 16(DX), Z5
+	VBROADCASTSD 24(DX), Z6
+	VBROADCASTSD 32(DX), Z2
+	VBROADCASTSD 40(DX), Z3
+	VXORPD       Z13, Z13, Z13
+	VCMPPD       $4, Z13, Z2, K6                  // tmp1 != 0 (NEQ_UQ)
+	KMOVW        K6, R8
+	VCMPPD       $4, Z13, Z3, K6
+	KMOVW        K6, R9
+	MOVQ         $0x0170000000000000, AX          // 2^-1000
+	MOVQ         AX, X1
+	VBROADCASTSD X1, Z1
+	MOVQ         $0x3fe0000000000000, AX          // 0.5
+	MOVQ         AX, X7
+	VBROADCASTSD X7, Z7
+	MOVQ         $0x4000000000000000, AX          // 2
+	MOVQ         AX, X8
+	VBROADCASTSD X8, Z8
+	MOVQ         $0x0490000000000000, AX          // 2^-950
+	MOVQ         AX, X9
+	VBROADCASTSD X9, Z9
+	MOVQ         $0x7dd0000000000000, AX          // 2^990
+	MOVQ         AX, X10
+	VBROADCASTSD X10, Z10
+	MOVQ         $0x3ff0000000001000, AX          // 1 + 2^-40
+	MOVQ         AX, X11
+	VBROADCASTSD X11, Z11
+	MOVQ         $0x7fffffffffffffff, AX
+	MOVQ         AX, X12
+	VPBROADCASTQ X12, Z12
+	XORQ         AX, AX
+
+scloop:
+	VMULPD  (DI)(AX*8), Z0, Z14                   // sqk sq
+	VADDPD  Z1, Z14, Z14                          // + 2^-1000
+	TESTQ   R8, R8
+	JZ      sc1
+	VMULPD  (R11)(AX*8), Z2, Z15                  // cx tmp1
+	VADDPD  Z15, Z14, Z14
+
+sc1:
+	TESTQ   R9, R9
+	JZ      sc2
+	VMULPD  (R12)(AX*8), Z3, Z15                  // dm tmp2
+	VADDPD  Z15, Z14, Z14
+
+sc2:
+	VADDPD  (SI)(AX*8), Z4, Z15                   // skk + sd
+	VMULPD  Z8, Z14, Z14                          // 2 y
+	VSUBPD  Z14, Z15, Z15
+	VMAXPD  Z13, Z15, Z15                         // v (0 for NaN: not a pass)
+	VMOVUPD (R10)(AX*8), Z16
+	VSUBPD  Z5, Z16, Z16                          // mean - mk
+	VPANDQ  Z12, Z16, Z16
+	VMULPD  Z7, Z16, Z16                          // h
+	VMULPD  Z16, Z16, Z16
+	VMULPD  Z6, Z16, Z16                          // t
+	VMULPD  Z11, Z16, Z17                         // t (1 + 2^-40)
+	VCMPPD  $0x1e, Z9, Z16, K1                    // t > 2^-950 (GT_OQ)
+	VCMPPD  $0x11, Z10, Z16, K2                   // t < 2^990 (LT_OQ)
+	VCMPPD  $0x1e, Z17, Z15, K3                   // v > t (1 + 2^-40)
+	KANDW   K1, K2, K1
+	KANDW   K1, K3, K1
+	KMOVW   K1, BX
+	CMPQ    BX, $0xff
+	JNE     scfound
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JLT     scloop
+	MOVQ    AX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+scfound:
+	NOTQ    BX
+	BSFQ    BX, BX
+	ADDQ    BX, AX
+	MOVQ    AX, ret+56(FP)
+	VZEROUPPER
+	RET

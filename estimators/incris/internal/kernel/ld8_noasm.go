@@ -58,3 +58,11 @@ func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Me
 	checkSteps8(ratio, rw, stride, s, k, m, bk)
 	meansSteps8Go(ratio, rw, stride, s, k, 0, m, bk, acc)
 }
+
+// ScanPasses returns the first i < len(sd) whose comparison with row p
+// (lag k2 with S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i], dm[i])
+// is not decided as passing by scanPass, or len(sd): here its Go twin,
+// scanPassesGo.
+func ScanPasses(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
+	return scanPassesGo(p, sd, sq, mean, cx, dm)
+}

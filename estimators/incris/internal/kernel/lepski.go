@@ -187,3 +187,42 @@ func KeptLag(dk, ss, z float64, c, neg, n int, guard bool) bool {
 	return c > 0 && c < n && math.Sqrt(float64(c)*(nf-1)/float64(n-c)) < z &&
 		(neg == 0 || neg == c)
 }
+
+// ScanRow holds the values of one Lepski row k that scanRow (package
+// incris) compares with every later lag k2: S_kk, rho sqrt(Y_kk) (the
+// Cauchy-Schwarz factor), the mean of X_k, nf, and syr's factors of row k
+// (0: no correction).
+type ScanRow struct {
+	Skk, Sqk, Mk, Nf, Tmp1, Tmp2 float64
+}
+
+// scanPass reports whether Fails decides, on its fast path, that the
+// comparison of row p with a lag k2 (its S_k2k2 sd, sqrt(Y_k2k2) sq,
+// mean, cx and dm) passes even at the upper Cauchy-Schwarz bound of
+// S_kk2, y = syr(sqk sq + 2^-1000): every operation as scanRow and Fails
+// do it. (A NaN makes it false.)
+func scanPass(p *ScanRow, sd, sq, mean, cx, dm float64) bool {
+	y := float64(p.Sqk*sq) + 0x1p-1000
+	if p.Tmp1 != 0 {
+		y += float64(cx * p.Tmp1)
+	}
+	if p.Tmp2 != 0 {
+		y += float64(dm * p.Tmp2)
+	}
+	v := max(p.Skk+sd-2*y, 0)
+	h := math.Abs(mean-p.Mk) * 0.5
+	t := float64(h*h) * p.Nf
+	return t > 0x1p-950 && t < 0x1p990 && v > float64(t*(1+0x1p-40))
+}
+
+// scanPassesGo is ScanPasses in Go, lag by lag.
+func scanPassesGo(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
+	n := len(sd)
+	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
+	for i := range n {
+		if !scanPass(p, sd[i], sq[i], mean[i], cx[i], dm[i]) {
+			return i
+		}
+	}
+	return n
+}
