@@ -226,25 +226,41 @@ func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc
 //go:noescape
 func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)
 
-// ScanPasses returns the first i < len(sd) whose comparison with row p
-// (lag k2 with S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i], dm[i])
-// is not decided as passing by scanPass, or len(sd): here
-// scanPassesAVX512 on the first multiple of 8 lags where the CPU has
-// AVX-512, which does scanPass's operations lane by lane, then the Go
-// twin scanPassesGo.
-func ScanPasses(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
+// ScanClass classifies the comparisons of row p with the lags k2+i, i =
+// 0 .. len(sd)-1 (S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i],
+// dm[i]) as incris-ld's scanRow does, from Fails at the upper and the
+// lower Cauchy-Schwarz bounds of S_kk2: it appends the undecided lags to
+// unk and returns it, with the first i that fails at both bounds (-1 if
+// none; the lags after it are not classified). Here scanClassAVX512 on
+// the first multiple of 8 lags where the CPU has AVX-512, which does the
+// Go twin's (scanClassGo) operations lane by lane (Fails with its fast
+// path, and with the division and the square root in a vector where a
+// lane needs them), then the twin.
+func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
 	n := len(sd)
 	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
 	i := 0
 	if m := n &^ 7; hasLD8 && m > 0 {
-		if i = scanPassesAVX512(p, &sd[0], &sq[0], &mean[0], &cx[0], &dm[0], m); i < m {
-			return i
+		if cap(unk)-len(unk) < m {
+			unk = append(make([]Unknown, 0, len(unk)+n), unk...)
 		}
+		free := unk[len(unk):cap(unk)]
+		c, f := scanClassAVX512(p, &sd[0], &sq[0], &mean[0], &cx[0], &dm[0], m, k2, &free[0])
+		if unk = unk[:len(unk)+c]; f >= 0 {
+			return unk, f
+		}
+		i = m
 	}
-	return i + scanPassesGo(p, sd[i:], sq[i:], mean[i:], cx[i:], dm[i:])
+	unk, f := scanClassGo(p, k2+i, sd[i:], sq[i:], mean[i:], cx[i:], dm[i:], unk)
+	if f >= 0 {
+		f += i
+	}
+	return unk, f
 }
 
-// scanPassesAVX512 is scanPassesGo on m (a multiple of 8, > 0) lags.
+// scanClassAVX512 is scanClassGo on m (a multiple of 8, > 0) lags,
+// writing the undecided ones from unk on (room for m): it returns their
+// number and the first failing lag, or -1.
 //
 //go:noescape
-func scanPassesAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m int) int
+func scanClassAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m, k2 int, unk *Unknown) (int, int)

@@ -59,10 +59,12 @@ func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Me
 	meansSteps8Go(ratio, rw, stride, s, k, 0, m, bk, acc)
 }
 
-// ScanPasses returns the first i < len(sd) whose comparison with row p
-// (lag k2 with S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i], dm[i])
-// is not decided as passing by scanPass, or len(sd): here its Go twin,
-// scanPassesGo.
-func ScanPasses(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
-	return scanPassesGo(p, sd, sq, mean, cx, dm)
+// ScanClass classifies the comparisons of row p with the lags k2+i, i =
+// 0 .. len(sd)-1 (S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i],
+// dm[i]) as incris-ld's scanRow does, from Fails at the upper and the
+// lower Cauchy-Schwarz bounds of S_kk2: it appends the undecided lags to
+// unk and returns it, with the first i that fails at both bounds (-1 if
+// none). Here its Go twin, scanClassGo.
+func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
+	return scanClassGo(p, k2, sd, sq, mean, cx, dm, unk)
 }

@@ -196,33 +196,38 @@ type ScanRow struct {
 	Skk, Sqk, Mk, Nf, Tmp1, Tmp2 float64
 }
 
-// scanPass reports whether Fails decides, on its fast path, that the
-// comparison of row p with a lag k2 (its S_k2k2 sd, sqrt(Y_k2k2) sq,
-// mean, cx and dm) passes even at the upper Cauchy-Schwarz bound of
-// S_kk2, y = syr(sqk sq + 2^-1000): every operation as scanRow and Fails
-// do it. (A NaN makes it false.)
-func scanPass(p *ScanRow, sd, sq, mean, cx, dm float64) bool {
-	y := float64(p.Sqk*sq) + 0x1p-1000
+// Unknown is an undecided Lepski comparison of a row k with lag K2, and
+// its likelihood of failing (incris-ld's scanRow).
+type Unknown struct {
+	K2    int
+	Score float64
+}
+
+// syr is scanRow's rank-1 corrections of row p applied to y, with the
+// lag's cx and dm.
+func (p *ScanRow) syr(y, cx, dm float64) float64 {
 	if p.Tmp1 != 0 {
 		y += float64(cx * p.Tmp1)
 	}
 	if p.Tmp2 != 0 {
 		y += float64(dm * p.Tmp2)
 	}
-	v := max(p.Skk+sd-2*y, 0)
-	h := math.Abs(mean-p.Mk) * 0.5
-	t := float64(h*h) * p.Nf
-	return t > 0x1p-950 && t < 0x1p990 && v > float64(t*(1+0x1p-40))
+	return y
 }
 
-// scanPassesGo is ScanPasses in Go, lag by lag.
-func scanPassesGo(p *ScanRow, sd, sq, mean, cx, dm []float64) int {
+// scanClassGo is ScanClass in Go, lag by lag, as scanRow did it.
+func scanClassGo(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
 	n := len(sd)
 	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
 	for i := range n {
-		if !scanPass(p, sd[i], sq[i], mean[i], cx[i], dm[i]) {
-			return i
+		bnd := float64(p.Sqk*sq[i]) + 0x1p-1000
+		if !Fails(p.Skk, sd[i], p.syr(bnd, cx[i], dm[i]), p.Mk, mean[i], p.Nf) {
+			continue // passes
 		}
+		if Fails(p.Skk, sd[i], p.syr(-bnd, cx[i], dm[i]), p.Mk, mean[i], p.Nf) {
+			return unk, i
+		}
+		unk = append(unk, Unknown{K2: k2 + i})
 	}
-	return n
+	return unk, -1
 }
