@@ -147,6 +147,9 @@ type ldOptions struct {
 	// pairs8, if not nil (and pairs4 not nil), makes the pass take eight
 	// lags at a time (kernel.Lag8) with this inner loop, then four.
 	pairs8 kernel.Pairs8Func
+	// steps8 (with pairs8) makes the passes over dense data take eight
+	// steps at a time (kernel.Steps8, kernel.MeansSteps8).
+	steps8 bool
 }
 
 // ldDefaultOptions returns incris-ld's options: the eight-lag kernel
@@ -163,7 +166,7 @@ func ldDefaultOptions() ldOptions {
 	if kernel.HasPairs4() {
 		o.pairs4 = kernel.Pairs4
 		if kernel.HasPairs8() {
-			o.pairs8 = kernel.Pairs8
+			o.pairs8, o.steps8 = kernel.Pairs8, true
 		}
 	}
 	return o
@@ -219,7 +222,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 	gsz := float64(ldGroupSize(int(min(h, 1<<40))))
 	cells := gsz * (h + 1)
 	b := 8*n*h + s.FactorBytes() + 192*h*math.Ceil(n/ldBlock) + 16*n + 8*(h+1)*(h+1) + 8*ldBlock*(2*h+1) +
-		320*cells + 6000*h + 24*ldBlock*8 + gsz*(8*n+16)
+		320*cells + 6000*h + 32*ldBlock*8 + gsz*(8*n+16)
 	if p := s.GridPoints(); p > 1 {
 		big := p // the points of more than ldChunk trajectories, with snapshots
 		if n <= ldChunk {
@@ -232,7 +235,7 @@ func incrisLDBytes(s estimators.Shape) float64 {
 
 const incrisLDBytesDoc = "8 n H (ratios by block) + 192 H ceil(n/512) (bit masks) + 16 n + 8 (H+1)^2 (S) + " +
 	"8192 (2H+1) (block scratch) + 320 c, c = G (H+1) (sums per (step, lag) of a group of G = max(1, min(H, 32768/(H+1))) steps, requests, open Lepski rows) + " +
-	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 98304; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
+	"G (8 n + 16) (B between Lepski rounds) + 6000 H + 131072; for a grid of P > 1 points, 24 H P + 32 max(P, H) (per point: k*, counts, r_hat) and, for n > 512, P (48 c + 17 G + 16) (snapshots); " +
 	"+ 8 steps (the factors, on options data with changed options only) bytes"
 
 // grow sizes the workspace for n trajectories and horizon h; it allocates
@@ -292,6 +295,7 @@ func (e *INCRISLD) grow(n, h int) {
 		e.bk = make([]float64, ldBlock)
 		e.rc = make([]float64, 8*ldBlock)
 		e.rc2 = make([]float64, ldBlock)
+		e.bk8 = make([]float64, 8*ldBlock)
 	}
 }
 

@@ -160,13 +160,15 @@ type ldPath struct {
 // ldPaths returns the pass lag by lag and, where kernel.Pairs4 runs (the
 // AVX2 assembly, or its Go twin with -tags noasm), four lags at a time,
 // and, where kernel.Pairs8 also runs (the AVX-512 assembly, or its Go
-// twin), eight then four.
+// twin), eight then four, without and with eight steps at a time on dense
+// data (kernel.Steps8).
 func ldPaths() []ldPath {
 	ps := []ldPath{{"lag", ldOptions{}}}
 	if kernel.HasPairs4() {
 		ps = append(ps, ldPath{"four-" + kernel.Pairs4Name, ldOptions{pairs4: kernel.Pairs4}})
 		if kernel.HasPairs8() {
-			ps = append(ps, ldPath{"eight-" + kernel.Pairs8Name, ldOptions{pairs4: kernel.Pairs4, pairs8: kernel.Pairs8}})
+			ps = append(ps, ldPath{"eight-" + kernel.Pairs8Name, ldOptions{pairs4: kernel.Pairs4, pairs8: kernel.Pairs8}},
+				ldPath{"steps-" + kernel.LD8Name, ldOptions{pairs4: kernel.Pairs4, pairs8: kernel.Pairs8, steps8: true}})
 		}
 	}
 	return ps

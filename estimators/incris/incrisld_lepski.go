@@ -63,12 +63,9 @@ type ldEntry struct {
 	y float64
 }
 
-// ldUnknown is an undecided Lepski comparison (k, k2) and its likelihood
+// ldUnknown is an undecided Lepski comparison (k, K2) and its likelihood
 // of failing.
-type ldUnknown struct {
-	k2    int
-	score float64
-}
+type ldUnknown = kernel.Unknown
 
 // Lepski row states.
 const (
@@ -249,20 +246,7 @@ func (e *INCRISLD) finish(g int) {
 // keptLag applies rule 1 of SPEC 1b to lag k with the sums of the current
 // step (e.delta, e.ssD, e.cnt, e.neg).
 func (e *INCRISLD) keptLag(k, n int) bool {
-	nf := float64(n)
-	dk := e.delta[k]
-	se := math.Sqrt(e.ssD[k] / (nf - 1) / nf)
-	z := e.z[k]
-	if math.Abs(dk) > z*se && dk != 0 {
-		return true // (a) significant
-	}
-	if !e.Guard {
-		return false
-	}
-	c := e.cnt[k]
-	// (b) no power: with c nonzero values out of n, |t| <= sqrt(c(n-1)/(n-c)).
-	return c > 0 && c < n && math.Sqrt(float64(c)*(nf-1)/float64(n-c)) < z &&
-		(e.neg[k] == 0 || e.neg[k] == c)
+	return kernel.KeptLag(e.delta[k], e.ssD[k], e.z[k], e.cnt[k], e.neg[k], n, e.Guard)
 }
 
 // syr applies the first implementation's rank-1 corrections (BLAS Syr,
@@ -319,7 +303,8 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	unk := e.unk[:0]
 	sd, mean, sq, pp := e.sA[c0:c0+m], e.meanA[c0:c0+m], e.sqA[c0:c0+m], e.ppA[c0:c0+m]
 	cx, dm := e.cxA[c0:c0+m], e.dmA[c0:c0+m]
-	// syr's factors of row k (0: no correction).
+	// syr's factors of row k (0: no correction); kernel.ScanClass
+	// compares the row with each k2 > k from the bounds of S_kk2.
 	var tmp1, tmp2 float64
 	if z0 := e.n - st.nact; z0 > 0 {
 		tmp1 = cx[k] * (float64(z0) * alpha)
@@ -327,27 +312,13 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	if st.nonzero {
 		tmp2 = dm[k] * (-nf * alpha)
 	}
-	syr := func(k2 int, y float64) float64 {
-		if tmp1 != 0 {
-			y += float64(cx[k2] * tmp1)
-		}
-		if tmp2 != 0 {
-			y += float64(dm[k2] * tmp2)
-		}
-		return y
-	}
 	rho := 1 + float64(float64(8*e.n+1024)*0x1p-52)
-	skk, mk, sqk := sd[k], mean[k], rho*sq[k]
-	for k2 := k + 1; k2 <= t; k2++ {
-		bnd := float64(sqk*sq[k2]) + 0x1p-1000
-		if !kernel.Fails(skk, sd[k2], syr(k2, bnd), mk, mean[k2], nf) {
-			continue // passes
-		}
-		if kernel.Fails(skk, sd[k2], syr(k2, -bnd), mk, mean[k2], nf) {
-			e.unk = unk
-			return ldFail
-		}
-		unk = append(unk, ldUnknown{k2: k2})
+	mk := mean[k]
+	row := kernel.ScanRow{Skk: sd[k], Sqk: rho * sq[k], Mk: mk, Nf: nf, Tmp1: tmp1, Tmp2: tmp2}
+	unk, fail := kernel.ScanClass(&row, k+1, sd[k+1:], sq[k+1:], mean[k+1:], cx[k+1:], dm[k+1:], unk)
+	if fail >= 0 {
+		e.unk = unk
+		return ldFail
 	}
 	e.unk = unk
 	if len(unk) == 0 || int(e.rowQ[c0+k]) == len(unk) {
@@ -356,15 +327,15 @@ func (e *INCRISLD) scanRow(g, k int) int {
 	// Scores (only an open row needs them): |mean difference| over the
 	// standard error the increments would give if they were uncorrelated.
 	for i := range unk {
-		k2 := unk[i].k2
+		k2 := unk[i].K2
 		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
-		unk[i].score = math.Abs(mean[k2]-mk) / math.Sqrt(v)
+		unk[i].Score = math.Abs(mean[k2]-mk) / math.Sqrt(v)
 	}
 	slices.SortFunc(unk, func(a, b ldUnknown) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.k2, b.k2)
+		return cmp.Compare(a.K2, b.K2)
 	})
 	return ldOpen
 }
@@ -422,7 +393,7 @@ func (e *INCRISLD) resolve(g int) {
 		}
 		pending++
 		for _, u := range e.unk[q : q+ask] {
-			e.ask(g, k, u.k2)
+			e.ask(g, k, u.K2)
 		}
 	}
 	if pending == 0 {

@@ -9,7 +9,6 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
-	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -30,6 +29,10 @@ type ldData struct {
 	// kept so far is 0, with the sign of (rho - 1) r: the counts of rule
 	// 1(b) then come from bit masks instead of the inner loop.
 	clean bool
+	// dense: every trajectory runs the whole horizon with a nonzero
+	// reward at every step, so every step has the same active
+	// trajectories (passDense).
+	dense bool
 	// rt holds the ratios block by block, step-major within a block of
 	// w = min(ldBlock, nt - blk ldBlock) trajectories: rt[blk ldBlock h +
 	// s w + j] (only those of running trajectories are read). With clean
@@ -75,6 +78,9 @@ type ldScratch struct {
 	acc4 kernel.Acc4 // kernel.Lag4's sums
 	acc8 kernel.Acc8 // kernel.Lag8's sums
 	rho8 [8][]float64
+	bk8  []float64 // B of eight steps per trajectory (passDense)
+	s8   kernel.Steps8Acc
+	m8   kernel.MeansSteps8Acc
 }
 
 // prepare sizes the workspace for b and counts the active trajectories of
@@ -92,122 +98,13 @@ func (e *INCRISLD) prepare(b *trajectory.Batch) {
 	e.b, e.n, e.h, e.nt = b, n, h, n
 	e.nact = e.nactAll[:h]
 	e.kstar = e.kstarAll[:h]
-	clear(e.nact)
-	lo, hi := 1.0, 1.0 // smallest nonzero and largest ratio
-	// For e.clean: the smallest nonzero and largest |r| and |rho - 1|.
-	rlo, rhi, flo, fhi := math.Inf(1), 0.0, math.Inf(1), 0.0
-	finiteAll := true
-	for i := range n {
-		start, end := b.Offsets[i], b.Offsets[i+1]
-		for s, f := range b.Ratio[start:end] {
-			if f > hi {
-				hi = f
-			}
-			if f < lo && f != 0 {
-				lo = f
-			}
-			if !(f >= 0 && f <= math.MaxFloat64) {
-				finiteAll = false
-			}
-			if fm := math.Abs(f - 1); fm != 0 {
-				flo, fhi = min(flo, fm), max(fhi, fm)
-			}
-			r := b.Reward[start+s]
-			if r != 0 {
-				e.nact[s]++
-				a := math.Abs(r)
-				if !(a <= math.MaxFloat64) {
-					finiteAll = false
-				}
-				rlo, rhi = min(rlo, a), max(rhi, a)
-			}
-		}
-	}
-	// Every nonzero ratio is in [2^(el-1), 2^eh), so a product of at most
-	// h of them is in [2^(h(el-1)), 2^(h eh)).
-	_, eh := math.Frexp(hi)
-	_, el := math.Frexp(lo)
-	e.check = math.IsInf(hi, 0) || h*max(eh, 1-el) > 1020
-	// |B| in [2^bl, 2^bh] (B_0 = 1 included; one more binade for the
-	// roundings).
-	bl := min(0, int(math.Floor(float64(h)*math.Log2(lo)))-1)
-	bh := max(0, int(math.Ceil(float64(h)*math.Log2(hi)))+1)
-	e.clean = false
-	if !finiteAll {
-		e.table(b)
-		return
-	}
-	if math.IsInf(rlo, 1) { // no nonzero reward: no step is active
-		rlo, rhi = 1, 1
-	}
-	if math.IsInf(flo, 1) {
-		flo, fhi = 1, 1
-	}
-	// |r| in [2^(erl-1), 2^erh), |rho - 1| in [2^(efl-1), 2^efh): |D| =
-	// |(rho-1) B r| is at least 2^(bl+erl+efl-2) and |X|, |D| at most
-	// 2^(bh+erh+efh).
-	_, erl := math.Frexp(rlo)
-	_, erh := math.Frexp(rhi)
-	_, efl := math.Frexp(flo)
-	_, efh := math.Frexp(fhi)
-	clean := func(bl, bh int) bool { return bl+erl+efl-2 >= -1060 && bh+erh+max(efh, 0) <= 1000 }
-	if e.check || !clean(bl, bh) {
-		// The bound h log2(ratio) assumes every ratio of a window at its
-		// extreme; the data's own windows are usually far inside it (on
-		// configs/horizon.yaml's A_ld at H = 1000 it fails, the windows
-		// reach a few dozen binades), and with them the pass can take its
-		// fast path. Neither bound changes a bit: check only adds tests
-		// that fail nowhere inside them, and clean picks the masks that
-		// count exactly what the inner loop would.
-		wlo, whi := weights.WindowBounds(b)
-		bl, bh = max(bl, wlo), min(bh, whi)
-		e.check = e.check && (whi > 1020 || wlo < -1020)
-	}
-	e.clean = !e.check && clean(bl, bh)
+	e.check, e.clean, e.dense = kernel.Bounds(b, e.nact)
 	e.table(b)
 }
 
 // table fills the ratio table rt and, with clean and Guard, the bit masks.
 func (e *INCRISLD) table(b *trajectory.Batch) {
-	n, h := b.N(), b.Horizon()
-	// The ratios, block by block, step-major; the masks.
-	masks := e.clean && e.Guard
-	const nw = ldBlock / 64
-	if masks {
-		w := ldMaskWords(n, h)
-		clear(e.eq1[:w])
-		clear(e.lt1[:w])
-		clear(e.zero[:w])
-	}
-	for blk := 0; blk*ldBlock < n; blk++ {
-		i0 := blk * ldBlock
-		w := min(ldBlock, n-i0)
-		tab := e.rt[i0*h : (i0+w)*h]
-		off := b.Offsets[i0 : i0+w+1]
-		hb := 0
-		for j := range w {
-			hb = max(hb, off[j+1]-off[j])
-		}
-		for s := range hb {
-			row := tab[s*w : (s+1)*w]
-			for j := range row {
-				if p := off[j] + s; p < off[j+1] {
-					row[j] = b.Ratio[p]
-				}
-			}
-			if !masks {
-				continue
-			}
-			q := (blk*h + s) * nw
-			eq1, lt1, zero := e.eq1[q:q+nw], e.lt1[q:q+nw], e.zero[q:q+nw]
-			for j := range row {
-				if off[j]+s >= off[j+1] {
-					continue
-				}
-				kernel.MarkRatio(eq1, lt1, zero, j, row[j])
-			}
-		}
-	}
+	kernel.Table(b.Offsets, b.Ratio, b.N(), b.Horizon(), ldBlock, e.rt, e.clean && e.Guard, e.eq1, e.lt1, e.zero)
 }
 
 // ldRunInfo describes a run of active trajectories for a sweep's
@@ -323,35 +220,17 @@ func (e *INCRISLD) shifts(s0 int, gs []ldStepState) {
 		clear(e.cxA[c : c+gs[g].t+1])
 		clear(e.cdA[c : c+gs[g].t+1])
 	}
-	e.sweep(s0, gs, func(g int) int { return min(ldChunk, gs[g].nact) }, func(r *ldRunInfo) {
-		c := r.g * m0
-		sx, sd := e.cxA[c:c+r.t+1], e.cdA[c:c+r.t+1]
-		bk := e.bk[:len(r.idx)]
-		for j := range bk {
-			bk[j] = 1
-		}
-		k, l := 0, len(bk)
-		for ; k+7 < r.t; k += 8 { // kernel.Means8: the bits of Means
-			for L := range e.rho8 {
-				e.rho8[L] = r.rows(k+L, e.rc[L*l:(L+1)*l])
+	if e.denseOK() {
+		e.shiftsDense(s0, gs)
+	} else {
+		e.sweep(s0, gs, func(g int) int { return min(ldChunk, gs[g].nact) }, func(r *ldRunInfo) {
+			bk := e.bk[:len(r.idx)]
+			for j := range bk {
+				bk[j] = 1
 			}
-			kernel.Means8(&e.rho8, r.rw, bk, sx[k:k+8], sd[k:k+8])
-		}
-		for ; k+3 < r.t; k += 4 {
-			l := len(bk)
-			rc := e.rc[:4*l]
-			kernel.Means4(r.rows(k, rc[:l]), r.rows(k+1, rc[l:2*l]), r.rows(k+2, rc[2*l:3*l]), r.rows(k+3, rc[3*l:]),
-				r.rw, bk, sx[k:k+4], sd[k:k+4])
-		}
-		for ; k < r.t; k++ {
-			kernel.Means(r.rows(k, e.rc), r.rw, bk, &sx[k], &sd[k])
-		}
-		x := sx[r.t]
-		for j, b := range bk {
-			x += float64(b * r.rw[j])
-		}
-		sx[r.t] = x
-	})
+			e.meansRun(r, 0)
+		})
+	}
 	for g := range gs {
 		c, t := g*m0, gs[g].t
 		if gs[g].nact == 0 {
@@ -366,105 +245,138 @@ func (e *INCRISLD) shifts(s0 int, gs []ldStepState) {
 	}
 }
 
+// meansRun adds the run's X_k and D_k (from lag k on, bk holding B_k) to
+// the shifts' sums of its step.
+func (e *INCRISLD) meansRun(r *ldRunInfo, k int) {
+	c := r.g * (e.h + 1)
+	sx, sd := e.cxA[c:c+r.t+1], e.cdA[c:c+r.t+1]
+	bk := e.bk[:len(r.idx)]
+	l := len(bk)
+	for ; k+7 < r.t; k += 8 { // kernel.Means8: the bits of Means
+		for L := range e.rho8 {
+			e.rho8[L] = r.rows(k+L, e.rc[L*l:(L+1)*l])
+		}
+		kernel.Means8(&e.rho8, r.rw, bk, sx[k:k+8], sd[k:k+8])
+	}
+	for ; k+3 < r.t; k += 4 {
+		l := len(bk)
+		rc := e.rc[:4*l]
+		kernel.Means4(r.rows(k, rc[:l]), r.rows(k+1, rc[l:2*l]), r.rows(k+2, rc[2*l:3*l]), r.rows(k+3, rc[3*l:]),
+			r.rw, bk, sx[k:k+4], sd[k:k+4])
+	}
+	for ; k < r.t; k++ {
+		kernel.Means(r.rows(k, e.rc), r.rw, bk, &sx[k], &sd[k])
+	}
+	x := sx[r.t]
+	for j, b := range bk {
+		x += float64(b * r.rw[j])
+	}
+	sx[r.t] = x
+}
+
 // pass is the main pass over the data for the steps of the group: block
 // by block, step by step, lag by lag, it adds up the partial sums of every
 // cell and flushes them at the end of each chunk.
 func (e *INCRISLD) pass(s0 int, gs []ldStepState) {
 	fast := !e.check && (e.clean || !e.Guard)
 	masks := e.clean && e.Guard
-	m0 := e.h + 1
 	s1 := s0 + len(gs)
-	var fmtab []float64 // rho - 1 of the block, as its table
+	if fast && e.denseOK() {
+		e.passDense(s0, gs)
+		return
+	}
 	e.sweep(s0, gs, func(g int) int { return gs[g].nact }, func(r *ldRunInfo) {
 		if fast && r.first {
-			fmtab = e.fm[:s1*r.w]
-			for q, f := range r.tab[:s1*r.w] {
-				fmtab[q] = f - 1
-			}
+			e.fmTable(r, s1)
 		}
-		st := &gs[r.g]
-		c0 := r.g * m0
-		t, l := r.t, len(r.idx)
-		part := e.part[c0 : c0+t+1]
-		cx, cd := e.cxA[c0:c0+t+1], e.cdA[c0:c0+t+1]
-		bk := e.bk[:l]
+		bk := e.bk[:len(r.idx)]
 		for j := range bk {
 			bk[j] = 1
 		}
-		k := 0
-		if fast && e.kern.pairs8 != nil && e.kern.pairs4 != nil {
-			// eight lags at a time (kernel.Lag8: the same bits as kernel.Lag)
-			rc := e.rc[:8*l]
-			for ; k+7 < t; k += 8 {
-				for L := range e.rho8 {
-					e.rho8[L] = r.rows(k+L, rc[L*l:(L+1)*l])
-				}
-				kernel.Lag8(e.kern.pairs8, e.kern.pairs4, &e.acc8, &e.acc4, &e.rho8, r.rw, bk, cx[k:k+8], cd[k:k+8], part[k:k+8], r.odd, r.lastOdd)
-			}
-		}
-		if fast && e.kern.pairs4 != nil {
-			// four lags at a time (kernel.Lag4: the same bits as kernel.Lag)
-			rc := e.rc[:4*l]
-			var rho4 [4][]float64
-			for ; k+3 < t; k += 4 {
-				for L := range rho4 {
-					rho4[L] = r.rows(k+L, rc[L*l:(L+1)*l])
-				}
-				kernel.Lag4(e.kern.pairs4, &e.acc4, &rho4, r.rw, bk, cx[k:k+4], cd[k:k+4], part[k:k+4], r.odd, r.lastOdd)
-			}
-		}
-		for ; k < t; k++ {
-			rho := r.rows(k, e.rc)
-			if fast {
-				fm := fmtab[(r.s-k)*r.w : (r.s-k+1)*r.w]
-				if r.contig {
-					fm = fm[r.idx[0] : r.idx[0]+l]
-				} else {
-					fm = kernel.Gather(fm, r.idx, e.rc2)
-				}
-				kernel.Lag(rho, fm, r.rw, bk, cx[k], cd[k], &part[k], r.odd, r.lastOdd)
-			} else {
-				cn, ng, bad := kernel.LagGeneral(rho, r.rw, bk, cx[k], cd[k], &part[k], r.odd, r.lastOdd, e.check)
-				e.cntA[c0+k] += cn
-				e.negA[c0+k] += ng
-				st.bad = st.bad || bad
-			}
-		}
-		kernel.Top(r.rw, bk, cx[t], &part[t], r.odd, r.lastOdd)
-		if masks {
-			e.countMasks(r)
-		}
-		if r.ends {
-			e.flush(r.g, r.c, r.lastOdd, st.pos+l)
-		}
-		if r.cut {
-			e.snap(r, st.pos+l)
-		}
+		e.passRun(r, 0, fast, masks)
 	})
+}
+
+// fmTable fills e.fm with rho - 1 of the run's block, steps up to s1:
+// where Lag4 runs, only the first three, since Lag takes only a step's
+// last (t-k) mod 4 lags k, at steps t-1-k <= 2.
+func (e *INCRISLD) fmTable(r *ldRunInfo, s1 int) {
+	if e.kern.pairs4 != nil {
+		s1 = min(s1, 3)
+	}
+	fmtab := e.fm[:s1*r.w]
+	for q, f := range r.tab[:s1*r.w] {
+		fmtab[q] = f - 1
+	}
+}
+
+// passRun adds the run's cells from lag k on (bk holding B_k) to the
+// partial sums of its step, and flushes them at the end of a chunk.
+func (e *INCRISLD) passRun(r *ldRunInfo, k int, fast, masks bool) {
+	st := &e.gs[r.g]
+	c0 := r.g * (e.h + 1)
+	t, l := r.t, len(r.idx)
+	part := e.part[c0 : c0+t+1]
+	cx, cd := e.cxA[c0:c0+t+1], e.cdA[c0:c0+t+1]
+	bk := e.bk[:l]
+	fmtab := e.fm
+	if fast && e.kern.pairs8 != nil && e.kern.pairs4 != nil {
+		// eight lags at a time (kernel.Lag8: the same bits as kernel.Lag)
+		rc := e.rc[:8*l]
+		for ; k+7 < t; k += 8 {
+			for L := range e.rho8 {
+				e.rho8[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+			}
+			kernel.Lag8(e.kern.pairs8, e.kern.pairs4, &e.acc8, &e.acc4, &e.rho8, r.rw, bk, cx[k:k+8], cd[k:k+8], part[k:k+8], r.odd, r.lastOdd)
+		}
+	}
+	if fast && e.kern.pairs4 != nil {
+		// four lags at a time (kernel.Lag4: the same bits as kernel.Lag)
+		rc := e.rc[:4*l]
+		var rho4 [4][]float64
+		for ; k+3 < t; k += 4 {
+			for L := range rho4 {
+				rho4[L] = r.rows(k+L, rc[L*l:(L+1)*l])
+			}
+			kernel.Lag4(e.kern.pairs4, &e.acc4, &rho4, r.rw, bk, cx[k:k+4], cd[k:k+4], part[k:k+4], r.odd, r.lastOdd)
+		}
+	}
+	for ; k < t; k++ {
+		rho := r.rows(k, e.rc)
+		if fast {
+			fm := fmtab[(r.s-k)*r.w : (r.s-k+1)*r.w]
+			if r.contig {
+				fm = fm[r.idx[0] : r.idx[0]+l]
+			} else {
+				fm = kernel.Gather(fm, r.idx, e.rc2)
+			}
+			kernel.Lag(rho, fm, r.rw, bk, cx[k], cd[k], &part[k], r.odd, r.lastOdd)
+		} else {
+			cn, ng, bad := kernel.LagGeneral(rho, r.rw, bk, cx[k], cd[k], &part[k], r.odd, r.lastOdd, e.check)
+			e.cntA[c0+k] += cn
+			e.negA[c0+k] += ng
+			st.bad = st.bad || bad
+		}
+	}
+	kernel.Top(r.rw, bk, cx[t], &part[t], r.odd, r.lastOdd)
+	if masks {
+		e.countMasks(r)
+	}
+	if r.ends {
+		e.flush(r.g, r.c, r.lastOdd, st.pos+l)
+	}
+	if r.cut {
+		e.snap(r, st.pos+l)
+	}
 }
 
 // countMasks adds the counts of nonzero and of negative increments of a
 // run's trajectories, for every lag, from the bit masks (valid when
 // e.clean).
 func (e *INCRISLD) countMasks(r *ldRunInfo) {
-	const nw = ldBlock / 64
-	var alive, rneg [nw]uint64
-	for p, j := range r.idx {
-		alive[j>>6] |= 1 << (j & 63)
-		if r.rw[p] < 0 {
-			rneg[j>>6] |= 1 << (j & 63)
-		}
-	}
-	w0, w1 := r.idx[0]>>6, r.idx[len(r.idx)-1]>>6+1
-	c0 := r.g * (e.h + 1)
-	cnt, neg := e.cntA[c0:c0+r.t], e.negA[c0:c0+r.t]
-	for k := range cnt {
-		row := (r.blk*e.h + r.s - k) * nw
-		eq1, lt1, zero := e.eq1[row:row+nw], e.lt1[row:row+nw], e.zero[row:row+nw]
-		c, ng := kernel.CountMasks(alive[w0:w1], rneg[w0:w1], eq1[w0:w1], lt1[w0:w1], zero[w0:w1])
-		cnt[k] += c
-		neg[k] += ng
-	}
+	c0, q := r.g*(e.h+1), r.blk*e.h*(ldBlock/64)
+	q1 := q + e.h*(ldBlock/64)
+	kernel.CountRun(r.idx, r.rw, r.s, e.h, e.eq1[q:q1], e.lt1[q:q1], e.zero[q:q1], e.cntA[c0:c0+r.t], e.negA[c0:c0+r.t])
 }
 
 // flush ends chunk c of step g at position pe: it adds the chunk's

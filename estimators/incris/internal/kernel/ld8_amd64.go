@@ -179,3 +179,88 @@ func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) {
 //
 //go:noescape
 func means8AVX512(ptr *[8]*float64, rw, bk *float64, m int, sx, sd *float64)
+
+// Steps8 adds the lags k..k+3 (k+3 <= s) of steps s..s+7 of the m
+// trajectories of a chunk from its start (trajectory j's ratio and reward
+// of step i at ratio[j*stride+i] and rw[j*stride+i]; B of step s+L at
+// bk[8j+L], moved on to lag k+4) to acc, as Lag does cell by cell;
+// lastOdd: the last trajectory ends a chunk of odd width. Here
+// steps8AVX512 on the pairs of trajectories where the CPU has AVX-512,
+// which does the Go twin's (steps8Go) operations lane by lane, one step
+// per lane, in the same order; the twin on the rest.
+func Steps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Steps8Acc, lastOdd bool) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	p := 0
+	if hasLD8 {
+		p = m &^ 1
+	}
+	if p > 0 {
+		steps8AVX512(&ratio[s-k], &rw[s], 8*stride, &bk[0], p, acc)
+	}
+	steps8Go(ratio, rw, stride, s, k, p, m-p, bk, acc, lastOdd)
+}
+
+// MeansSteps8 is Means for the lags k..k+3 (k+3 <= s) of steps s..s+7 of
+// m trajectories, laid out as for Steps8. Here meansSteps8AVX512 where the
+// CPU has AVX-512, which does the Go twin's (meansSteps8Go) operations
+// lane by lane, in the same order; else the twin.
+func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *MeansSteps8Acc) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	if hasLD8 && m > 0 {
+		meansSteps8AVX512(&ratio[s-k], &rw[s], 8*stride, &bk[0], m, acc)
+		return
+	}
+	meansSteps8Go(ratio, rw, stride, s, k, 0, m, bk, acc)
+}
+
+// steps8AVX512 is steps8Go on m (even, > 0) trajectories from position
+// 0, ratio at trajectory 0's step s-k, rw at its step s, the rows bs
+// bytes apart.
+//
+//go:noescape
+func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc)
+
+// meansSteps8AVX512 is meansSteps8Go on m (> 0) trajectories, laid out
+// as for steps8AVX512.
+//
+//go:noescape
+func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)
+
+// ScanClass classifies the comparisons of row p with the lags k2+i, i =
+// 0 .. len(sd)-1 (S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i],
+// dm[i]) as incris-ld's scanRow does, from Fails at the upper and the
+// lower Cauchy-Schwarz bounds of S_kk2: it appends the undecided lags to
+// unk and returns it, with the first i that fails at both bounds (-1 if
+// none; the lags after it are not classified). Here scanClassAVX512 on
+// the first multiple of 8 lags where the CPU has AVX-512, which does the
+// Go twin's (scanClassGo) operations lane by lane (Fails with its fast
+// path, and with the division and the square root in a vector where a
+// lane needs them), then the twin.
+func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
+	n := len(sd)
+	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
+	i := 0
+	if m := n &^ 7; hasLD8 && m > 0 {
+		if cap(unk)-len(unk) < m {
+			unk = append(make([]Unknown, 0, len(unk)+n), unk...)
+		}
+		free := unk[len(unk):cap(unk)]
+		c, f := scanClassAVX512(p, &sd[0], &sq[0], &mean[0], &cx[0], &dm[0], m, k2, &free[0])
+		if unk = unk[:len(unk)+c]; f >= 0 {
+			return unk, f
+		}
+		i = m
+	}
+	unk, f := scanClassGo(p, k2+i, sd[i:], sq[i:], mean[i:], cx[i:], dm[i:], unk)
+	if f >= 0 {
+		f += i
+	}
+	return unk, f
+}
+
+// scanClassAVX512 is scanClassGo on m (a multiple of 8, > 0) lags,
+// writing the undecided ones from unk on (room for m): it returns their
+// number and the first failing lag, or -1.
+//
+//go:noescape
+func scanClassAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m, k2 int, unk *Unknown) (int, int)

@@ -164,8 +164,7 @@ TEXT ·pairs8AVX512(SB), NOSPLIT, $0-40
 	VMOVUPD 320(DX), Z5
 	VMOVUPD 384(DX), Z6
 	MOVQ    $0x3ff0000000000000, AX
-	MOVQ    AX, X7
-	VBROADCASTSD X7, Z7
+	VPBROADCASTQ AX, Z7
 	XORQ    AX, AX
 
 p8loop:
@@ -289,8 +288,7 @@ TEXT ·means8AVX512(SB), NOSPLIT, $0-48
 	VMOVUPD 0(DX), Z0
 	VMOVUPD 0(R12), Z1
 	MOVQ    $0x3ff0000000000000, AX
-	MOVQ    AX, X7
-	VBROADCASTSD X7, Z7
+	VPBROADCASTQ AX, Z7
 	XORQ    AX, AX
 
 m8loop:
@@ -371,5 +369,310 @@ m8loop:
 m8done:
 	VMOVUPD Z0, 0(DX)
 	VMOVUPD Z1, 0(R12)
+	VZEROUPPER
+	RET
+
+// Registers of steps8AVX512 (lane L = step s+L, four lags k+q):
+//
+//	Z0..Z19  sx, sd, ss, l0, l1 of lag k+q in Z(5q)..Z(5q+4)
+//	Z26 B, Z27 the rewards, Z28 x, Z29 rho, Z30 scratch, Z31 1.0
+//	SI ratios at step s-k, R10 rewards at step s (the trajectory's), R8
+//	the bytes between trajectories, R11 bk, CX the trajectories left, DX
+//	acc (Steps8Acc: lag q at 512q bytes, cx at +384, cd at +448)
+
+// SLAG adds lag k+Q of one trajectory (B in Z26, rewards in Z27) to its
+// cells, as steps8Go: x = B r; d = (rho - 1) x; sx += x; sd += d;
+// ss += (d - cd)^2; LANE += (x - cx)^2; B = B rho.
+#define SLAG(Q, SX, SD, SS, LANE) \
+	VMULPD  Z27, Z26, Z28; \
+	VMOVUPD (-8*Q)(SI), Z29; \
+	VSUBPD  Z31, Z29, Z30; \
+	VMULPD  Z28, Z30, Z30; \
+	VADDPD  Z28, SX, SX; \
+	VADDPD  Z30, SD, SD; \
+	VSUBPD  (512*Q+448)(DX), Z30, Z30; \
+	VMULPD  Z30, Z30, Z30; \
+	VADDPD  Z30, SS, SS; \
+	VSUBPD  (512*Q+384)(DX), Z28, Z28; \
+	VMULPD  Z28, Z28, Z28; \
+	VADDPD  Z28, LANE, LANE; \
+	VMULPD  Z29, Z26, Z26
+
+// SLOAD and SSTORE move lag Q's five sums between acc and registers.
+#define SLOAD(Q, SX, SD, SS, L0, L1) \
+	VMOVUPD (512*Q)(DX), SX; \
+	VMOVUPD (512*Q+64)(DX), SD; \
+	VMOVUPD (512*Q+128)(DX), SS; \
+	VMOVUPD (512*Q+192)(DX), L0; \
+	VMOVUPD (512*Q+256)(DX), L1
+
+#define SSTORE(Q, SX, SD, SS, L0, L1) \
+	VMOVUPD SX, (512*Q)(DX); \
+	VMOVUPD SD, (512*Q+64)(DX); \
+	VMOVUPD SS, (512*Q+128)(DX); \
+	VMOVUPD L0, (512*Q+192)(DX); \
+	VMOVUPD L1, (512*Q+256)(DX)
+
+// func steps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *Steps8Acc)
+TEXT ·steps8AVX512(SB), NOSPLIT, $0-48
+	MOVQ ratio+0(FP), SI
+	MOVQ rw+8(FP), R10
+	MOVQ bs+16(FP), R8
+	MOVQ bk+24(FP), R11
+	MOVQ m+32(FP), CX
+	MOVQ acc+40(FP), DX
+	MOVQ         $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+	SLOAD(0, Z0, Z1, Z2, Z3, Z4)
+	SLOAD(1, Z5, Z6, Z7, Z8, Z9)
+	SLOAD(2, Z10, Z11, Z12, Z13, Z14)
+	SLOAD(3, Z15, Z16, Z17, Z18, Z19)
+
+s8loop:
+	PREFETCHT0 -24(SI)(R8*8)
+	PREFETCHT0 (R10)(R8*8)
+	PREFETCHT0 56(R10)(R8*8)
+	VMOVUPD    (R11), Z26
+	VMOVUPD    (R10), Z27
+	SLAG(0, Z0, Z1, Z2, Z3)
+	SLAG(1, Z5, Z6, Z7, Z8)
+	SLAG(2, Z10, Z11, Z12, Z13)
+	SLAG(3, Z15, Z16, Z17, Z18)
+	VMOVUPD Z26, (R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	PREFETCHT0 -24(SI)(R8*8)
+	PREFETCHT0 (R10)(R8*8)
+	PREFETCHT0 56(R10)(R8*8)
+	VMOVUPD    64(R11), Z26
+	VMOVUPD    (R10), Z27
+	SLAG(0, Z0, Z1, Z2, Z4)
+	SLAG(1, Z5, Z6, Z7, Z9)
+	SLAG(2, Z10, Z11, Z12, Z14)
+	SLAG(3, Z15, Z16, Z17, Z19)
+	VMOVUPD Z26, 64(R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	ADDQ    $128, R11
+	SUBQ    $2, CX
+	JGT     s8loop
+
+	SSTORE(0, Z0, Z1, Z2, Z3, Z4)
+	SSTORE(1, Z5, Z6, Z7, Z8, Z9)
+	SSTORE(2, Z10, Z11, Z12, Z13, Z14)
+	SSTORE(3, Z15, Z16, Z17, Z18, Z19)
+	VZEROUPPER
+	RET
+
+// MLAG adds lag k+Q of one trajectory to the shifts' sums, as
+// meansSteps8Go: x = B r; sx += x; sd += (rho - 1) x; B = B rho.
+#define MLAG(Q, SX, SD) \
+	VMULPD  Z27, Z26, Z28; \
+	VMOVUPD (-8*Q)(SI), Z29; \
+	VADDPD  Z28, SX, SX; \
+	VSUBPD  Z31, Z29, Z30; \
+	VMULPD  Z28, Z30, Z30; \
+	VADDPD  Z30, SD, SD; \
+	VMULPD  Z29, Z26, Z26
+
+// func meansSteps8AVX512(ratio, rw *float64, bs int, bk *float64, m int, acc *MeansSteps8Acc)
+// Z0..Z7: sx, sd of lag k+q in Z(2q), Z(2q+1); the rest as steps8AVX512.
+TEXT ·meansSteps8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         ratio+0(FP), SI
+	MOVQ         rw+8(FP), R10
+	MOVQ         bs+16(FP), R8
+	MOVQ         bk+24(FP), R11
+	MOVQ         m+32(FP), CX
+	MOVQ         acc+40(FP), DX
+	MOVQ         $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+	VMOVUPD      0(DX), Z0
+	VMOVUPD      64(DX), Z1
+	VMOVUPD      128(DX), Z2
+	VMOVUPD      192(DX), Z3
+	VMOVUPD      256(DX), Z4
+	VMOVUPD      320(DX), Z5
+	VMOVUPD      384(DX), Z6
+	VMOVUPD      448(DX), Z7
+
+ms8loop:
+	PREFETCHT0 -24(SI)(R8*8)
+	PREFETCHT0 (R10)(R8*8)
+	PREFETCHT0 56(R10)(R8*8)
+	VMOVUPD    (R11), Z26
+	VMOVUPD    (R10), Z27
+	MLAG(0, Z0, Z1)
+	MLAG(1, Z2, Z3)
+	MLAG(2, Z4, Z5)
+	MLAG(3, Z6, Z7)
+	VMOVUPD Z26, (R11)
+	ADDQ    R8, SI
+	ADDQ    R8, R10
+	ADDQ    $64, R11
+	DECQ    CX
+	JGT     ms8loop
+
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 256(DX)
+	VMOVUPD Z5, 320(DX)
+	VMOVUPD Z6, 384(DX)
+	VMOVUPD Z7, 448(DX)
+	VZEROUPPER
+	RET
+
+// FAILS8 sets K to the lanes where Fails(skk, sd, Y, mk, mean, nf) is
+// true, with Z15 = skk + sd, Z16 = d, Z19 = t (1 - 2^-40), Z22 = t (1 +
+// 2^-40), K1 the lanes in the fast path's range (scanClassAVX512's
+// registers): v = max((skk + sd) - 2 Y, 0), NaN kept; fails if v <
+// t (1 - 2^-40), passes if v > t (1 + 2^-40), in range; else fails if
+// d > 2 sqrt(v/nf). Z23, Z24, K2..K4 scratch; LBL a local label.
+#define FAILS8(Y, K, LBL) \
+	VMULPD  Z8, Y, Z23; \
+	VSUBPD  Z23, Z15, Z23; \
+	VMAXPD  Z23, Z13, Z23; \
+	VCMPPD  $0x11, Z19, Z23, K2; \
+	KANDW   K1, K2, K; \
+	VCMPPD  $0x1e, Z22, Z23, K3; \
+	KANDW   K1, K3, K3; \
+	KORW    K, K3, K4; \
+	KMOVW   K4, BX; \
+	CMPQ    BX, $0xff; \
+	JEQ     LBL; \
+	VDIVPD  Z6, Z23, Z24; \
+	VSQRTPD Z24, Z24; \
+	VMULPD  Z8, Z24, Z24; \
+	VCMPPD  $0x1e, Z24, Z16, K2; \
+	KANDNW  K2, K4, K2; \
+	KORW    K2, K, K; \
+LBL:
+
+// CALLAPPEND writes Unknown{K2: k2 + AX + i} at R13 for each lane i set
+// in DX, in order (R13 and the count R14 advance; BX, DX scratch).
+#define CALLAPPEND(LOOP, DONE) \
+LOOP: \
+	TESTQ DX, DX; \
+	JZ    DONE; \
+	BSFQ  DX, BX; \
+	ADDQ  AX, BX; \
+	ADDQ  R15, BX; \
+	MOVQ  BX, 0(R13); \
+	MOVQ  $0, 8(R13); \
+	ADDQ  $16, R13; \
+	INCQ  R14; \
+	LEAQ  -1(DX), BX; \
+	ANDQ  BX, DX; \
+	JMP   LOOP; \
+DONE:
+
+// func scanClassAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m, k2 int, unk *Unknown) (int, int)
+// Z0 sqk, Z1 2^-1000, Z2 tmp1, Z3 tmp2, Z4 skk, Z5 mk, Z6 nf, Z7 0.5,
+// Z8 2, Z9 2^-950, Z10 2^990, Z11 1+2^-40, Z12 the sign mask's
+// complement, Z13 0, Z18 1-2^-40, Z25 the sign mask; R8, R9 tmp1 != 0,
+// tmp2 != 0; R13 unk, R14 the number written, R15 k2.
+TEXT ·scanClassAVX512(SB), NOSPLIT, $0-88
+	MOVQ         p+0(FP), DX
+	MOVQ         sd+8(FP), SI
+	MOVQ         sq+16(FP), DI
+	MOVQ         mean+24(FP), R10
+	MOVQ         cx+32(FP), R11
+	MOVQ         dm+40(FP), R12
+	MOVQ         m+48(FP), CX
+	MOVQ         k2+56(FP), R15
+	MOVQ         unk+64(FP), R13
+	XORQ         R14, R14
+	VBROADCASTSD 8(DX), Z0
+	VBROADCASTSD 0(DX), Z4
+	VBROADCASTSD 16(DX), Z5
+	VBROADCASTSD 24(DX), Z6
+	VBROADCASTSD 32(DX), Z2
+	VBROADCASTSD 40(DX), Z3
+	VPXORQ       Z13, Z13, Z13
+	VCMPPD       $4, Z13, Z2, K6                  // tmp1 != 0 (NEQ_UQ)
+	KMOVW        K6, R8
+	VCMPPD       $4, Z13, Z3, K6
+	KMOVW        K6, R9
+	MOVQ         $0x0170000000000000, AX          // 2^-1000
+	VPBROADCASTQ AX, Z1
+	MOVQ         $0x3fe0000000000000, AX          // 0.5
+	VPBROADCASTQ AX, Z7
+	MOVQ         $0x4000000000000000, AX          // 2
+	VPBROADCASTQ AX, Z8
+	MOVQ         $0x0490000000000000, AX          // 2^-950
+	VPBROADCASTQ AX, Z9
+	MOVQ         $0x7dd0000000000000, AX          // 2^990
+	VPBROADCASTQ AX, Z10
+	MOVQ         $0x3ff0000000001000, AX          // 1 + 2^-40
+	VPBROADCASTQ AX, Z11
+	MOVQ         $0x3fefffffffffe000, AX          // 1 - 2^-40
+	VPBROADCASTQ AX, Z18
+	MOVQ         $0x7fffffffffffffff, AX
+	VPBROADCASTQ AX, Z12
+	MOVQ         $0x8000000000000000, AX
+	VPBROADCASTQ AX, Z25
+	XORQ         AX, AX
+
+ccloop:
+	VMULPD  (DI)(AX*8), Z0, Z14                   // sqk sq
+	VADDPD  Z1, Z14, Z14                          // bnd = + 2^-1000
+	VPXORQ  Z25, Z14, Z21                         // -bnd
+	TESTQ   R8, R8
+	JZ      cc1
+	VMULPD  (R11)(AX*8), Z2, Z15                  // y += cx tmp1
+	VADDPD  Z15, Z14, Z14
+	VADDPD  Z15, Z21, Z21
+
+cc1:
+	TESTQ   R9, R9
+	JZ      cc2
+	VMULPD  (R12)(AX*8), Z3, Z15                  // y += dm tmp2
+	VADDPD  Z15, Z14, Z14
+	VADDPD  Z15, Z21, Z21
+
+cc2:
+	VADDPD  (SI)(AX*8), Z4, Z15                   // skk + sd
+	VMOVUPD (R10)(AX*8), Z16
+	VSUBPD  Z5, Z16, Z16
+	VPANDQ  Z12, Z16, Z16                         // d = |mean - mk|
+	VMULPD  Z7, Z16, Z17                          // h
+	VMULPD  Z17, Z17, Z17
+	VMULPD  Z6, Z17, Z17                          // t
+	VCMPPD  $0x1e, Z9, Z17, K1                    // t > 2^-950 (GT_OQ)
+	VCMPPD  $0x11, Z10, Z17, K2                   // t < 2^990 (LT_OQ)
+	KANDW   K1, K2, K1                            // the fast path's range
+	VMULPD  Z18, Z17, Z19                         // t (1 - 2^-40)
+	VMULPD  Z11, Z17, Z22                         // t (1 + 2^-40)
+	FAILS8(Z14, K5, ccup)                         // fails at the upper bound
+	FAILS8(Z21, K6, cclo)                         // and at the lower
+	KANDW   K5, K6, K7                            // fails
+	KANDNW  K5, K6, K6                            // undecided: upper, not lower
+	KMOVW   K6, DX
+	KMOVW   K7, BX
+	ANDQ    $0xff, DX
+	ANDQ    $0xff, BX
+	JNZ     ccfail
+	CALLAPPEND(ccapp1, ccnext)
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JLT     ccloop
+	MOVQ    R14, ret+72(FP)
+	MOVQ    $-1, ret1+80(FP)
+	VZEROUPPER
+	RET
+
+ccfail:
+	BSFQ    BX, BX                                // the first failing lane
+	MOVQ    BX, R9
+	ADDQ    AX, R9
+	MOVQ    R9, ret1+80(FP)
+	MOVQ    BX, CX                                // (m is no longer needed)
+	MOVQ    $1, R8
+	SHLQ    CX, R8
+	DECQ    R8
+	ANDQ    R8, DX                                // the undecided lanes before it
+	CALLAPPEND(ccapp2, ccdone)
+	MOVQ    R14, ret+72(FP)
 	VZEROUPPER
 	RET

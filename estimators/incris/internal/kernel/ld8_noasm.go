@@ -39,3 +39,32 @@ func dotPairs8(x, a *[8][]float64, j0, m int, acc *[16]float64) { dotPairs8Go(x,
 // Means8 is Means for eight lags at once (rho[L] = rho_{t-k-L}; sx, sd:
 // theirs): here its Go twin, means8Go.
 func Means8(rho *[8][]float64, rw, bk []float64, sx, sd []float64) { means8Go(rho, 0, rw, bk, sx, sd) }
+
+// Steps8 adds the lags k..k+3 (k+3 <= s) of steps s..s+7 of the m
+// trajectories of a chunk from its start (trajectory j's ratio and reward
+// of step i at ratio[j*stride+i] and rw[j*stride+i]; B of step s+L at
+// bk[8j+L], moved on to lag k+4) to acc, as Lag does cell by cell;
+// lastOdd: the last trajectory ends a chunk of odd width. Here its Go
+// twin, steps8Go.
+func Steps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Steps8Acc, lastOdd bool) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	steps8Go(ratio, rw, stride, s, k, 0, m, bk, acc, lastOdd)
+}
+
+// MeansSteps8 is Means for the lags k..k+3 (k+3 <= s) of steps s..s+7 of
+// m trajectories, laid out as for Steps8. Here its Go twin,
+// meansSteps8Go.
+func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *MeansSteps8Acc) {
+	checkSteps8(ratio, rw, stride, s, k, m, bk)
+	meansSteps8Go(ratio, rw, stride, s, k, 0, m, bk, acc)
+}
+
+// ScanClass classifies the comparisons of row p with the lags k2+i, i =
+// 0 .. len(sd)-1 (S_k2k2 sd[i], sqrt(Y_k2k2) sq[i], mean[i], cx[i],
+// dm[i]) as incris-ld's scanRow does, from Fails at the upper and the
+// lower Cauchy-Schwarz bounds of S_kk2: it appends the undecided lags to
+// unk and returns it, with the first i that fails at both bounds (-1 if
+// none). Here its Go twin, scanClassGo.
+func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
+	return scanClassGo(p, k2, sd, sq, mean, cx, dm, unk)
+}

@@ -168,3 +168,66 @@ func CountMasks(alive, rneg, eq1, lt1, zero []uint64) (c, ng int) {
 	}
 	return c, ng
 }
+
+// KeptLag is rule 1 of SPEC 1b for one lag of a step of n trajectories:
+// the mean increment dk, the centred sum of squares ss of the
+// increments, their numbers of nonzero (c) and negative (neg) values, and
+// z = z_k. With guard, rule 1(b) also keeps a powerless lag whose
+// nonzero increments share one sign.
+func KeptLag(dk, ss, z float64, c, neg, n int, guard bool) bool {
+	nf := float64(n)
+	se := math.Sqrt(ss / (nf - 1) / nf)
+	if math.Abs(dk) > z*se && dk != 0 {
+		return true // (a) significant
+	}
+	if !guard {
+		return false
+	}
+	// (b) no power: with c nonzero values out of n, |t| <= sqrt(c(n-1)/(n-c)).
+	return c > 0 && c < n && math.Sqrt(float64(c)*(nf-1)/float64(n-c)) < z &&
+		(neg == 0 || neg == c)
+}
+
+// ScanRow holds the values of one Lepski row k that scanRow (package
+// incris) compares with every later lag k2: S_kk, rho sqrt(Y_kk) (the
+// Cauchy-Schwarz factor), the mean of X_k, nf, and syr's factors of row k
+// (0: no correction).
+type ScanRow struct {
+	Skk, Sqk, Mk, Nf, Tmp1, Tmp2 float64
+}
+
+// Unknown is an undecided Lepski comparison of a row k with lag K2, and
+// its likelihood of failing (incris-ld's scanRow).
+type Unknown struct {
+	K2    int
+	Score float64
+}
+
+// syr is scanRow's rank-1 corrections of row p applied to y, with the
+// lag's cx and dm.
+func (p *ScanRow) syr(y, cx, dm float64) float64 {
+	if p.Tmp1 != 0 {
+		y += float64(cx * p.Tmp1)
+	}
+	if p.Tmp2 != 0 {
+		y += float64(dm * p.Tmp2)
+	}
+	return y
+}
+
+// scanClassGo is ScanClass in Go, lag by lag, as scanRow did it.
+func scanClassGo(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
+	n := len(sd)
+	sq, mean, cx, dm = sq[:n], mean[:n], cx[:n], dm[:n]
+	for i := range n {
+		bnd := float64(p.Sqk*sq[i]) + 0x1p-1000
+		if !Fails(p.Skk, sd[i], p.syr(bnd, cx[i], dm[i]), p.Mk, mean[i], p.Nf) {
+			continue // passes
+		}
+		if Fails(p.Skk, sd[i], p.syr(-bnd, cx[i], dm[i]), p.Mk, mean[i], p.Nf) {
+			return unk, i
+		}
+		unk = append(unk, Unknown{K2: k2 + i})
+	}
+	return unk, -1
+}
