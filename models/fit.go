@@ -31,7 +31,7 @@ func init() {
 		Source:   "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
 		Needs:    IDs,
 		Bytes:    FitBytes,
-		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps)",
+		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps); + 16 m + 4 (H+2) + 4 steps + 6 x 8 KiB when H m Actions > 8 steps (the program run on the cells the writes need alone)",
 		New:      func() Learner { return new(Fitter) },
 		Refits:   true,
 	})
@@ -60,8 +60,10 @@ func init() {
 //	                      other tile - 1 steps, tile <= min(Horizon, 64) and
 //	                      (tile - 1)(P + m) <= steps and 2^15 (evalSteps)
 //
-// and each of its 14 slices is rounded up by less than 8 KiB. Memory
-// allocated by sp.PiE is not counted.
+// and each of its 14 slices is rounded up by less than 8 KiB; when
+// Horizon P > 8 steps, the dynamic program may run on the cells the
+// writes need alone (demand), adding demandBytes: 16 m + 4 (Horizon + 2)
+// + 4 steps and 6 slices more. Memory allocated by sp.PiE is not counted.
 type Fitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
 	obs  []int32   // compact index -> observation id
@@ -78,6 +80,9 @@ type Fitter struct {
 	byLen []int32   // byLen[l]: number of trajectories of length >= l
 
 	toStart, toByLen []int32 // the same of FitTo's other batch
+
+	dem   demand // the cells the writes need, when the program runs on them alone
+	dense bool   // tests: the program on every cell, whatever the sizes
 
 	last lastFit // what the last FitTo counted, for Refit
 }
@@ -99,7 +104,8 @@ type lastFit struct {
 func FitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
-	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + 8*tileFloats(steps, horizon, p+m) + fitAllocs*pageSlack
+	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + 8*tileFloats(steps, horizon, p+m) + fitAllocs*pageSlack +
+		demandBytes(steps, m, p, horizon)
 }
 
 // Fit fits the model on b and writes, for every step of b, the model's
@@ -134,7 +140,10 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 //
 // Cost: O(steps) to count, and O(sp.Horizon (T + m sp.Actions)) for the
 // dynamic program, T the number of distinct (o, a, o') transitions and m
-// the number of distinct observations in b.
+// the number of distinct observations in b; when sp.Horizon m sp.Actions
+// exceeds 8 steps, the program runs on the (K, o) the writes need alone
+// (demand) if they are few: O(steps + their pairs and transitions), O(H)
+// on a chain, with the same values bit for bit.
 func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	return f.FitTo(b, b, sp, gamma)
 }
@@ -535,10 +544,16 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 	clear(f.v[:m])              // V_0 = 0
 	b.QHat = grow(b.QHat, steps)
 	b.VHat = grow(b.VHat, steps)
+	sparse := !f.dense && f.dem.build(f, b, h, np, m, na)
 	for k0 := 1; k0 <= h; k0 += tile {
 		kn := min(tile, h-k0+1)
 		for j := range kn {
-			f.bellman(f.q[j*np:(j+1)*np], f.v[(j+1)*m:(j+2)*m], f.v[j*m:(j+1)*m], gamma, na)
+			q, v, vp := f.q[j*np:(j+1)*np], f.v[(j+1)*m:(j+2)*m], f.v[j*m:(j+1)*m]
+			if sparse {
+				f.bellmanAt(q, v, vp, gamma, na, f.dem.cells(k0+j))
+			} else {
+				f.bellman(q, v, vp, gamma, na)
+			}
 		}
 		f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
 		copy(f.v[:m], f.v[kn*m:(kn+1)*m])
@@ -556,6 +571,28 @@ func (f *Fitter) bellman(q, v, vp []float64, gamma float64, na int) {
 		q[p] = r[p] + gamma*s
 	}
 	for c := range v {
+		s := 0.0
+		for a, w := range pie[c*na : (c+1)*na] {
+			s += w * q[c*na+a]
+		}
+		v[c] = s
+	}
+}
+
+// bellmanAt is bellman at the observations cells alone: Q_K of their
+// pairs and V_K, the same operations on the same operands as bellman's;
+// the other cells of q and v are left as they were.
+func (f *Fitter) bellmanAt(q, v, vp []float64, gamma float64, na int, cells []int32) {
+	row, next, prob, r, pie := f.row, f.next, f.prob, f.r, f.pie
+	for _, c32 := range cells {
+		c := int(c32)
+		for p := c * na; p < (c+1)*na; p++ {
+			s := 0.0
+			for j := row[p]; j < row[p+1]; j++ {
+				s += prob[j] * vp[next[j]]
+			}
+			q[p] = r[p] + gamma*s
+		}
 		s := 0.0
 		for a, w := range pie[c*na : (c+1)*na] {
 			s += w * q[c*na+a]

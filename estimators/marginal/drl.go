@@ -228,14 +228,12 @@ func (e *DRL) misWeights(b *trajectory.Batch, m, half int) {
 	clear(e.dn)
 	e.weights(b, 1, 0, half)
 	e.weights(b, 0, half, n)
-	for s, r := range b.Ratio {
-		e.w[s] *= r // the product SPEC 1f's phi^i takes first: w_t rho_t (r + ... - q)
-	}
 }
 
 // weights writes into e.w, at every step of trajectories tlo to thi-1 of
-// b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over fold from of the last
-// fit (m trajectories), 0 where it has n_t(o_t) = 0. It reads from's steps
+// b, W_t = w_t(o_t) rho_t, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) of mis over
+// fold from of the last fit (m trajectories), 0 where it has n_t(o_t) =
+// 0. It reads from's steps
 // step by step (models.CrossFit.StepMajor: in the fold's order, as the
 // trajectories themselves). e.count, e.d and e.dn are zero and left zero.
 func (e *DRL) weights(b *trajectory.Batch, from, tlo, thi int) {
@@ -299,12 +297,13 @@ func (e *DRL) weights(b *trajectory.Batch, from, tlo, thi int) {
 }
 
 // flushWeights writes into e.w, at the steps of the tile ending at step t1
-// of the trajectories dst of b, w_t(o_t) = d_t(o_t) / (n_t(o_t)/m) from
-// e.tile's factors, 0 where none is set (no visit of o_t at t in the
-// other fold), and returns dst less the trajectories that end in the
-// tile.
+// of the trajectories dst of b, W_t = w_t(o_t) rho_t, w_t(o_t) = d_t(o_t)
+// / (n_t(o_t)/m) from e.tile's factors, 0 where none is set (no visit of
+// o_t at t in the other fold), and returns dst less the trajectories that
+// end in the tile. The product is the one SPEC 1f's phi^i takes first,
+// w_t rho_t (r + ... - q), 0 rho_t where w_t is 0.
 func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1 int) []int32 {
-	off, obs := b.Offsets, e.fit.Obs()
+	off, obs, ratio := b.Offsets, e.fit.Obs(), b.Ratio
 	t0, k := e.tile.tileStart(t1), 0
 	for _, i := range dst {
 		lo, hi := off[i], off[i+1]
@@ -314,7 +313,7 @@ func (e *DRL) flushWeights(b *trajectory.Batch, dst []int32, t1 int) []int32 {
 			if !ok {
 				x = 0
 			}
-			e.w[s] = x
+			e.w[s] = x * ratio[s]
 		}
 		if lo+t1+1 < hi {
 			dst[k] = i

@@ -221,19 +221,30 @@ func (tr *transitions) build(f *trajectory.Batch, pie []float64, h, m, na int) {
 
 // propagate adds to dn d^e_{t+1}(o') = sum_{(o, a)} d(o) pi_e(a|o) /
 // known(o) P(o'|o, a) over the pairs with an uncensored visit, P = times /
-// visits.
+// visits, pair by pair in order. An observation with d(o) = 0 adds
+// nothing and is skipped whole (most are, on a chain, whose d^e_t sits on
+// a few observations): its x = 0 (pi_e / known) is 0, the model's fit
+// having checked that pi_e is finite at every observation of the fold
+// (so 0 < pi_e <= known).
 func (tr *transitions) propagate(d, dn, pie []float64, na int) {
-	for p, v := range tr.visits {
-		if v == 0 || pie[p] == 0 {
+	for o, dv := range d[:len(tr.visits)/na] {
+		if dv == 0 {
 			continue
 		}
-		x := d[p/na] * (pie[p] / tr.known[p/na])
-		if x == 0 {
-			continue
-		}
-		x /= float64(v)
-		for j := tr.start[p]; j < tr.end[p]; j++ {
-			dn[tr.next[j]] += x * float64(tr.times[j])
+		known := tr.known[o]
+		for p := o * na; p < (o+1)*na; p++ {
+			v := tr.visits[p]
+			if v == 0 || pie[p] == 0 {
+				continue
+			}
+			x := dv * (pie[p] / known)
+			if x == 0 {
+				continue
+			}
+			x /= float64(v)
+			for j := tr.start[p]; j < tr.end[p]; j++ {
+				dn[tr.next[j]] += x * float64(tr.times[j])
+			}
 		}
 	}
 }

@@ -44,10 +44,16 @@ var suiteGrid = []int{10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
 
 // BenchmarkMIS: one mis estimate from 10^4 episodes with ids, the
 // workspace warm: n=10000 is noisytaxi (many distinct (t, o, o')),
-// randommdp/n=10000 a domain of 10 observations. allocs/op must be 0.
+// randommdp/n=10000 a domain of 10 observations, randommdp/n=1000,H=3000
+// configs/horizon.yaml's series A at its largest H. allocs/op must be 0.
 func BenchmarkMIS(b *testing.B) {
-	for _, c := range []struct{ name, domain string }{{"n=10000", "noisytaxi"}, {"randommdp/n=10000", "randommdp"}} {
-		batch := idDomainBatch(b, c.domain, 10000)
+	for _, c := range []struct{ name, domain string }{{"n=10000", "noisytaxi"}, {"randommdp/n=10000", "randommdp"}, {"randommdp/n=1000,H=3000", ""}} {
+		var batch *trajectory.Batch
+		if c.domain != "" {
+			batch = idDomainBatch(b, c.domain, 10000)
+		} else {
+			batch = horizonBatch(b, 1000, 3000) // configs/horizon.yaml's A at its largest H
+		}
 		e := NewMIS()
 		b.Run(c.name, func(b *testing.B) {
 			if _, err := e.Estimate(batch); err != nil {
@@ -91,7 +97,8 @@ func BenchmarkMISGrid(b *testing.B) {
 // n=10000,H=100 is randommdp (10 observations, 3 actions) with horizon
 // 100 and no early ends over the fitted (time-homogeneous) model,
 // fitted-t/n=10000,H=100 the same over the time-indexed one, noisytaxi/n=10000
-// taxiIDBatch's 10^4 episodes; compare BenchmarkDRLMIS (SPEC 1f's weights)
+// taxiIDBatch's 10^4 episodes, n=1000,H=3000 and chain/n=1000,H=3000
+// configs/horizon.yaml's A and D at their largest H (chainBatch); compare BenchmarkDRLMIS (SPEC 1f's weights)
 // and BenchmarkFit/n=10000 (issue 24: drl at most 3 model fits).
 func BenchmarkDRL(b *testing.B) { benchDRL(b, NewDRL) }
 
@@ -103,11 +110,13 @@ func benchDRL(b *testing.B, mk func() *DRL) {
 	long := horizonBatch(b, 10000, 100)
 	taxi := taxiIDBatch(b, 10000)
 	h3000 := horizonBatch(b, 1000, 3000) // configs/horizon.yaml's A and A_t at their largest H
+	chain := chainBatch(b, 1000, 3000)   // its D and D_t
 	for _, c := range []struct {
 		name, kind string
 		batch      *trajectory.Batch
 	}{{"n=10000,H=100", "", long}, {"fitted-t/n=10000,H=100", "fitted-t", long}, {"noisytaxi/n=10000", "", taxi},
-		{"n=1000,H=3000", "", h3000}, {"fitted-t/n=1000,H=3000", "fitted-t", h3000}} {
+		{"n=1000,H=3000", "", h3000}, {"fitted-t/n=1000,H=3000", "fitted-t", h3000},
+		{"chain/n=1000,H=3000", "", chain}, {"chain/fitted-t/n=1000,H=3000", "fitted-t", chain}} {
 		e := mk()
 		e.UseModel(c.kind)
 		b.Run(c.name, func(b *testing.B) {
@@ -122,6 +131,24 @@ func benchDRL(b *testing.B, mk func() *DRL) {
 			}
 		})
 	}
+}
+
+// chainBatch collects n episodes of chainmdp with the given horizon, p_b
+// = 0.99 and p_e = 1 (configs/horizon.yaml's domain D: about 2 H
+// observations, d^e_t on one of them), with ids and action probabilities.
+func chainBatch(b *testing.B, n, h int) *trajectory.Batch {
+	b.Helper()
+	d, _, err := domains.New("chainmdp", map[string]float64{"horizon": float64(h), "p_b": 0.99, "p_e": 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.(domains.ModelDomain).Record(true, false)
+	if err := d.(domains.ProbRecorder).RecordProbs(true); err != nil {
+		b.Fatal(err)
+	}
+	var batch trajectory.Batch
+	d.Collect(&batch, n, rand.New(rand.NewPCG(45, 46)))
+	return &batch
 }
 
 // horizonBatch collects n episodes of randommdp with the given horizon

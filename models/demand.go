@@ -1,0 +1,159 @@
+package models
+
+import (
+	"math"
+
+	"github.com/ope-lab/longhorizon/trajectory"
+)
+
+// demandRatio is how much larger than the batch's steps the dense dynamic
+// program (Horizon x pairs) must be before Fitter looks for the cells the
+// writes need (demand): below it, the program costs less than the pass
+// over the steps that finds them.
+const demandRatio = 8
+
+// demandAllocs is the number of slices a demand allocates.
+const demandAllocs = 6
+
+// demand is the set of cells (K, o) of Fitter's dynamic program whose
+// V_K the writes read, closed under the program's own reads: N_K, for K =
+// Horizon down to 1, is the observations visited at a step t = Horizon -
+// K + 1 of the batch written (within the range of steps at which each is
+// visited), and the successors of N_{K+1} in the model, whose V_K the
+// Q_{K+1} of N_{K+1} read. Running the program on N_K alone gives every
+// value the writes read, bit for bit (each is computed as before, from
+// the same cells of V_{K-1}), and skips the rest: on a chain, whose
+// observation at step t is one of the 2 at position t, N_K has about 2
+// of its 2 H observations, and the program costs O(H) instead of O(H^2).
+type demand struct {
+	tmax  []int32 // per observation: the last step t at which it is written (0: never)
+	link  []int32 // per observation: its first step, then the next in its bucket (-1: none)
+	own   []int32 // the observations whose range of steps holds the current K
+	stamp []int32 // per observation: the last K whose N_K holds it
+	pos   []int32 // first the bucket of each K (-1: empty), then N_K's start in cell
+	cell  []int32 // N_Horizon, ..., N_1, one after the other
+	used  bool    // the last build's answer
+}
+
+// demandBytes bounds what a demand allocates for a batch of steps steps,
+// m observations, p pairs and the given horizon: nothing when the program
+// is dense (horizon p <= demandRatio steps), else 16 m + 4 (horizon + 2)
+// + 4 steps and its slices' rounding.
+func demandBytes(steps, m, p, horizon float64) float64 {
+	if horizon*p <= demandRatio*steps {
+		return 0
+	}
+	return 16*m + 4*(horizon+2) + 4*steps + demandAllocs*pageSlack
+}
+
+// cells returns N_K, once build has succeeded.
+func (d *demand) cells(k int) []int32 { return d.cell[d.pos[k]:d.pos[k-1]] }
+
+// build finds N_K for K = h..1 for the writes into b of f's model (np
+// pairs, m observations, na actions) and reports whether the program is
+// to run on them: not when the dense program is cheap (h np <=
+// demandRatio steps) or when the N_K hold more than min(steps, h m / 4)
+// cells together (a dense model, where they would save little), steps
+// being those the model was fitted on.
+func (d *demand) build(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
+	d.used = d.find(f, b, h, np, m, na)
+	return d.used
+}
+
+// find is build without recording its answer.
+func (d *demand) find(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
+	steps := len(f.next) // the fitted batch's (transitions)
+	if float64(h)*float64(np) <= demandRatio*float64(steps) {
+		return false
+	}
+	budget := min(steps, h*m/4)
+	d.ranges(f, b, m)
+	// the sum of the observations' own ranges bounds what they add
+	own := 0
+	d.pos = grow(d.pos, h+2)
+	for k := range d.pos {
+		d.pos[k] = -1
+	}
+	for c := range m {
+		if tmax := int(d.tmax[c]); tmax > 0 {
+			tmin := int(d.link[c])
+			own += tmax - tmin + 1
+			hi := h - tmin + 1 // the largest K at which c is written
+			d.link[c], d.pos[hi] = d.pos[hi], int32(c)
+		}
+	}
+	if own > budget {
+		return false
+	}
+	d.stamp = grow(d.stamp, m)
+	clear(d.stamp) // no K is 0
+	d.cell = grow(d.cell, budget)[:0]
+	d.own = grow(d.own, m)[:0]
+	row, next := f.row, f.next
+	prev := 0 // N_{K+1} is d.cell[prev:]
+	for k := h; k >= 1; k-- {
+		k32 := int32(k)
+		for c := d.pos[k]; c >= 0; c = d.link[c] {
+			d.own = append(d.own, c)
+		}
+		start := len(d.cell)
+		d.pos[k] = int32(start)
+		// c's own range of K is h - tmax + 1 .. h - tmin + 1
+		kept := d.own[:0]
+		for _, c := range d.own {
+			if h-int(d.tmax[c])+1 > k {
+				continue // past its range
+			}
+			kept = append(kept, c)
+			if len(d.cell) == budget {
+				return false
+			}
+			d.stamp[c] = k32
+			d.cell = append(d.cell, c)
+		}
+		d.own = kept
+		for _, c := range d.cell[prev:start] {
+			for p := int(c) * na; p < (int(c)+1)*na; p++ {
+				for _, o := range next[row[p]:row[p+1]] {
+					if d.stamp[o] == k32 {
+						continue
+					}
+					if len(d.cell) == budget {
+						return false
+					}
+					d.stamp[o] = k32
+					d.cell = append(d.cell, o)
+				}
+			}
+		}
+		prev = start
+	}
+	d.pos[0] = int32(len(d.cell))
+	return true
+}
+
+// ranges sets, for every observation c of f's model written into b, the
+// first and last 1-based step t at which it is (link[c] and tmax[c]; tmax
+// 0 for the others).
+func (d *demand) ranges(f *Fitter, b *trajectory.Batch, m int) {
+	d.tmax = grow(d.tmax, m)
+	d.link = grow(d.link, m)
+	clear(d.tmax)
+	for c := range d.link {
+		d.link[c] = math.MaxInt32
+	}
+	off, obs, idx := b.Offsets, b.Obs, f.idx
+	for i := 0; i+1 < len(off); i++ {
+		lo, hi := off[i], off[i+1]
+		for s := lo; s < hi; s++ {
+			o := obs[s]
+			c := idx[o]
+			if c < 0 || int(c) >= m || f.obs[c] != o {
+				continue // never visited by the fit: written as 0
+			}
+			t := int32(s - lo + 1)
+			d.link[c] = min(d.link[c], t)
+			d.tmax[c] = max(d.tmax[c], t)
+		}
+	}
+}
