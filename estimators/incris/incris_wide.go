@@ -268,12 +268,14 @@ func (e *INCRIS) wideBlock(b *trajectory.Batch, i, m int, wb *wideBuf) (bool, er
 	return bad == 0, nil
 }
 
-// addWide adds trajectories i..i+kernel.Wide-1 (their data in the wide
-// block wb) to the groups hi down to lo, the cells in lanes form: with
-// the vector kernel where every row of the group is raw or every trajectory has a nonzero
-// reward in it, else (a row turns raw here, once per row) with the scalar
-// kernels, on the group flipped to the cells form. A group whose rows are
-// all raw and all of whose rewards in the block are 0 is skipped (idle).
+// addWide adds the block's trajectories i..i+wb.m-1 (their data in the
+// wide block wb) to the groups hi down to lo, the cells in lanes form:
+// with the vector kernels where every row of the group is raw or every
+// trajectory has a nonzero reward in it (kernel.Group only for a whole
+// block), else (a row turns raw here, once per row; or a last block's
+// lone group) with the scalar kernels, on the group flipped to the cells
+// form. A group whose rows are all raw and all of whose rewards in the
+// block are 0 is skipped (idle).
 func (e *INCRIS) addWide(b *trajectory.Batch, i int, wb *wideBuf, hi, lo int) {
 	const w = kernel.Wide
 	hp := len(e.aref) - 1
@@ -283,34 +285,25 @@ func (e *INCRIS) addWide(b *trajectory.Batch, i int, wb *wideBuf, hi, lo int) {
 		if e.idle(g, wb) {
 			continue
 		}
-		if e.turnsRaw(g, wb) {
-			if !narrow {
-				e.narrowTDA(wtda)
-				narrow = true
-			}
-			kernel.Flip(e.groupCells(g), 4*g)
-			e.addGroupNarrow(b, i, 4*g, wb.m)
-			kernel.Flip(e.groupCells(g), 4*g)
-			continue
-		}
-		if e.kern.pair != nil && g > lo && !e.turnsRaw(g-1, wb) && !e.idle(g-1, wb) {
+		turnsRaw := e.turnsRaw(g, wb)
+		if !turnsRaw && e.kern.pair != nil && g > lo && !e.turnsRaw(g-1, wb) && !e.idle(g-1, wb) {
 			rv := (*[8 * w]float64)(wb.rew[(g-1)*4*w : (g+1)*4*w])
 			e.kern.pair(e.groupCells(g), e.groupCells(g-1), 4*(g-1), rv, wrho, wtda, wb.m)
 			g--
 			continue
 		}
-		if wb.m < w { // kernel.Group takes whole blocks only
-			if !narrow {
-				e.narrowTDA(wtda)
-				narrow = true
-			}
-			kernel.Flip(e.groupCells(g), 4*g)
-			e.addGroupNarrow(b, i, 4*g, wb.m)
-			kernel.Flip(e.groupCells(g), 4*g)
+		if !turnsRaw && wb.m == w {
+			rv := (*[4 * w]float64)(wb.rew[g*4*w : (g+1)*4*w])
+			e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
 			continue
 		}
-		rv := (*[4 * w]float64)(wb.rew[g*4*w : (g+1)*4*w])
-		e.kern.group(e.groupCells(g), 4*g, rv, wrho, wtda)
+		if !narrow {
+			e.narrowTDA(wtda)
+			narrow = true
+		}
+		kernel.Flip(e.groupCells(g), 4*g)
+		e.addGroupNarrow(b, i, 4*g, wb.m)
+		kernel.Flip(e.groupCells(g), 4*g)
 	}
 }
 
