@@ -10,10 +10,10 @@ import (
 // program (Horizon x pairs) must be before Fitter looks for the cells the
 // writes need (demand): below it, the program costs less than the pass
 // over the steps that finds them.
-const demandRatio = 8
+const demandRatio = 1
 
 // demandAllocs is the number of slices a demand allocates.
-const demandAllocs = 6
+const demandAllocs = 7
 
 // demand is the set of cells (K, o) of Fitter's dynamic program whose
 // V_K the writes read, closed under the program's own reads: N_K, for K =
@@ -33,17 +33,23 @@ type demand struct {
 	pos   []int32 // first the bucket of each K (-1: empty), then N_K's start in cell
 	cell  []int32 // N_Horizon, ..., N_1, one after the other
 	used  bool    // the last build's answer
+	// keep's: Q_K of the pairs of c and V_K(c), for the K from klo(c)
+	// (link) to khi(c) (tmax), at kept[base(c) + (K - klo(c)) (na + 1)]
+	// (base in own)
+	kept  []float64
+	tiled bool // tests: never keep
 }
 
 // demandBytes bounds what a demand allocates for a batch of steps steps,
 // m observations, p pairs and the given horizon: nothing when the program
 // is dense (horizon p <= demandRatio steps), else 16 m + 4 (horizon + 2)
-// + 4 steps and its slices' rounding.
+// + 12 steps (the cells, and the values keep keeps) and its slices'
+// rounding.
 func demandBytes(steps, m, p, horizon float64) float64 {
 	if horizon*p <= demandRatio*steps {
 		return 0
 	}
-	return 16*m + 4*(horizon+2) + 4*steps + demandAllocs*pageSlack
+	return 16*m + 4*(horizon+2) + 12*steps + demandAllocs*pageSlack
 }
 
 // cells returns N_K, once build has succeeded.
@@ -154,6 +160,75 @@ func (d *demand) ranges(f *Fitter, b *trajectory.Batch, m int) {
 			t := int32(s - lo + 1)
 			d.link[c] = min(d.link[c], t)
 			d.tmax[c] = max(d.tmax[c], t)
+		}
+	}
+}
+
+// keep prepares to keep the values of every cell of the N_K (store), so
+// that write can write them trajectory by trajectory, in memory order,
+// instead of a tile of steps at a time across the trajectories; it
+// reports false when they would take more than steps float64 (m
+// observations, na actions). It reuses tmax, link and own, which build no
+// longer needs.
+func (d *demand) keep(m, na, steps int) bool {
+	if d.tiled {
+		return false
+	}
+	d.own = d.own[:m] // capacity m (build)
+	klo, khi, base := d.link, d.tmax, d.own
+	clear(khi) // no K is 0
+	for c := range klo {
+		klo[c] = math.MaxInt32
+	}
+	for k := len(d.pos) - 2; k >= 1; k-- {
+		for _, c := range d.cells(k) {
+			klo[c], khi[c] = min(klo[c], int32(k)), max(khi[c], int32(k))
+		}
+	}
+	n := 0
+	for c := range m {
+		base[c] = int32(n)
+		if khi[c] > 0 {
+			n += int(khi[c]-klo[c]+1) * (na + 1)
+			if n > steps {
+				return false
+			}
+		}
+	}
+	d.kept = grow(d.kept, n)
+	return true
+}
+
+// store keeps Q_K of the pairs of the observations cells and their V_K,
+// from the program's q and v.
+func (d *demand) store(k int, cells []int32, q, v []float64, na int) {
+	klo, base := d.link, d.own
+	for _, c := range cells {
+		e := int(base[c]) + (k-int(klo[c]))*(na+1)
+		copy(d.kept[e:e+na], q[int(c)*na:(int(c)+1)*na])
+		d.kept[e+na] = v[c]
+	}
+}
+
+// write writes q_hat and v_hat at every step of b from the kept values,
+// trajectory by trajectory: at 1-based step t, K = h - t + 1 (as
+// Fitter.write).
+func (d *demand) write(f *Fitter, b *trajectory.Batch, h, na int) {
+	m := len(f.obs)
+	klo, base, kept := d.link, d.own, d.kept
+	off, obs, act, idx, qHat, vHat := b.Offsets, b.Obs, b.Action, f.idx, b.QHat, b.VHat
+	for i := 0; i+1 < len(off); i++ {
+		lo, hi := off[i], off[i+1]
+		for s := lo; s < hi; s++ {
+			o := obs[s]
+			c := idx[o]
+			if c < 0 || int(c) >= m || f.obs[c] != o { // never visited (FitTo)
+				qHat[s], vHat[s] = 0, 0
+				continue
+			}
+			k := h - (s - lo)
+			e := int(base[c]) + (k-int(klo[c]))*(na+1)
+			qHat[s], vHat[s] = kept[e+int(act[s])], kept[e+na]
 		}
 	}
 }

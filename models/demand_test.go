@@ -34,10 +34,12 @@ func chainBatch(rng *rand.Rand, n, h int, end float64) *trajectory.Batch {
 }
 
 // TestFitDemand: the dynamic program run on the cells the writes need
-// (demand) writes the bits of the program run on every cell, for Fit,
+// (demand), its values kept and written trajectory by trajectory or
+// written a tile of steps at a time, writes the bits of the program run
+// on every cell, for Fit,
 // FitTo on another batch (whose observations and steps differ from the
 // fitted one's) and Refit under another pi_e; and it is taken on the
-// chains (h pairs > 8 steps), not on a dense random walk.
+// chains (h pairs > steps), not on a dense random walk.
 func TestFitDemand(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, tc := range []struct {
@@ -82,6 +84,19 @@ func TestFitDemand(t *testing.T) {
 			if used := sparse.dem.used; used != tc.wantUsed {
 				t.Errorf("demand used: %v, want %v", used, tc.wantUsed)
 			}
+			if kept := len(sparse.dem.kept) > 0; kept != tc.wantUsed {
+				t.Errorf("values kept: %v, want %v", kept, tc.wantUsed)
+			}
+			// the cells alone, written a tile at a time (as when the
+			// values would be too many to keep)
+			tiled := *to
+			tiled.QHat, tiled.VHat = nil, nil
+			var tf Fitter
+			tf.dem.tiled = true
+			if err := tf.FitTo(fitOf(&tiled), &tiled, sp, 0.9); err != nil {
+				t.Fatal(err)
+			}
+			same(t, "FitTo, tiled", &want, &tiled)
 			sp.PiE = pe2
 			if err := dense.Refit(&want, sp, 1); err != nil {
 				t.Fatal(err)
@@ -90,6 +105,10 @@ func TestFitDemand(t *testing.T) {
 				t.Fatal(err)
 			}
 			same(t, "Refit", &want, &got)
+			if err := tf.Refit(&tiled, sp, 1); err != nil {
+				t.Fatal(err)
+			}
+			same(t, "Refit, tiled", &want, &tiled)
 		})
 	}
 }

@@ -31,7 +31,7 @@ func init() {
 		Source:   "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
 		Needs:    IDs,
 		Bytes:    FitBytes,
-		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps); + 16 m + 4 (H+2) + 4 steps + 6 x 8 KiB when H m Actions > 8 steps (the program run on the cells the writes need alone)",
+		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps); + 16 m + 4 (H+2) + 12 steps + 7 x 8 KiB when H m Actions > steps (the program run on the cells the writes need alone, their values kept)",
 		New:      func() Learner { return new(Fitter) },
 		Refits:   true,
 	})
@@ -61,9 +61,9 @@ func init() {
 //	                      (tile - 1)(P + m) <= steps and 2^15 (evalSteps)
 //
 // and each of its 14 slices is rounded up by less than 8 KiB; when
-// Horizon P > 8 steps, the dynamic program may run on the cells the
+// Horizon P > steps, the dynamic program may run on the cells the
 // writes need alone (demand), adding demandBytes: 16 m + 4 (Horizon + 2)
-// + 4 steps and 6 slices more. Memory allocated by sp.PiE is not counted.
+// + 12 steps and 7 slices more. Memory allocated by sp.PiE is not counted.
 type Fitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
 	obs  []int32   // compact index -> observation id
@@ -141,7 +141,7 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 // Cost: O(steps) to count, and O(sp.Horizon (T + m sp.Actions)) for the
 // dynamic program, T the number of distinct (o, a, o') transitions and m
 // the number of distinct observations in b; when sp.Horizon m sp.Actions
-// exceeds 8 steps, the program runs on the (K, o) the writes need alone
+// exceeds steps, the program runs on the (K, o) the writes need alone
 // (demand) if they are few: O(steps + their pairs and transitions), O(H)
 // on a chain, with the same values bit for bit.
 func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
@@ -545,18 +545,28 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 	b.QHat = grow(b.QHat, steps)
 	b.VHat = grow(b.VHat, steps)
 	sparse := !f.dense && f.dem.build(f, b, h, np, m, na)
+	kept := sparse && f.dem.keep(m, na, len(f.next))
 	for k0 := 1; k0 <= h; k0 += tile {
 		kn := min(tile, h-k0+1)
 		for j := range kn {
 			q, v, vp := f.q[j*np:(j+1)*np], f.v[(j+1)*m:(j+2)*m], f.v[j*m:(j+1)*m]
-			if sparse {
-				f.bellmanAt(q, v, vp, gamma, na, f.dem.cells(k0+j))
-			} else {
+			if !sparse {
 				f.bellman(q, v, vp, gamma, na)
+				continue
+			}
+			cells := f.dem.cells(k0 + j)
+			f.bellmanAt(q, v, vp, gamma, na, cells)
+			if kept {
+				f.dem.store(k0+j, cells, q, v, na)
 			}
 		}
-		f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
+		if !kept {
+			f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
+		}
 		copy(f.v[:m], f.v[kn*m:(kn+1)*m])
+	}
+	if kept {
+		f.dem.write(f, b, h, na)
 	}
 }
 
