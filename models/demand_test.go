@@ -122,3 +122,54 @@ func same(t *testing.T, what string, want, got *trajectory.Batch) {
 		}
 	}
 }
+
+// TestTimeFitKeep: TimeFitter's values kept per observation (timeKeep,
+// taken when the tile is short: a chain's 2H observations) are written as
+// the tile writes them, bit for bit, for Fit and FitTo on another batch
+// (observations and steps the fitted one lacks), and are not taken on a
+// random walk of 20 observations, whose tile is 30 steps.
+func TestTimeFitKeep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range []struct {
+		name     string
+		fit, to  *trajectory.Batch
+		obs, h   int
+		wantKept bool
+	}{
+		{"chain", chainBatch(rng, 40, 300, 0), nil, 600, 300, true},
+		{"chain, early ends, read on another", chainBatch(rng, 30, 400, 0.005), chainBatch(rng, 25, 400, 0.01), 800, 400, true},
+		{"random walk", randomBatch(rng, 200, 30, 20, 2), nil, 20, 30, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe := func(o int, dst []float64) {
+				dst[0] = float64(o%5+1) / 6
+				dst[1] = 1 - dst[0]
+			}
+			sp := Space{Obs: tc.obs, Actions: 2, Horizon: tc.h, PiE: pe}
+			to := tc.to
+			if to == nil {
+				to = tc.fit
+			}
+			want, got := *to, *to
+			want.QHat, want.VHat, got.QHat, got.VHat = nil, nil, nil, nil
+			fitOf := func(dst *trajectory.Batch) *trajectory.Batch {
+				if tc.to == nil {
+					return dst
+				}
+				return tc.fit
+			}
+			var tiled, kept TimeFitter
+			tiled.kp.off = true
+			if err := tiled.FitTo(fitOf(&want), &want, sp, 0.9); err != nil {
+				t.Fatal(err)
+			}
+			if err := kept.FitTo(fitOf(&got), &got, sp, 0.9); err != nil {
+				t.Fatal(err)
+			}
+			same(t, "FitTo", &want, &got)
+			if k := len(kept.kp.kept) > 0; k != tc.wantKept {
+				t.Errorf("values kept: %v, want %v", k, tc.wantKept)
+			}
+		})
+	}
+}
