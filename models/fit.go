@@ -333,6 +333,12 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 	f.obs = grow(f.obs, min(sp.Obs, steps))[:0] // append never reallocates
 	f.byLen = grow(f.byLen, h+2)
 	clear(f.byLen)
+	// the pairs' visits and reward sums are counted in the same pass, in
+	// room for every observation that can occur (FitBytes's m), each
+	// observation's cleared when it first occurs
+	f.row = grow(f.row, cap(f.obs)*na+1)
+	f.r = grow(f.r, cap(f.obs)*na)
+	row, r := f.row[1:], f.r
 	nonEmpty := 0
 	for i := 0; i+1 < len(b.Offsets); i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
@@ -357,10 +363,17 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 			if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
 				return fmt.Errorf("models: step %d (trajectory %d, t = %d): reward %v is not finite", s, i, s-lo+1, r)
 			}
-			if c := f.idx[o]; c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
-				f.idx[o] = int32(len(f.obs))
+			c := f.idx[o]
+			if c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
+				c = int32(len(f.obs))
+				f.idx[o] = c
 				f.obs = append(f.obs, o)
+				clear(row[int(c)*na : (int(c)+1)*na])
+				clear(r[int(c)*na : (int(c)+1)*na])
 			}
+			p := int(c)*na + int(a)
+			row[p]++
+			r[p] += b.Reward[s]
 		}
 	}
 	// Non-empty trajectories, longest first (a counting sort by length):
@@ -382,17 +395,9 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 		}
 	}
 
-	m := len(f.obs)
-	np := m * na
-	f.row = grow(f.row, np+1)
-	clear(f.row)
-	f.r = grow(f.r, np)
-	clear(f.r)
-	for s := range steps {
-		p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
-		f.row[p+1]++
-		f.r[p] += b.Reward[s]
-	}
+	np := len(f.obs) * na
+	f.row, f.r = f.row[:np+1], f.r[:np]
+	f.row[0] = 0
 	return nil
 }
 
