@@ -81,10 +81,10 @@ func TestFitDemand(t *testing.T) {
 				t.Fatal(err)
 			}
 			same(t, "FitTo", &want, &got)
-			if used := sparse.dem.used; used != tc.wantUsed {
+			if used := sparse.dem.Used(); used != tc.wantUsed {
 				t.Errorf("demand used: %v, want %v", used, tc.wantUsed)
 			}
-			if kept := len(sparse.dem.kept) > 0; kept != tc.wantUsed {
+			if kept := sparse.dem.Kept(); kept != tc.wantUsed {
 				t.Errorf("values kept: %v, want %v", kept, tc.wantUsed)
 			}
 			// the cells alone, written a tile at a time (as when the
@@ -92,7 +92,7 @@ func TestFitDemand(t *testing.T) {
 			tiled := *to
 			tiled.QHat, tiled.VHat = nil, nil
 			var tf Fitter
-			tf.dem.tiled = true
+			tf.dem.NoKeep = true
 			if err := tf.FitTo(fitOf(&tiled), &tiled, sp, 0.9); err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func same(t *testing.T, what string, want, got *trajectory.Batch) {
 	}
 }
 
-// TestTimeFitKeep: TimeFitter's values kept per observation (timeKeep,
+// TestTimeFitKeep: TimeFitter's values kept per observation (demand.Times,
 // taken when the tile is short: a chain's 2H observations) are written as
 // the tile writes them, bit for bit, for Fit and FitTo on another batch
 // (observations and steps the fitted one lacks), and are not taken on a
@@ -159,7 +159,7 @@ func TestTimeFitKeep(t *testing.T) {
 				return tc.fit
 			}
 			var tiled, kept TimeFitter
-			tiled.kp.off = true
+			tiled.kp.NoKeep = true
 			if err := tiled.FitTo(fitOf(&want), &want, sp, 0.9); err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +167,7 @@ func TestTimeFitKeep(t *testing.T) {
 				t.Fatal(err)
 			}
 			same(t, "FitTo", &want, &got)
-			if k := len(kept.kp.kept) > 0; k != tc.wantKept {
+			if k := kept.kp.Kept(); k != tc.wantKept {
 				t.Errorf("values kept: %v, want %v", k, tc.wantKept)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/internal/hugepage"
+	"github.com/ope-lab/longhorizon/models/internal/demand"
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -62,7 +63,7 @@ func init() {
 //
 // and each of its 14 slices is rounded up by less than 8 KiB; when
 // Horizon P > steps, the dynamic program may run on the cells the
-// writes need alone (demand), adding demandBytes: 16 m + 4 (Horizon + 2)
+// writes need alone (demand.Cells), adding demand.Bytes: 16 m + 4 (Horizon + 2)
 // + 12 steps and 7 slices more. Memory allocated by sp.PiE is not counted.
 type Fitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
@@ -81,8 +82,8 @@ type Fitter struct {
 
 	toStart, toByLen []int32 // the same of FitTo's other batch
 
-	dem   demand // the cells the writes need, when the program runs on them alone
-	dense bool   // tests: the program on every cell, whatever the sizes
+	dem   demand.Cells // the cells the writes need, when the program runs on them alone
+	dense bool         // tests: the program on every cell, whatever the sizes
 
 	last lastFit // what the last FitTo counted, for Refit
 }
@@ -105,7 +106,7 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
 	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + 8*tileFloats(steps, horizon, p+m) + fitAllocs*pageSlack +
-		demandBytes(steps, m, p, horizon)
+		demand.Bytes(steps, m, p, horizon)
 }
 
 // Fit fits the model on b and writes, for every step of b, the model's
@@ -140,10 +141,9 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 //
 // Cost: O(steps) to count, and O(sp.Horizon (T + m sp.Actions)) for the
 // dynamic program, T the number of distinct (o, a, o') transitions and m
-// the number of distinct observations in b; when sp.Horizon m sp.Actions
-// exceeds steps, the program runs on the (K, o) the writes need alone
-// (demand) if they are few: O(steps + their pairs and transitions), O(H)
-// on a chain, with the same values bit for bit.
+// the number of distinct observations in b; past H m Actions > steps,
+// the program runs on the (K, o) the writes need (demand.Cells) if they
+// are few: O(H) on a chain, the same values bit for bit.
 func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	return f.FitTo(b, b, sp, gamma)
 }
@@ -333,9 +333,8 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 	f.obs = grow(f.obs, min(sp.Obs, steps))[:0] // append never reallocates
 	f.byLen = grow(f.byLen, h+2)
 	clear(f.byLen)
-	// the pairs' visits and reward sums are counted in the same pass, in
-	// room for every observation that can occur (FitBytes's m), each
-	// observation's cleared when it first occurs
+	// the pairs' sums in this pass: room for FitBytes's m observations,
+	// each one's cleared when it first occurs
 	f.row = grow(f.row, cap(f.obs)*na+1)
 	f.r = grow(f.r, cap(f.obs)*na)
 	row, r := f.row[1:], f.r
@@ -549,8 +548,10 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 	clear(f.v[:m])              // V_0 = 0
 	b.QHat = grow(b.QHat, steps)
 	b.VHat = grow(b.VHat, steps)
-	sparse := !f.dense && f.dem.build(f, b, h, np, m, na)
-	kept := sparse && f.dem.keep(m, na, len(f.next))
+	fit := demand.Fit{Row: f.row, Next: f.next, Idx: f.idx, Obs: f.obs, Steps: len(f.next),
+		Off: b.Offsets, BObs: b.Obs, BAct: b.Action, QHat: b.QHat, VHat: b.VHat}
+	sparse := !f.dense && f.dem.Build(&fit, h, np, m, na)
+	kept := sparse && f.dem.Keep(m, na, len(f.next))
 	for k0 := 1; k0 <= h; k0 += tile {
 		kn := min(tile, h-k0+1)
 		for j := range kn {
@@ -559,10 +560,9 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 				f.bellman(q, v, vp, gamma, na)
 				continue
 			}
-			cells := f.dem.cells(k0 + j)
-			f.bellmanAt(q, v, vp, gamma, na, cells)
+			demand.BellmanAt(q, v, vp, gamma, na, f.dem.At(k0+j), f.row, f.next, f.prob, f.r, f.pie)
 			if kept {
-				f.dem.store(k0+j, cells, q, v, na)
+				f.dem.Store(k0+j, f.dem.At(k0+j), q, v, na)
 			}
 		}
 		if !kept {
@@ -571,7 +571,7 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 		copy(f.v[:m], f.v[kn*m:(kn+1)*m])
 	}
 	if kept {
-		f.dem.write(f, b, h, na)
+		f.dem.Write(&fit, h, na)
 	}
 }
 
@@ -586,28 +586,6 @@ func (f *Fitter) bellman(q, v, vp []float64, gamma float64, na int) {
 		q[p] = r[p] + gamma*s
 	}
 	for c := range v {
-		s := 0.0
-		for a, w := range pie[c*na : (c+1)*na] {
-			s += w * q[c*na+a]
-		}
-		v[c] = s
-	}
-}
-
-// bellmanAt is bellman at the observations cells alone: Q_K of their
-// pairs and V_K, the same operations on the same operands as bellman's;
-// the other cells of q and v are left as they were.
-func (f *Fitter) bellmanAt(q, v, vp []float64, gamma float64, na int, cells []int32) {
-	row, next, prob, r, pie := f.row, f.next, f.prob, f.r, f.pie
-	for _, c32 := range cells {
-		c := int(c32)
-		for p := c * na; p < (c+1)*na; p++ {
-			s := 0.0
-			for j := row[p]; j < row[p+1]; j++ {
-				s += prob[j] * vp[next[j]]
-			}
-			q[p] = r[p] + gamma*s
-		}
 		s := 0.0
 		for a, w := range pie[c*na : (c+1)*na] {
 			s += w * q[c*na+a]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ope-lab/longhorizon/models/internal/demand"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -75,7 +76,7 @@ func init() {
 //
 // and each of its 18 slices is rounded up by less than 8 KiB; when the
 // tile is shorter than min(Horizon, 32) steps, the values may be kept
-// per observation instead (timeKeep), adding timeKeepBytes: 12 m + 8
+// per observation instead (demand.Times), adding timeKeepBytes: 12 m + 8
 // steps and 4 slices more. Memory allocated by sp.PiE is not counted.
 type TimeFitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
@@ -101,7 +102,7 @@ type TimeFitter struct {
 	tq  []float64 // per step of evaluate's tile: q_t per pair, then v_t per observation
 	tat []int32   // per cell of tq: the step t whose value it holds
 
-	kp timeKeep // the values kept per observation, when the tile is short
+	kp demand.Times // the values kept per observation, when the tile is short
 }
 
 // TimeFitBytes returns the bound of TimeFitter's doc comment: the bytes
@@ -240,9 +241,8 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 	f.pairs = grow(f.pairs, np)[:0] // append never reallocates
 	to.QHat = grow(to.QHat, len(to.Reward))
 	to.VHat = grow(to.VHat, len(to.Reward))
-	// a tile shorter than the horizon's and timeTile: the values kept
-	// per observation instead, if they fit (timeKeep)
-	kept := tile < min(timeTile, h) && f.kp.keep(f, b, m, na)
+	// a short tile: the values kept per observation if they fit
+	kept := tile < min(timeTile, h) && f.kp.Keep(b.Offsets, b.Obs, f.idx, m, na)
 	idx, seen, v, vn, pie := f.idx, f.seen, f.v, f.vn, f.pie
 	at, nv, nk, rsum, vsum := f.at, f.nv, f.nk, f.rsum, f.vsum
 	obs, act, reward := b.Obs, b.Action, b.Reward
@@ -296,13 +296,13 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 				}
 				v[c] = x
 				if kept {
-					f.kp.kept[f.kp.at(c, t, na)+na] = x
+					f.kp.Put(c, t, na, na, x)
 				} else {
 					tq[tile*np+u*m+c], tat[tile*np+u*m+c] = x, t32
 				}
 			}
 			if kept {
-				f.kp.kept[f.kp.at(c, t, na)+p-c*na] = q(p)
+				f.kp.Put(c, t, p-c*na, na, q(p))
 			} else {
 				tq[u*np+p], tat[u*np+p] = q(p), t32
 			}
@@ -313,7 +313,7 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 		v, vn = vn, v
 	}
 	if kept {
-		f.kp.write(f, to, na)
+		f.kp.Write(na, to.Offsets, to.Obs, to.Action, f.idx, f.obs, to.QHat, to.VHat)
 	}
 }
 
@@ -341,4 +341,14 @@ func (f *TimeFitter) write(to *trajectory.Batch, toStart, toByLen []int32, tlo, 
 			to.QHat[s], to.VHat[s] = q, f.tq[tile*np+u*m+int(c)]
 		}
 	}
+}
+
+// timeKeepBytes bounds what TimeFitter's demand.Times allocates for a
+// batch of steps steps, m observations, p pairs and the given horizon:
+// nothing when evaluate's tile holds min(horizon, timeTile) steps.
+func timeKeepBytes(steps, m, p, horizon float64) float64 {
+	if float64(timeTileSteps(int(min(p, math.MaxInt32)), int(min(m, math.MaxInt32)), int(min(horizon, math.MaxInt32)))) >= min(horizon, timeTile) {
+		return 0
+	}
+	return demand.TimesBytes(steps, m)
 }

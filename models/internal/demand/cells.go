@@ -1,21 +1,54 @@
-package models
+// Package demand holds the sparse parts of package models' tabular
+// learners: the cells (K, o) of the time-homogeneous dynamic program
+// that the writes of q_hat and v_hat need (Cells), and the time-indexed
+// model's values kept per observation (Times). Each computes or places
+// the same values as the dense code it replaces, bit for bit.
+package demand
 
 import (
 	"math"
 
-	"github.com/ope-lab/longhorizon/trajectory"
+	"github.com/ope-lab/longhorizon/internal/hugepage"
 )
 
-// demandRatio is how much larger than the batch's steps the dense dynamic
-// program (Horizon x pairs) must be before Fitter looks for the cells the
-// writes need (demand): below it, the program costs less than the pass
-// over the steps that finds them.
-const demandRatio = 1
+// pageSlack is package models' rounding allowance per allocated slice.
+const pageSlack = 8 << 10
 
-// demandAllocs is the number of slices a demand allocates.
-const demandAllocs = 7
+// grow is package models' grow: s resliced to length n, a new (advised)
+// array when its capacity is short; the contents are not preserved.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return hugepage.Make[T](n)
+	}
+	return s[:n]
+}
 
-// demand is the set of cells (K, o) of Fitter's dynamic program whose
+// Fit is what Cells reads of a fitted time-homogeneous model (models.Fitter)
+// and of the batch it writes: the model's transition rows (pair p's
+// distinct next observations next[row[p]:row[p+1]]), the observation
+// id -> compact index table idx with the compact -> id table obs (an id
+// o is in the model iff obs[idx[o]] == o), the number of steps it was
+// fitted on, and the written batch's offsets, observation and action ids
+// and columns.
+type Fit struct {
+	Row, Next  []int32
+	Idx, Obs   []int32
+	Steps      int
+	Off        []int
+	BObs, BAct []int32
+	QHat, VHat []float64
+}
+
+// ratio is how much larger than the batch's steps the dense dynamic
+// program (Horizon x pairs) must be before the cells the writes need are
+// looked for: below it, the program costs less than the pass over the
+// steps that finds them.
+const ratio = 1
+
+// cellsAllocs is the number of slices a Cells allocates.
+const cellsAllocs = 7
+
+// Cells is the set of cells (K, o) of Fitter's dynamic program whose
 // V_K the writes read, closed under the program's own reads: N_K, for K =
 // Horizon down to 1, is the observations visited at a step t = Horizon -
 // K + 1 of the batch written (within the range of steps at which each is
@@ -25,7 +58,7 @@ const demandAllocs = 7
 // the same cells of V_{K-1}), and skips the rest: on a chain, whose
 // observation at step t is one of the 2 at position t, N_K has about 2
 // of its 2 H observations, and the program costs O(H) instead of O(H^2).
-type demand struct {
+type Cells struct {
 	tmax  []int32 // per observation: the last step t at which it is written (0: never)
 	link  []int32 // per observation: its first step, then the next in its bucket (-1: none)
 	own   []int32 // the observations whose range of steps holds the current K
@@ -36,44 +69,52 @@ type demand struct {
 	// keep's: Q_K of the pairs of c and V_K(c), for the K from klo(c)
 	// (link) to khi(c) (tmax), at kept[base(c) + (K - klo(c)) (na + 1)]
 	// (base in own)
-	kept  []float64
-	tiled bool // tests: never keep
+	kept []float64
+	// NoKeep (tests) makes Keep refuse: the values are written a tile at
+	// a time by the caller
+	NoKeep bool
 }
 
-// demandBytes bounds what a demand allocates for a batch of steps steps,
+// Bytes bounds what a Cells allocates for a batch of steps steps,
 // m observations, p pairs and the given horizon: nothing when the program
-// is dense (horizon p <= demandRatio steps), else 16 m + 4 (horizon + 2)
+// is dense (horizon p <= steps), else 16 m + 4 (horizon + 2)
 // + 12 steps (the cells, and the values keep keeps) and its slices'
 // rounding.
-func demandBytes(steps, m, p, horizon float64) float64 {
-	if horizon*p <= demandRatio*steps {
+func Bytes(steps, m, p, horizon float64) float64 {
+	if horizon*p <= ratio*steps {
 		return 0
 	}
-	return 16*m + 4*(horizon+2) + 12*steps + demandAllocs*pageSlack
+	return 16*m + 4*(horizon+2) + 12*steps + cellsAllocs*pageSlack
 }
 
-// cells returns N_K, once build has succeeded.
-func (d *demand) cells(k int) []int32 { return d.cell[d.pos[k]:d.pos[k-1]] }
+// At returns N_K, once Build has succeeded.
+func (d *Cells) At(k int) []int32 { return d.cell[d.pos[k]:d.pos[k-1]] }
 
-// build finds N_K for K = h..1 for the writes into b of f's model (np
-// pairs, m observations, na actions) and reports whether the program is
-// to run on them: not when the dense program is cheap (h np <=
-// demandRatio steps) or when the N_K hold more than min(steps, h m / 4)
+// Used reports the last Build's answer, and Kept whether the last Keep
+// kept the values (tests).
+func (d *Cells) Used() bool { return d.used }
+
+// Kept reports whether values were kept since the Cells was made.
+func (d *Cells) Kept() bool { return len(d.kept) > 0 }
+
+// Build finds N_K for K = h..1 for the writes of f (np pairs, m
+// observations, na actions) and reports whether the program is to run on
+// them: not when the dense program is cheap (h np <= steps) or when the N_K hold more than min(steps, h m / 4)
 // cells together (a dense model, where they would save little), steps
 // being those the model was fitted on.
-func (d *demand) build(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
-	d.used = d.find(f, b, h, np, m, na)
+func (d *Cells) Build(f *Fit, h, np, m, na int) bool {
+	d.used = d.find(f, h, np, m, na)
 	return d.used
 }
 
 // find is build without recording its answer.
-func (d *demand) find(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
-	steps := len(f.next) // the fitted batch's (transitions)
-	if float64(h)*float64(np) <= demandRatio*float64(steps) {
+func (d *Cells) find(f *Fit, h, np, m, na int) bool {
+	steps := f.Steps
+	if float64(h)*float64(np) <= ratio*float64(steps) {
 		return false
 	}
 	budget := min(steps, h*m/4)
-	d.ranges(f, b, m)
+	d.ranges(f, m)
 	// the sum of the observations' own ranges bounds what they add
 	own := 0
 	d.pos = grow(d.pos, h+2)
@@ -95,7 +136,7 @@ func (d *demand) find(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
 	clear(d.stamp) // no K is 0
 	d.cell = grow(d.cell, budget)[:0]
 	d.own = grow(d.own, m)[:0]
-	row, next := f.row, f.next
+	row, next := f.Row, f.Next
 	prev := 0 // N_{K+1} is d.cell[prev:]
 	for k := h; k >= 1; k-- {
 		k32 := int32(k)
@@ -138,23 +179,23 @@ func (d *demand) find(f *Fitter, b *trajectory.Batch, h, np, m, na int) bool {
 	return true
 }
 
-// ranges sets, for every observation c of f's model written into b, the
+// ranges sets, for every observation c of f's model written into f's batch, the
 // first and last 1-based step t at which it is (link[c] and tmax[c]; tmax
 // 0 for the others).
-func (d *demand) ranges(f *Fitter, b *trajectory.Batch, m int) {
+func (d *Cells) ranges(f *Fit, m int) {
 	d.tmax = grow(d.tmax, m)
 	d.link = grow(d.link, m)
 	clear(d.tmax)
 	for c := range d.link {
 		d.link[c] = math.MaxInt32
 	}
-	off, obs, idx := b.Offsets, b.Obs, f.idx
+	off, obs, idx := f.Off, f.BObs, f.Idx
 	for i := 0; i+1 < len(off); i++ {
 		lo, hi := off[i], off[i+1]
 		for s := lo; s < hi; s++ {
 			o := obs[s]
 			c := idx[o]
-			if c < 0 || int(c) >= m || f.obs[c] != o {
+			if c < 0 || int(c) >= m || f.Obs[c] != o {
 				continue // never visited by the fit: written as 0
 			}
 			t := int32(s - lo + 1)
@@ -164,14 +205,14 @@ func (d *demand) ranges(f *Fitter, b *trajectory.Batch, m int) {
 	}
 }
 
-// keep prepares to keep the values of every cell of the N_K (store), so
+// Keep prepares to keep the values of every cell of the N_K (store), so
 // that write can write them trajectory by trajectory, in memory order,
 // instead of a tile of steps at a time across the trajectories; it
 // reports false when they would take more than steps float64 (m
-// observations, na actions). It reuses tmax, link and own, which build no
+// observations, na actions). It reuses tmax, link and own, which Build no
 // longer needs.
-func (d *demand) keep(m, na, steps int) bool {
-	if d.tiled {
+func (d *Cells) Keep(m, na, steps int) bool {
+	if d.NoKeep {
 		return false
 	}
 	d.own = d.own[:m] // capacity m (build)
@@ -181,7 +222,7 @@ func (d *demand) keep(m, na, steps int) bool {
 		klo[c] = math.MaxInt32
 	}
 	for k := len(d.pos) - 2; k >= 1; k-- {
-		for _, c := range d.cells(k) {
+		for _, c := range d.At(k) {
 			klo[c], khi[c] = min(klo[c], int32(k)), max(khi[c], int32(k))
 		}
 	}
@@ -199,9 +240,9 @@ func (d *demand) keep(m, na, steps int) bool {
 	return true
 }
 
-// store keeps Q_K of the pairs of the observations cells and their V_K,
+// Store keeps Q_K of the pairs of the observations cells and their V_K,
 // from the program's q and v.
-func (d *demand) store(k int, cells []int32, q, v []float64, na int) {
+func (d *Cells) Store(k int, cells []int32, q, v []float64, na int) {
 	klo, base := d.link, d.own
 	for _, c := range cells {
 		e := int(base[c]) + (k-int(klo[c]))*(na+1)
@@ -210,19 +251,19 @@ func (d *demand) store(k int, cells []int32, q, v []float64, na int) {
 	}
 }
 
-// write writes q_hat and v_hat at every step of b from the kept values,
-// trajectory by trajectory: at 1-based step t, K = h - t + 1 (as
-// Fitter.write).
-func (d *demand) write(f *Fitter, b *trajectory.Batch, h, na int) {
-	m := len(f.obs)
+// Write writes q_hat and v_hat at every step of f's batch from the kept
+// values, trajectory by trajectory: at 1-based step t, K = h - t + 1 (as
+// Fitter.write), 0 at an observation the model never visited.
+func (d *Cells) Write(f *Fit, h, na int) {
+	m := len(f.Obs)
 	klo, base, kept := d.link, d.own, d.kept
-	off, obs, act, idx, qHat, vHat := b.Offsets, b.Obs, b.Action, f.idx, b.QHat, b.VHat
+	off, obs, act, idx, qHat, vHat := f.Off, f.BObs, f.BAct, f.Idx, f.QHat, f.VHat
 	for i := 0; i+1 < len(off); i++ {
 		lo, hi := off[i], off[i+1]
 		for s := lo; s < hi; s++ {
 			o := obs[s]
 			c := idx[o]
-			if c < 0 || int(c) >= m || f.obs[c] != o { // never visited (FitTo)
+			if c < 0 || int(c) >= m || f.Obs[c] != o { // never visited (FitTo)
 				qHat[s], vHat[s] = 0, 0
 				continue
 			}
@@ -230,5 +271,28 @@ func (d *demand) write(f *Fitter, b *trajectory.Batch, h, na int) {
 			e := int(base[c]) + (k-int(klo[c]))*(na+1)
 			qHat[s], vHat[s] = kept[e+int(act[s])], kept[e+na]
 		}
+	}
+}
+
+// BellmanAt is models.Fitter's bellman at the observations cells alone:
+// Q_K of their pairs into q and V_K into v from V_{K-1} in vp, the same
+// operations on the same operands; the other cells of q and v are left as
+// they were. row, next and prob are the model's transition rows, r its
+// mean rewards and pie pi_e per pair.
+func BellmanAt(q, v, vp []float64, gamma float64, na int, cells, row, next []int32, prob, r, pie []float64) {
+	for _, c32 := range cells {
+		c := int(c32)
+		for p := c * na; p < (c+1)*na; p++ {
+			s := 0.0
+			for j := row[p]; j < row[p+1]; j++ {
+				s += prob[j] * vp[next[j]]
+			}
+			q[p] = r[p] + gamma*s
+		}
+		s := 0.0
+		for a, w := range pie[c*na : (c+1)*na] {
+			s += w * q[c*na+a]
+		}
+		v[c] = s
 	}
 }
