@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/internal/hugepage"
+	"github.com/ope-lab/longhorizon/models/internal/demand"
 
 	"github.com/ope-lab/longhorizon/trajectory"
 )
@@ -31,7 +32,7 @@ func init() {
 		Source:   "SPEC 1d, with SPEC 1f's censoring; COBS's AM row",
 		Needs:    IDs,
 		Bytes:    FitBytes,
-		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps); + 16 m + 4 (H+2) + 4 steps + 6 x 8 KiB when H m Actions > 8 steps (the program run on the cells the writes need alone)",
+		BytesDoc: "FitBytes: 4 Obs + 24 m + 28 m Actions + 32 steps + 8 min(steps, 2^15, (min(H, 64) - 1)(m Actions + m)) + 4 (H+2) + 14 x 8 KiB, m = min(Obs, steps) (the q_hat and v_hat columns included: 16 of the 32 bytes a step, written once and reused between fits; the min is the dynamic program's tile of up to 64 steps); + 16 m + 4 (H+2) + 12 steps + 7 x 8 KiB when H m Actions > steps (the program run on the cells the writes need alone, their values kept)",
 		New:      func() Learner { return new(Fitter) },
 		Refits:   true,
 	})
@@ -61,9 +62,9 @@ func init() {
 //	                      (tile - 1)(P + m) <= steps and 2^15 (evalSteps)
 //
 // and each of its 14 slices is rounded up by less than 8 KiB; when
-// Horizon P > 8 steps, the dynamic program may run on the cells the
-// writes need alone (demand), adding demandBytes: 16 m + 4 (Horizon + 2)
-// + 4 steps and 6 slices more. Memory allocated by sp.PiE is not counted.
+// Horizon P > steps, the dynamic program may run on the cells the
+// writes need alone (demand.Cells), adding demand.Bytes: 16 m + 4 (Horizon + 2)
+// + 12 steps and 7 slices more. Memory allocated by sp.PiE is not counted.
 type Fitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
 	obs  []int32   // compact index -> observation id
@@ -81,8 +82,8 @@ type Fitter struct {
 
 	toStart, toByLen []int32 // the same of FitTo's other batch
 
-	dem   demand // the cells the writes need, when the program runs on them alone
-	dense bool   // tests: the program on every cell, whatever the sizes
+	dem   demand.Cells // the cells the writes need, when the program runs on them alone
+	dense bool         // tests: the program on every cell, whatever the sizes
 
 	last lastFit // what the last FitTo counted, for Refit
 }
@@ -105,7 +106,7 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
 	return 4*obs + 24*m + 28*p + 4 + 16*steps + 4*(horizon+2) + 16*steps + 8*tileFloats(steps, horizon, p+m) + fitAllocs*pageSlack +
-		demandBytes(steps, m, p, horizon)
+		demand.Bytes(steps, m, p, horizon)
 }
 
 // Fit fits the model on b and writes, for every step of b, the model's
@@ -140,10 +141,9 @@ func FitBytes(steps, obs, actions, horizon float64) float64 {
 //
 // Cost: O(steps) to count, and O(sp.Horizon (T + m sp.Actions)) for the
 // dynamic program, T the number of distinct (o, a, o') transitions and m
-// the number of distinct observations in b; when sp.Horizon m sp.Actions
-// exceeds 8 steps, the program runs on the (K, o) the writes need alone
-// (demand) if they are few: O(steps + their pairs and transitions), O(H)
-// on a chain, with the same values bit for bit.
+// the number of distinct observations in b; past H m Actions > steps,
+// the program runs on the (K, o) the writes need (demand.Cells) if they
+// are few: O(H) on a chain, the same values bit for bit.
 func (f *Fitter) Fit(b *trajectory.Batch, sp Space, gamma float64) error {
 	return f.FitTo(b, b, sp, gamma)
 }
@@ -333,6 +333,11 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 	f.obs = grow(f.obs, min(sp.Obs, steps))[:0] // append never reallocates
 	f.byLen = grow(f.byLen, h+2)
 	clear(f.byLen)
+	// the pairs' sums in this pass: room for FitBytes's m observations,
+	// each one's cleared when it first occurs
+	f.row = grow(f.row, cap(f.obs)*na+1)
+	f.r = grow(f.r, cap(f.obs)*na)
+	row, r := f.row[1:], f.r
 	nonEmpty := 0
 	for i := 0; i+1 < len(b.Offsets); i++ {
 		lo, hi := b.Offsets[i], b.Offsets[i+1]
@@ -357,10 +362,17 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 			if r := b.Reward[s]; math.IsNaN(r) || math.IsInf(r, 0) {
 				return fmt.Errorf("models: step %d (trajectory %d, t = %d): reward %v is not finite", s, i, s-lo+1, r)
 			}
-			if c := f.idx[o]; c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
-				f.idx[o] = int32(len(f.obs))
+			c := f.idx[o]
+			if c < 0 || int(c) >= len(f.obs) || f.obs[c] != o {
+				c = int32(len(f.obs))
+				f.idx[o] = c
 				f.obs = append(f.obs, o)
+				clear(row[int(c)*na : (int(c)+1)*na])
+				clear(r[int(c)*na : (int(c)+1)*na])
 			}
+			p := int(c)*na + int(a)
+			row[p]++
+			r[p] += b.Reward[s]
 		}
 	}
 	// Non-empty trajectories, longest first (a counting sort by length):
@@ -382,17 +394,9 @@ func (f *Fitter) count(b *trajectory.Batch, sp Space) error {
 		}
 	}
 
-	m := len(f.obs)
-	np := m * na
-	f.row = grow(f.row, np+1)
-	clear(f.row)
-	f.r = grow(f.r, np)
-	clear(f.r)
-	for s := range steps {
-		p := int(f.idx[b.Obs[s]])*na + int(b.Action[s])
-		f.row[p+1]++
-		f.r[p] += b.Reward[s]
-	}
+	np := len(f.obs) * na
+	f.row, f.r = f.row[:np+1], f.r[:np]
+	f.row[0] = 0
 	return nil
 }
 
@@ -544,19 +548,30 @@ func (f *Fitter) evaluate(b *trajectory.Batch, sp Space, gamma float64, start, b
 	clear(f.v[:m])              // V_0 = 0
 	b.QHat = grow(b.QHat, steps)
 	b.VHat = grow(b.VHat, steps)
-	sparse := !f.dense && f.dem.build(f, b, h, np, m, na)
+	fit := demand.Fit{Row: f.row, Next: f.next, Idx: f.idx, Obs: f.obs, Steps: len(f.next),
+		Off: b.Offsets, BObs: b.Obs, BAct: b.Action, QHat: b.QHat, VHat: b.VHat}
+	sparse := !f.dense && f.dem.Build(&fit, h, np, m, na)
+	kept := sparse && f.dem.Keep(m, na, len(f.next))
 	for k0 := 1; k0 <= h; k0 += tile {
 		kn := min(tile, h-k0+1)
 		for j := range kn {
 			q, v, vp := f.q[j*np:(j+1)*np], f.v[(j+1)*m:(j+2)*m], f.v[j*m:(j+1)*m]
-			if sparse {
-				f.bellmanAt(q, v, vp, gamma, na, f.dem.cells(k0+j))
-			} else {
+			if !sparse {
 				f.bellman(q, v, vp, gamma, na)
+				continue
+			}
+			demand.BellmanAt(q, v, vp, gamma, na, f.dem.At(k0+j), f.row, f.next, f.prob, f.r, f.pie)
+			if kept {
+				f.dem.Store(k0+j, f.dem.At(k0+j), q, v, na)
 			}
 		}
-		f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
+		if !kept {
+			f.write(b, start, byLen, h-k0-kn+2, h-k0+1, na)
+		}
 		copy(f.v[:m], f.v[kn*m:(kn+1)*m])
+	}
+	if kept {
+		f.dem.Write(&fit, h, na)
 	}
 }
 
@@ -571,28 +586,6 @@ func (f *Fitter) bellman(q, v, vp []float64, gamma float64, na int) {
 		q[p] = r[p] + gamma*s
 	}
 	for c := range v {
-		s := 0.0
-		for a, w := range pie[c*na : (c+1)*na] {
-			s += w * q[c*na+a]
-		}
-		v[c] = s
-	}
-}
-
-// bellmanAt is bellman at the observations cells alone: Q_K of their
-// pairs and V_K, the same operations on the same operands as bellman's;
-// the other cells of q and v are left as they were.
-func (f *Fitter) bellmanAt(q, v, vp []float64, gamma float64, na int, cells []int32) {
-	row, next, prob, r, pie := f.row, f.next, f.prob, f.r, f.pie
-	for _, c32 := range cells {
-		c := int(c32)
-		for p := c * na; p < (c+1)*na; p++ {
-			s := 0.0
-			for j := row[p]; j < row[p+1]; j++ {
-				s += prob[j] * vp[next[j]]
-			}
-			q[p] = r[p] + gamma*s
-		}
 		s := 0.0
 		for a, w := range pie[c*na : (c+1)*na] {
 			s += w * q[c*na+a]

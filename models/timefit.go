@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ope-lab/longhorizon/models/internal/demand"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -21,7 +22,7 @@ func init() {
 		Source:      "beyond SPEC (issue 24 item 2); SPEC 1f's censoring",
 		Needs:       IDs,
 		Bytes:       TimeFitBytes,
-		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 40 m Actions + 20 steps + 12 min(min(H, 32)(P + m), max(P + m, 2^15)) + 4 (H+2) + 18 x 8 KiB, m = min(Obs, steps), P = m Actions (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits; the min is the backward pass's tile of up to 32 steps)",
+		BytesDoc:    "TimeFitBytes: 4 Obs + 24 m + 40 m Actions + 20 steps + 12 min(min(H, 32)(P + m), max(P + m, 2^15)) + 4 (H+2) + 18 x 8 KiB, m = min(Obs, steps), P = m Actions (the q_hat and v_hat columns included: 16 of the 20 bytes a step, written once and reused between fits; the min is the backward pass's tile of up to 32 steps); + 12 m + 8 steps + 4 x 8 KiB when that tile is shorter than min(H, 32) steps (the values kept per observation)",
 		New:         func() Learner { return new(TimeFitter) },
 		TimeIndexed: true,
 	})
@@ -73,8 +74,10 @@ func init() {
 //	                      evaluate's tile: q_t and v_t, with the step of each,
 //	                      of up to 32 steps (timeTileSteps)
 //
-// and each of its 18 slices is rounded up by less than 8 KiB. Memory
-// allocated by sp.PiE is not counted.
+// and each of its 18 slices is rounded up by less than 8 KiB; when the
+// tile is shorter than min(Horizon, 32) steps, the values may be kept
+// per observation instead (demand.Times), adding timeKeepBytes: 12 m + 8
+// steps and 4 slices more. Memory allocated by sp.PiE is not counted.
 type TimeFitter struct {
 	idx  []int32   // observation id -> compact index, valid if obs[idx[o]] == o
 	obs  []int32   // compact index -> observation id
@@ -98,6 +101,8 @@ type TimeFitter struct {
 
 	tq  []float64 // per step of evaluate's tile: q_t per pair, then v_t per observation
 	tat []int32   // per cell of tq: the step t whose value it holds
+
+	kp demand.Times // the values kept per observation, when the tile is short
 }
 
 // TimeFitBytes returns the bound of TimeFitter's doc comment: the bytes
@@ -108,7 +113,8 @@ type TimeFitter struct {
 func TimeFitBytes(steps, obs, actions, horizon float64) float64 {
 	m := math.Min(obs, steps)
 	p := m * actions
-	return 4*obs + 24*m + 40*p + 4*steps + 4*(horizon+2) + 16*steps + 12*timeTileCells(horizon, p+m) + timeFitAllocs*pageSlack
+	return 4*obs + 24*m + 40*p + 4*steps + 4*(horizon+2) + 16*steps + 12*timeTileCells(horizon, p+m) + timeFitAllocs*pageSlack +
+		timeKeepBytes(steps, m, p, horizon)
 }
 
 // Fit fits the time-indexed model on b and writes, for every step of b,
@@ -235,6 +241,8 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 	f.pairs = grow(f.pairs, np)[:0] // append never reallocates
 	to.QHat = grow(to.QHat, len(to.Reward))
 	to.VHat = grow(to.VHat, len(to.Reward))
+	// a short tile: the values kept per observation if they fit
+	kept := tile < min(timeTile, h) && f.kp.Keep(b.Offsets, b.Obs, f.idx, m, na)
 	idx, seen, v, vn, pie := f.idx, f.seen, f.v, f.vn, f.pie
 	at, nv, nk, rsum, vsum := f.at, f.nv, f.nk, f.rsum, f.vsum
 	obs, act, reward := b.Obs, b.Action, b.Reward
@@ -287,14 +295,25 @@ func (f *TimeFitter) evaluate(b, to *trajectory.Batch, sp Space, gamma float64, 
 					x += w * q(c*na+a)
 				}
 				v[c] = x
-				tq[tile*np+u*m+c], tat[tile*np+u*m+c] = x, t32
+				if kept {
+					f.kp.Put(c, t, na, na, x)
+				} else {
+					tq[tile*np+u*m+c], tat[tile*np+u*m+c] = x, t32
+				}
 			}
-			tq[u*np+p], tat[u*np+p] = q(p), t32
+			if kept {
+				f.kp.Put(c, t, p-c*na, na, q(p))
+			} else {
+				tq[u*np+p], tat[u*np+p] = q(p), t32
+			}
 		}
-		if u == 0 {
+		if u == 0 && !kept {
 			f.write(to, toStart, toByLen, t, min(t+tile-1, h), na, tile)
 		}
 		v, vn = vn, v
+	}
+	if kept {
+		f.kp.Write(na, to.Offsets, to.Obs, to.Action, f.idx, f.obs, to.QHat, to.VHat)
 	}
 }
 
@@ -322,4 +341,14 @@ func (f *TimeFitter) write(to *trajectory.Batch, toStart, toByLen []int32, tlo, 
 			to.QHat[s], to.VHat[s] = q, f.tq[tile*np+u*m+int(c)]
 		}
 	}
+}
+
+// timeKeepBytes bounds what TimeFitter's demand.Times allocates for a
+// batch of steps steps, m observations, p pairs and the given horizon:
+// nothing when evaluate's tile holds min(horizon, timeTile) steps.
+func timeKeepBytes(steps, m, p, horizon float64) float64 {
+	if float64(timeTileSteps(int(min(p, math.MaxInt32)), int(min(m, math.MaxInt32)), int(min(horizon, math.MaxInt32)))) >= min(horizon, timeTile) {
+		return 0
+	}
+	return demand.TimesBytes(steps, m)
 }
