@@ -201,6 +201,13 @@ func (e *INCRISLD) block(blk, s int) {
 	b := e.b
 	i0 := blk * ldBlock
 	e.loc = e.loc[:0]
+	if e.dense { // every trajectory is active, its steps at i h
+		for j := range min(e.n, i0+ldBlock) - i0 {
+			e.rw[j] = b.Reward[(i0+j)*e.h+s]
+			e.loc = append(e.loc, j)
+		}
+		return
+	}
 	for i := i0; i < min(e.n, i0+ldBlock); i++ {
 		p := b.Offsets[i] + s
 		if p < b.Offsets[i+1] && b.Reward[p] != 0 {
