@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -98,7 +99,8 @@ func (e *INCRISLD) prepare(b *trajectory.Batch) {
 	e.b, e.n, e.h, e.nt = b, n, h, n
 	e.nact = e.nactAll[:h]
 	e.kstar = e.kstarAll[:h]
-	e.check, e.clean, e.dense = kernel.Bounds(b, e.nact)
+	window := func() (int, int) { return weights.WindowBounds(b) }
+	e.check, e.clean, e.dense = kernel.Bounds(b.Offsets, b.Reward, b.Ratio, h, e.nact, window)
 	e.table(b)
 }
 
