@@ -42,7 +42,7 @@ const (
 	ldFullM = 16
 	// ldPendRows is the number of undecided Lepski rows a step requests
 	// exact covariances for in one round.
-	ldPendRows = 8
+	ldPendRows = 4
 	// ldFirstAsk is the number of a row's undecided comparisons requested
 	// in its first round (the most likely to fail first); the next round
 	// asks for the rest.

@@ -282,7 +282,8 @@ const (
 
 // scanRow classifies Lepski row k of step g (k passes if every comparison
 // with k2 > k passes): ldFail or ldPass when decided, else ldOpen with the
-// undecided k2 in e.unk, most likely failures first.
+// undecided k2 in e.unk, most likely failures first (the first
+// ldFirstAsk of them; resolve sorts the rest).
 //
 // A comparison is decided from the diagonal alone where it can be: S_kk2
 // = syr(Y_kk2) with |Y_kk2| <= rho sqrt(Y_kk) sqrt(Y_k2k2) (Cauchy-Schwarz
@@ -331,13 +332,26 @@ func (e *INCRISLD) scanRow(g, k int) int {
 		v := max(pp[k2]-pp[k], 0x1p-1000) / (nf * (nf - 1))
 		unk[i].Score = math.Abs(mean[k2]-mk) / math.Sqrt(v)
 	}
-	slices.SortFunc(unk, func(a, b ldUnknown) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
+	// The first round asks for at most ldFirstAsk of them: those go first,
+	// in order; resolve sorts the rest when it needs them.
+	for i := range min(ldFirstAsk, len(unk)) {
+		b := i
+		for j := i + 1; j < len(unk); j++ {
+			if ldUnkOrder(unk[j], unk[b]) < 0 {
+				b = j
+			}
 		}
-		return cmp.Compare(a.K2, b.K2)
-	})
+		unk[i], unk[b] = unk[b], unk[i]
+	}
 	return ldOpen
+}
+
+// ldUnkOrder orders undecided comparisons: the most likely failures first.
+func ldUnkOrder(a, b ldUnknown) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.K2, b.K2)
 }
 
 // resolve runs the Lepski rule of step g as far as the known comparisons
@@ -392,6 +406,9 @@ func (e *INCRISLD) resolve(g int) {
 			return
 		}
 		pending++
+		if q+ask > ldFirstAsk {
+			slices.SortFunc(e.unk[ldFirstAsk:], ldUnkOrder) // (fast when sorted already)
+		}
 		for _, u := range e.unk[q : q+ask] {
 			e.ask(g, k, u.K2)
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/ope-lab/longhorizon/estimators/incris/internal/kernel"
+	"github.com/ope-lab/longhorizon/estimators/internal/weights"
 	"github.com/ope-lab/longhorizon/trajectory"
 )
 
@@ -98,7 +99,8 @@ func (e *INCRISLD) prepare(b *trajectory.Batch) {
 	e.b, e.n, e.h, e.nt = b, n, h, n
 	e.nact = e.nactAll[:h]
 	e.kstar = e.kstarAll[:h]
-	e.check, e.clean, e.dense = kernel.Bounds(b, e.nact)
+	window := func() (int, int) { return weights.WindowBounds(b) }
+	e.check, e.clean, e.dense = kernel.Bounds(b.Offsets, b.Reward, b.Ratio, h, e.nact, window)
 	e.table(b)
 }
 
@@ -201,6 +203,13 @@ func (e *INCRISLD) block(blk, s int) {
 	b := e.b
 	i0 := blk * ldBlock
 	e.loc = e.loc[:0]
+	if e.dense { // every trajectory is active, its steps at i h
+		for j := range min(e.n, i0+ldBlock) - i0 {
+			e.rw[j] = b.Reward[(i0+j)*e.h+s]
+			e.loc = append(e.loc, j)
+		}
+		return
+	}
 	for i := i0; i < min(e.n, i0+ldBlock); i++ {
 		p := b.Offsets[i] + s
 		if p < b.Offsets[i+1] && b.Reward[p] != 0 {

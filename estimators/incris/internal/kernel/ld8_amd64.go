@@ -264,3 +264,26 @@ func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown
 //
 //go:noescape
 func scanClassAVX512(p *ScanRow, sd, sq, mean, cx, dm *float64, m, k2 int, unk *Unknown) (int, int)
+
+// hasPopcnt8 reports whether the CPU runs countRunAVX512.
+var hasPopcnt8 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPOPCNTDQ
+
+// countRun8 is countRunGo on all the block's mask words (alive and rneg
+// are 0 outside the run's), rows s, s-1, ... for the lags 0 ..
+// len(cnt)-1: here countRunAVX512 (a block's 512 bits a vector), which
+// counts the same bits; false where the CPU lacks it.
+func countRun8(alive, rneg *[blockWords]uint64, eq1, lt1, zero []uint64, s int, cnt, neg []int) bool {
+	if !hasPopcnt8 || len(cnt) > s+1 {
+		return false
+	}
+	r := s * blockWords
+	_, _, _, _ = eq1[r+blockWords-1], lt1[r+blockWords-1], zero[r+blockWords-1], neg[len(cnt)-1]
+	countRunAVX512(alive, rneg, &eq1[r], &lt1[r], &zero[r], len(cnt), &cnt[0], &neg[0])
+	return true
+}
+
+// countRunAVX512 is countRunGo on the eight words of n lags, the masks'
+// rows from eq1, lt1 and zero down by eight words a lag.
+//
+//go:noescape
+func countRunAVX512(alive, rneg *[blockWords]uint64, eq1, lt1, zero *uint64, n int, cnt, neg *int)

@@ -676,3 +676,52 @@ ccfail:
 	MOVQ    R14, ret+72(FP)
 	VZEROUPPER
 	RET
+
+// func countRunAVX512(alive, rneg *[8]uint64, eq1, lt1, zero *uint64, n int, cnt, neg *int)
+// Z0 alive, Z1 rneg (the block's 512 trajectories a vector); per lag k:
+// nz = eq1's complement and alive, cnt[k] += popcount(nz), neg[k] +=
+// popcount(nz and (lt1 xor rneg)) (both summed in one vector, neg's in
+// the high halves), alive = zero's complement and alive.
+TEXT ·countRunAVX512(SB), NOSPLIT, $0-64
+	MOVQ      alive+0(FP), AX
+	VMOVDQU64 (AX), Z0
+	MOVQ      rneg+8(FP), AX
+	VMOVDQU64 (AX), Z1
+	MOVQ      eq1+16(FP), SI
+	MOVQ      lt1+24(FP), DI
+	MOVQ      zero+32(FP), R8
+	MOVQ      n+40(FP), CX
+	MOVQ      cnt+48(FP), R10
+	MOVQ      neg+56(FP), R11
+	XORQ      AX, AX
+
+crloop:
+	VMOVDQU64     (SI), Z2
+	VPANDNQ       Z0, Z2, Z3                      // nz
+	VPXORQ        (DI), Z1, Z4
+	VPANDQ        Z3, Z4, Z4                      // nz and (lt1 xor rneg)
+	VPOPCNTQ      Z3, Z3
+	VPOPCNTQ      Z4, Z4
+	VPSLLQ        $32, Z4, Z4
+	VPADDQ        Z4, Z3, Z3
+	VEXTRACTI64X4 $1, Z3, Y4
+	VPADDQ        Y4, Y3, Y3
+	VEXTRACTI128  $1, Y3, X4
+	VPADDQ        X4, X3, X3
+	VPSHUFD       $0x4e, X3, X4
+	VPADDQ        X4, X3, X3
+	VMOVQ         X3, BX
+	MOVL          BX, DX
+	SHRQ          $32, BX
+	ADDQ          DX, (R10)(AX*8)
+	ADDQ          BX, (R11)(AX*8)
+	VMOVDQU64     (R8), Z5
+	VPANDNQ       Z0, Z5, Z0                      // alive
+	SUBQ          $64, SI
+	SUBQ          $64, DI
+	SUBQ          $64, R8
+	INCQ          AX
+	CMPQ          AX, CX
+	JLT           crloop
+	VZEROUPPER
+	RET

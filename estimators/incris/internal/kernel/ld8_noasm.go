@@ -68,3 +68,9 @@ func MeansSteps8(ratio, rw []float64, stride, s, k, m int, bk []float64, acc *Me
 func ScanClass(p *ScanRow, k2 int, sd, sq, mean, cx, dm []float64, unk []Unknown) ([]Unknown, int) {
 	return scanClassGo(p, k2, sd, sq, mean, cx, dm, unk)
 }
+
+// countRun8 is countRunGo on all the block's mask words: false here (no
+// assembly), so that countRunGo runs.
+func countRun8(alive, rneg *[blockWords]uint64, eq1, lt1, zero []uint64, s int, cnt, neg []int) bool {
+	return false
+}

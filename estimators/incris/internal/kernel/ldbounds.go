@@ -3,24 +3,23 @@ package kernel
 // incris-ld's bounds on its data (SPEC 1b), which choose the passes' paths
 // (none changes a bit).
 
-import (
-	"math"
-
-	"github.com/ope-lab/longhorizon/estimators/internal/weights"
-	"github.com/ope-lab/longhorizon/trajectory"
-)
+import "math"
 
 // Bounds counts the active trajectories (nonzero reward) of every step of
-// b into nact (len h, cleared first) and reports check: some product of
-// at most h nonzero ratios of b may leave the normal float64 range, so
-// the pass must check every one; clean: every value is finite and the
-// products of ratios, rewards and ratios minus 1 are far from underflow
-// and overflow, so that the increment D^i_k is nonzero exactly when
-// rho^i_{t-k} != 1 and no ratio kept so far is 0, with the sign of (rho
-// - 1) r (the counts of rule 1(b) can come from bit masks); dense: every
-// trajectory runs the whole horizon with a nonzero reward at every step.
-func Bounds(b *trajectory.Batch, nact []int) (check, clean, dense bool) {
-	n, h := b.N(), b.Horizon()
+// a batch of n trajectories of horizon h (trajectory i's steps at off[i]
+// .. off[i+1]-1 of reward and ratio) into nact (len h, cleared first) and
+// reports check: some product of at most h nonzero ratios may leave the
+// normal float64 range, so the pass must check every one; clean: every
+// value is finite and the products of ratios, rewards and ratios minus 1
+// are far from underflow and overflow, so that the increment D^i_k is
+// nonzero exactly when rho^i_{t-k} != 1 and no ratio kept so far is 0,
+// with the sign of (rho - 1) r (the counts of rule 1(b) can come from bit
+// masks); dense: every trajectory runs the whole horizon with a nonzero
+// reward at every step. window returns the binades of the batch's
+// windows of ratios (weights.WindowBounds), called only where the bound
+// from the extreme ratios is too loose.
+func Bounds(off []int, reward, ratio []float64, h int, nact []int, window func() (lo, hi int)) (check, clean, dense bool) {
+	n := max(len(off)-1, 0)
 	nact = nact[:h]
 	clear(nact)
 	lo, hi := 1.0, 1.0 // smallest nonzero and largest ratio
@@ -28,8 +27,8 @@ func Bounds(b *trajectory.Batch, nact []int) (check, clean, dense bool) {
 	rlo, rhi, flo, fhi := math.Inf(1), 0.0, math.Inf(1), 0.0
 	finiteAll := true
 	for i := range n {
-		start, end := b.Offsets[i], b.Offsets[i+1]
-		for s, f := range b.Ratio[start:end] {
+		start, end := off[i], off[i+1]
+		for s, f := range ratio[start:end] {
 			if f > hi {
 				hi = f
 			}
@@ -42,7 +41,7 @@ func Bounds(b *trajectory.Batch, nact []int) (check, clean, dense bool) {
 			if fm := math.Abs(f - 1); fm != 0 {
 				flo, fhi = min(flo, fm), max(fhi, fm)
 			}
-			r := b.Reward[start+s]
+			r := reward[start+s]
 			if r != 0 {
 				nact[s]++
 				a := math.Abs(r)
@@ -53,7 +52,7 @@ func Bounds(b *trajectory.Batch, nact []int) (check, clean, dense bool) {
 			}
 		}
 	}
-	dense = b.Offsets[0] == 0 && b.Offsets[n] == n*h // every trajectory of length h
+	dense = n > 0 && off[0] == 0 && off[n] == n*h // every trajectory of length h
 	for _, c := range nact {
 		dense = dense && c == n
 	}
@@ -91,7 +90,7 @@ func Bounds(b *trajectory.Batch, nact []int) (check, clean, dense bool) {
 		// fast path. Neither bound changes a bit: check only adds tests
 		// that fail nowhere inside them, and clean picks the masks that
 		// count exactly what the inner loop would.
-		wlo, whi := weights.WindowBounds(b)
+		wlo, whi := window()
 		bl, bh = max(bl, wlo), min(bh, whi)
 		check = check && (whi > 1020 || wlo < -1020)
 	}

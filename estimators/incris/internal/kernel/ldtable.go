@@ -67,7 +67,15 @@ func CountRun(idx []int, rw []float64, s, h int, eq1, lt1, zero []uint64, cnt, n
 			rneg[j>>6] |= 1 << (j & 63)
 		}
 	}
-	w0, w1 := idx[0]>>6, idx[len(idx)-1]>>6+1
+	if len(cnt) > 0 && len(eq1) >= (s+1)*blockWords && countRun8(&alive, &rneg, eq1, lt1, zero, s, cnt, neg) {
+		return
+	}
+	countRunGo(&alive, &rneg, idx[0]>>6, idx[len(idx)-1]>>6+1, s, eq1, lt1, zero, cnt, neg)
+}
+
+// countRunGo is CountRun's loop over the lags in Go, on the mask words
+// w0 .. w1-1 (those of the run's trajectories).
+func countRunGo(alive, rneg *[blockWords]uint64, w0, w1, s int, eq1, lt1, zero []uint64, cnt, neg []int) {
 	neg = neg[:len(cnt)]
 	for k := range cnt {
 		row := (s - k) * blockWords
