@@ -325,10 +325,9 @@ func (d *tabularDomain) Collect(b *trajectory.Batch, n int, rng *rand.Rand) {
 
 // collectStretch is Collect without the probability and model columns:
 // the same draws, the steps gathered in a stretch and added to b a
-// stretch at a time (Batch.AddSteps, AddStepIDs), which appends each
-// column once instead of on every step.
+// stretch at a time (trajectory.Stretch).
 func (d *tabularDomain) collectStretch(b *trajectory.Batch, n int, rng *rand.Rand) {
-	var st tabularStretch
+	var st trajectory.Stretch
 	na := d.m.Actions
 	for range n {
 		d.env.Reset(rng)
@@ -336,39 +335,21 @@ func (d *tabularDomain) collectStretch(b *trajectory.Batch, n int, rng *rand.Ran
 			s := d.env.State()
 			a := d.behavior.Sample(s, rng)
 			r, done := d.env.Step(a, rng)
-			if st.k == len(st.r) {
-				st.flush(b, d.ids)
+			if st.Full() {
+				st.Flush(b, d.ids)
 			}
-			st.r[st.k], st.rho[st.k] = r, d.ratio[s*na+a]
+			obs := int32(0)
 			if d.ids {
-				st.obs[st.k], st.act[st.k] = d.obs[s], int32(a)
+				obs = d.obs[s]
 			}
-			st.k++
+			st.Add(r, d.ratio[s*na+a], obs, int32(a))
 			if done {
 				break
 			}
 		}
-		st.flush(b, d.ids)
+		st.Flush(b, d.ids)
 		b.End()
 	}
-}
-
-// tabularStretch holds the latest steps of an episode before they are
-// added to a batch together; no step is a split point.
-type tabularStretch struct {
-	k        int // steps held
-	r, rho   [256]float64
-	split    [256]bool // never set
-	obs, act [256]int32
-}
-
-// flush adds the steps held to b, with their ids if ids is set.
-func (s *tabularStretch) flush(b *trajectory.Batch, ids bool) {
-	b.AddSteps(s.r[:s.k], s.rho[:s.k], s.split[:s.k])
-	if ids {
-		b.AddStepIDs(s.obs[:s.k], s.act[:s.k])
-	}
-	s.k = 0
 }
 
 // RecordProbs sets whether the following Collect calls record pi_b(a|s)

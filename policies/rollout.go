@@ -142,7 +142,7 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 	// Without extra columns, steps are gathered here and added a stretch
 	// at a time (Batch.AddSteps): appending to the batch's five columns on
 	// every step was a third of the collection.
-	var st stretch
+	var st trajectory.Stretch
 	for range n {
 		env.Reset()
 		for t := 1; ; t++ {
@@ -163,12 +163,10 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 				b.Add(r, p.ratio[a])
 				p.recordExtras(b, rec, t, obs, a)
 			} else {
-				if st.k == len(st.r) {
-					st.flush(b, ids)
+				if st.Full() {
+					st.Flush(b, ids)
 				}
-				st.r[st.k], st.rho[st.k], st.split[st.k] = r, p.ratio[a], false
-				st.obs[st.k], st.act[st.k] = int32(obs), int32(a)
-				st.k++
+				st.Add(r, p.ratio[a], int32(obs), int32(a))
 			}
 			if done {
 				break
@@ -177,31 +175,13 @@ func collect[M loopMode](p *Pair, env Env, obsEnv Observable, b *trajectory.Batc
 				if perStep {
 					b.MarkSplit()
 				} else {
-					st.split[st.k-1] = true
+					st.MarkSplit()
 				}
 			}
 		}
-		st.flush(b, ids)
+		st.Flush(b, ids)
 		b.End()
 	}
-}
-
-// stretch holds the latest steps of an episode before they are added to a
-// batch together (Batch.AddSteps). It lives on the rollout's stack.
-type stretch struct {
-	k        int // steps held
-	r, rho   [256]float64
-	split    [256]bool
-	obs, act [256]int32
-}
-
-// flush adds the steps held to b, with their ids if ids is set.
-func (s *stretch) flush(b *trajectory.Batch, ids bool) {
-	b.AddSteps(s.r[:s.k], s.rho[:s.k], s.split[:s.k])
-	if ids {
-		b.AddStepIDs(s.obs[:s.k], s.act[:s.k])
-	}
-	s.k = 0
 }
 
 // recordExtras records the extra columns rec asks for of step t, taken

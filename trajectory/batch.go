@@ -171,6 +171,43 @@ func (b *Batch) AddStepIDs(obs, action []int32) {
 	b.Action = append(b.Action, action...)
 }
 
+// Stretch holds the latest primitive steps of an episode before they are
+// added to a batch together (AddSteps, AddStepIDs): each column is
+// appended once a stretch, where Add and AddIDs append to every column on
+// every step. A rollout keeps one on its stack: Add each step (Flush
+// first when Full), MarkSplit after a step that ends a sub-episode, and
+// Flush before End.
+type Stretch struct {
+	k        int // steps held
+	r, rho   [256]float64
+	split    [256]bool
+	obs, act [256]int32
+}
+
+// Full reports whether the stretch holds as many steps as it can.
+func (s *Stretch) Full() bool { return s.k == len(s.r) }
+
+// Add holds a step: reward r, ratio rho, and its observation and action
+// ids (kept only if Flush is told to record them).
+func (s *Stretch) Add(r, rho float64, obs, action int32) {
+	s.r[s.k], s.rho[s.k], s.split[s.k] = r, rho, false
+	s.obs[s.k], s.act[s.k] = obs, action
+	s.k++
+}
+
+// MarkSplit marks the step held last a split point (Batch.MarkSplit).
+func (s *Stretch) MarkSplit() { s.split[s.k-1] = true }
+
+// Flush adds the steps held to b, with their ids if ids is set, and
+// empties the stretch.
+func (s *Stretch) Flush(b *Batch, ids bool) {
+	b.AddSteps(s.r[:s.k], s.rho[:s.k], s.split[:s.k])
+	if ids {
+		b.AddStepIDs(s.obs[:s.k], s.act[:s.k])
+	}
+	s.k = 0
+}
+
 // AddModel records q_hat and v_hat of the step just added (call it after
 // every Add or AddOption, or never).
 func (b *Batch) AddModel(qHat, vHat float64) {
