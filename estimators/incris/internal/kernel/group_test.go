@@ -179,37 +179,13 @@ func TestPair(t *testing.T) {
 			finite = finite && !math.IsInf(f, 0) && !math.IsNaN(f)
 		}
 		wantA, wantB := slices.Clone(a), slices.Clone(b)
-		m := Wide // every trajectory, or the first 1..7 (the last block's)
-		if trial%2 == 1 {
-			m = 1 + rng.IntN(Wide-1)
-			for i := range tda { // the rest need a finite tda (Pair)
-				if i%Wide >= m && (math.IsInf(tda[i], 0) || math.IsNaN(tda[i])) {
-					tda[i] = rng.NormFloat64()
-				}
-			}
-		}
+		m := drawM(rng, trial, tda)
 		groupRef(wantA, s0+4, (*[4 * Wide]float64)(rv[4*Wide:]), rho, tda, m)
 		groupRef(wantB, s0, (*[4 * Wide]float64)(rv[:4*Wide]), rho, tda, m)
 		Flip(a, s0+4) // the kernels take the lanes form
 		Flip(b, s0)
 		Pair(a, b, s0, &rv, rho, tda, m)
-		for _, gc := range []struct {
-			name      string
-			got, want []Cell
-			s0        int
-		}{{"a", a, wantA, s0 + 4}, {"b", b, wantB, s0}} {
-			Flip(gc.got, gc.s0)
-			for i := range gc.got {
-				l, j := i/(gc.s0+5), i%(gc.s0+5)
-				if j > gc.s0+l+1 && !finite {
-					continue
-				}
-				x, y := gc.got[i], gc.want[i]
-				if !sameBits(x.C, y.C) || !sameBits(x.S1, y.S1) || !sameBits(x.S2, y.S2) || !sameBits(x.S3, y.S3) {
-					t.Fatalf("trial %d (s0 = %d, m = %d): group %s, row %d, j = %d: %+v, reference %+v", trial, s0, m, gc.name, gc.s0+l, j, x, y)
-				}
-			}
-		}
+		checkPair(t, trial, s0, m, a, b, wantA, wantB, finite)
 	}
 }
 
@@ -264,15 +240,7 @@ func TestPairTiny(t *testing.T) {
 			tda[i] = rng.NormFloat64()
 		}
 		wantA, wantB := slices.Clone(a), slices.Clone(b)
-		m := Wide // every trajectory, or the first 1..7 (the last block's)
-		if trial%2 == 1 {
-			m = 1 + rng.IntN(Wide-1)
-			for i := range tda { // the rest need a finite tda (Pair)
-				if i%Wide >= m && (math.IsInf(tda[i], 0) || math.IsNaN(tda[i])) {
-					tda[i] = rng.NormFloat64()
-				}
-			}
-		}
+		m := drawM(rng, trial, tda)
 		groupRef(wantA, s0+4, (*[4 * Wide]float64)(rv[4*Wide:]), rho, tda, m)
 		groupRef(wantB, s0, (*[4 * Wide]float64)(rv[:4*Wide]), rho, tda, m)
 		subnormal := 0
@@ -287,18 +255,46 @@ func TestPairTiny(t *testing.T) {
 		Flip(a, s0+4)
 		Flip(b, s0)
 		Pair(a, b, s0, &rv, rho, tda, m)
-		for _, gc := range []struct {
-			name      string
-			got, want []Cell
-			s0        int
-		}{{"a", a, wantA, s0 + 4}, {"b", b, wantB, s0}} {
-			Flip(gc.got, gc.s0)
-			for i := range gc.got {
-				x, y := gc.got[i], gc.want[i]
-				if !sameBits(x.C, y.C) || !sameBits(x.S1, y.S1) || !sameBits(x.S2, y.S2) || !sameBits(x.S3, y.S3) {
-					l, j := i/(gc.s0+5), i%(gc.s0+5)
-					t.Fatalf("trial %d (s0 = %d, m = %d): group %s, row %d, j = %d: %+v, reference %+v", trial, s0, m, gc.name, gc.s0+l, j, x, y)
-				}
+		checkPair(t, trial, s0, m, a, b, wantA, wantB, true)
+	}
+}
+
+// drawM returns the trajectories Pair adds in a trial: every one (even
+// trials) or the first 1..7, as in a last block, whose others then get a
+// finite tda (Pair's contract).
+func drawM(rng *rand.Rand, trial int, tda []float64) int {
+	if trial%2 == 0 {
+		return Wide
+	}
+	m := 1 + rng.IntN(Wide-1)
+	for i := range tda {
+		if i%Wide >= m && (math.IsInf(tda[i], 0) || math.IsNaN(tda[i])) {
+			tda[i] = rng.NormFloat64()
+		}
+	}
+	return m
+}
+
+// checkPair flips Pair's groups a (rows s0+4..) and b (rows s0..) back
+// to the cells form and fails unless every cell has the reference's bits;
+// the padding cells (j > t) count only when finite (their zeros hold only
+// for finite data).
+func checkPair(t *testing.T, trial, s0, m int, a, b, wantA, wantB []Cell, finite bool) {
+	t.Helper()
+	for _, gc := range []struct {
+		name      string
+		got, want []Cell
+		s0        int
+	}{{"a", a, wantA, s0 + 4}, {"b", b, wantB, s0}} {
+		Flip(gc.got, gc.s0)
+		for i := range gc.got {
+			l, j := i/(gc.s0+5), i%(gc.s0+5)
+			if j > gc.s0+l+1 && !finite {
+				continue
+			}
+			x, y := gc.got[i], gc.want[i]
+			if !sameBits(x.C, y.C) || !sameBits(x.S1, y.S1) || !sameBits(x.S2, y.S2) || !sameBits(x.S3, y.S3) {
+				t.Fatalf("trial %d (s0 = %d, m = %d): group %s, row %d, j = %d: %+v, reference %+v", trial, s0, m, gc.name, gc.s0+l, j, x, y)
 			}
 		}
 	}
